@@ -18,5 +18,6 @@
 /* The implementation behind the API. */
 #define PMIX_RUNTIME_NAME "pmix-runtime"
 #define PMIX_RUNTIME_VERSION "0.1.0"
+#define PMIX_RUNTIME_API_LEVEL "4.2.2"
 
 #endif /* PMIx_VERSION_H */

@@ -333,7 +333,8 @@ def gen_version():
     s += "#define PMIX_NUMERIC_VERSION 0x%08x\n\n" % ((major << 16) | (minor << 8) | release)
     s += "/* The implementation behind the API. */\n"
     s += '#define PMIX_RUNTIME_NAME "%s"\n' % RUNTIME_NAME
-    s += '#define PMIX_RUNTIME_VERSION "%s"\n\n' % RUNTIME_VERSION
+    s += '#define PMIX_RUNTIME_VERSION "%s"\n' % RUNTIME_VERSION
+    s += '#define PMIX_RUNTIME_API_LEVEL "%d.%d.%d"\n\n' % VERSION
     s += "#endif /* PMIx_VERSION_H */\n"
     return s
 
