@@ -125,9 +125,9 @@ def write_stubs(decls, order, found, out):
             # Defining the C name also defines its asm label, when the header gives one.
             lines.append("%s %s(%s)\n{\n%s}\n\n" % (d["ret"], name, params, body))
             n += 1
-        if d["label"] and ("@" + name) not in found and name not in found:
+        if d["label"] and ("@" + name) not in found:
             # the plain (4.2.2) symbol behind an asm-labelled declaration
-            lines.append("%s px_stub_plain_%s(%s) __asm__(\"%s\");\n" % (d["ret"], name, params, name))
+            lines.append("PMIX_EXPORT %s px_stub_plain_%s(%s) __asm__(\"%s\");\n" % (d["ret"], name, params, name))
             lines.append("%s px_stub_plain_%s(%s)\n{\n%s}\n\n" % (d["ret"], name, params, body))
     text = "".join(lines)
     if os.path.exists(out):
