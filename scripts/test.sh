@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: installs what is missing, builds with
+# warnings as errors, runs every test; then a sanitizer build (ASan+UBSan) runs the unit
+# tests, and the unpack fuzzer gets a short smoke run. Ends with "N passed, N failed"
+# counted from meson's test logs; exits non-zero on any failure or when no test ran.
+# Usage: scripts/test.sh            (FUZZ_SECONDS=60 by default; 0 skips the fuzz run)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+fuzz_seconds=${FUZZ_SECONDS:-60}
+
+scripts/install-deps.sh --with-fuzz || exit 1
+
+failed_steps=()
+run_step() {
+    local name=$1
+    shift
+    echo "==> $name"
+    if ! "$@"; then
+        failed_steps+=("$name")
+    fi
+}
+
+configure() {
+    local dir=$1
+    shift
+    if [ -d "$dir" ]; then
+        meson setup --reconfigure "$dir" "$@" >/dev/null
+    else
+        meson setup "$dir" "$@" >/dev/null
+    fi
+}
+
+rm -f build-test/meson-logs/testlog.json build-test-asan/meson-logs/testlog.json
+
+# 1. the main build: everything, warnings are errors
+run_step "configure" configure build-test -Dwerror=true -Dbuildtype=debugoptimized
+run_step "build" ninja -C build-test
+run_step "tests" meson test -C build-test --print-errorlogs --num-processes 2
+
+# 2. sanitizers on the unit tests
+run_step "configure (asan)" configure build-test-asan -Dwerror=true \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+run_step "build (asan)" ninja -C build-test-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_step "unit tests (asan)" meson test -C build-test-asan --suite unit --print-errorlogs \
+    --num-processes 2
+
+# 3. fuzz smoke run of the unpacker (a test of its own in the count)
+fuzz_result=""
+if [ "$fuzz_seconds" != "0" ]; then
+    if [ -x scripts/fuzz-smoke.sh ]; then
+        echo "==> fuzz smoke (${fuzz_seconds}s)"
+        if scripts/fuzz-smoke.sh "$fuzz_seconds"; then fuzz_result=pass; else fuzz_result=fail; fi
+    fi
+fi
+
+if [ ${#failed_steps[@]} -ne 0 ]; then
+    echo "failed steps: ${failed_steps[*]}"
+fi
+python3 - "$top/build-test/meson-logs/testlog.json" "$top/build-test-asan/meson-logs/testlog.json" \
+    "$fuzz_result" "${#failed_steps[@]}" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:3]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        r = json.loads(line).get("result", "")
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+if sys.argv[3] == "pass":
+    passed += 1
+elif sys.argv[3] == "fail":
+    failed += 1
+steps_failed = int(sys.argv[4])
+failed_total = failed + steps_failed
+tail = ", %d skipped" % skipped if skipped else ""
+print("%d passed, %d failed%s" % (passed, failed_total, tail))
+sys.exit(1 if failed_total or passed == 0 else 0)
+PY
