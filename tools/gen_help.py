@@ -3,6 +3,9 @@
 
 Usage: gen_help.py --out px_help_catalog.c CATALOG...
        gen_help.py --check CATALOG...        (validate only, write nothing)
+       gen_help.py --expect-error REGEX CATALOG...
+           (for tests of bad catalogs: succeed only if validation fails with a
+            message matching REGEX; a crash or a clean catalog is a failure)
 
 The catalog format is described in share/help/README.md.  Every problem is
 reported as "file:line: message" and makes the script exit with status 1, so a
@@ -227,14 +230,24 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="C file to write")
     ap.add_argument("--check", action="store_true", help="validate only")
+    ap.add_argument("--expect-error", metavar="REGEX", help="expect validation to fail")
     ap.add_argument("catalogs", nargs="*")
     args = ap.parse_args(argv)
-    if not args.out and not args.check:
-        ap.error("need --out or --check")
+    if not args.out and not args.check and not args.expect_error:
+        ap.error("need --out, --check or --expect-error")
     try:
         table = parse_catalogs(args.catalogs)
     except (CatalogError, OSError) as e:
         print("gen_help: error: %s" % e, file=sys.stderr)
+        if args.expect_error:
+            if re.search(args.expect_error, str(e)):
+                print("gen_help: rejected as expected")
+                return 0
+            print("gen_help: the error does not match /%s/" % args.expect_error, file=sys.stderr)
+        return 1
+    if args.expect_error:
+        print("gen_help: catalog accepted, expected an error matching /%s/" % args.expect_error,
+              file=sys.stderr)
         return 1
     if args.out:
         write_table(table, args.out, args.catalogs)
