@@ -49,6 +49,8 @@
  * emits the form for every maximal run of two or more nodes that match it exactly, so
  * the round trip is exact (as rank sets per node, in the original order).
  *
+ * The identifier and the expression form one printable NUL-terminated string, as in the
+ * Standard's examples ("pmix:..."), so it can be passed around as a plain string.
  * Parsers accept "pmix:" (the forms above) and "raw:" (an unprocessed generator input).
  * Limits: at most PX_REGEX_MAX_ENTRIES names, nodes or ranks after expansion, and
  * PX_REGEX_MAX_BYTES bytes of expanded names; checked before allocating.

@@ -57,14 +57,16 @@ static int expand_element(const char *e, size_t n, struct px_regex_strlist *out)
     const char *open, *close, *items, *p, *comma;
     size_t pre_len, suf_len, items_len, width, ilen;
     uint64_t first, last, v, count = 0, bytes = 0;
-    int pass;
+    int pass, err = EINVAL;
 
     if (n == 0)
-        goto einval;
+        goto error;
     open = memchr(e, '[', n);
     if (!open) {
-        if (out->text.len + n + 1 > PX_REGEX_MAX_BYTES || out->n >= PX_REGEX_MAX_ENTRIES)
-            goto e2big;
+        if (out->text.len + n + 1 > PX_REGEX_MAX_BYTES || out->n >= PX_REGEX_MAX_ENTRIES) {
+            err = E2BIG;
+            goto error;
+        }
         px_regex_strlist_begin(out);
         px_regex_buf_append(&out->text, e, n);
         px_regex_strlist_end(out);
@@ -77,7 +79,7 @@ static int expand_element(const char *e, size_t n, struct px_regex_strlist *out)
     items_len = (size_t)(close - items);
     suf_len = n - pre_len - items_len - 2;
     if (memchr(close + 1, '[', suf_len))
-        goto einval; /* one bracket group per name */
+        goto error; /* one bracket group per name */
 
     /* Pass 0 validates and bounds the expansion; pass 1 emits it. */
     for (pass = 0; pass < 2; pass++) {
@@ -86,16 +88,20 @@ static int expand_element(const char *e, size_t n, struct px_regex_strlist *out)
             comma = memchr(p, ',', items_len - (size_t)(p - items));
             ilen = comma ? (size_t)(comma - p) : items_len - (size_t)(p - items);
             if (parse_item(p, ilen, &first, &last, &width) < 0)
-                goto einval;
+                goto error;
             if (pass == 0) {
                 /* count stays <= the limit, so neither sum can overflow */
                 count += last - first + 1;
-                if (count > PX_REGEX_MAX_ENTRIES - out->n)
-                    goto e2big;
+                if (count > PX_REGEX_MAX_ENTRIES - out->n) {
+                    err = E2BIG;
+                    goto error;
+                }
                 /* bytes per name: prefix, suffix, at most 18 digits, NUL */
                 bytes += (last - first + 1) * (pre_len + suf_len + PX_REGEX_MAX_DIGITS + 1);
-                if (bytes > PX_REGEX_MAX_BYTES - out->text.len)
-                    goto e2big;
+                if (bytes > PX_REGEX_MAX_BYTES - out->text.len) {
+                    err = E2BIG;
+                    goto error;
+                }
             } else {
                 for (v = first;; v++) {
                     px_regex_strlist_begin(out);
@@ -111,11 +117,8 @@ static int expand_element(const char *e, size_t n, struct px_regex_strlist *out)
         } while (p);
     }
     return 0;
-einval:
-    errno = EINVAL;
-    return -1;
-e2big:
-    errno = E2BIG;
+error:
+    errno = err;
     return -1;
 }
 
@@ -129,15 +132,15 @@ static int expand_list(const char *s, struct px_regex_strlist *out)
         char c = s[i];
         if (c == '[') {
             if (depth)
-                goto einval;
+                goto error;
             depth = 1;
         } else if (c == ']') {
             if (!depth)
-                goto einval;
+                goto error;
             depth = 0;
         } else if ((c == ',' && !depth) || c == '\0') {
             if (c == '\0' && depth)
-                goto einval;
+                goto error;
             if (expand_element(s + start, i - start, out) < 0)
                 return -1;
             start = i + 1;
@@ -150,7 +153,7 @@ static int expand_list(const char *s, struct px_regex_strlist *out)
         return -1;
     }
     return 0;
-einval:
+error:
     errno = EINVAL;
     return -1;
 }

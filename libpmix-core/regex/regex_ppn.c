@@ -115,21 +115,21 @@ static int parse_list_field(const char *s, const char *end, struct ppn_map *m)
         return -1;
     for (;;) {
         if (read_num(&s, end, PX_REGEX_MAX_RANK, &a) < 0)
-            goto einval;
+            goto error;
         b = a;
         if (s < end && *s == '-') {
             s++;
             if (read_num(&s, end, PX_REGEX_MAX_RANK, &b) < 0 || b < a)
-                goto einval;
+                goto error;
         }
         if (map_add_range(m, (uint32_t)a, (uint32_t)b) < 0)
             return -1;
         if (s == end)
             return 0;
         if (*s++ != ',')
-            goto einval;
+            goto error;
     }
-einval:
+error:
     errno = EINVAL;
     return -1;
 }
@@ -141,15 +141,15 @@ static int parse_repeat_field(const char *s, const char *end, uint64_t base, str
     uint64_t k, d, i, first;
 
     if (read_num(&s, end, PX_REGEX_MAX_ENTRIES, &k) < 0 || k == 0)
-        goto einval;
+        goto error;
     if (end - s < 3 || s[0] != 'x' || s[1] != '(')
-        goto einval;
+        goto error;
     s += 2;
     if (read_num(&s, end, PX_REGEX_MAX_RANK, &d) < 0 || end - s != 1 || *s != ')')
-        goto einval;
+        goto error;
     /* last rank of the group: base + k + d */
     if (base + k + d > PX_REGEX_MAX_RANK)
-        goto einval;
+        goto error;
     if (k > PX_REGEX_MAX_ENTRIES - m->nn ||
         (m->bounded && k * (d + 1) > PX_REGEX_MAX_ENTRIES - m->nranks)) {
         errno = E2BIG;
@@ -161,7 +161,7 @@ static int parse_repeat_field(const char *s, const char *end, uint64_t base, str
             return -1;
     }
     return 0;
-einval:
+error:
     errno = EINVAL;
     return -1;
 }
