@@ -106,14 +106,14 @@ static int use_argv(void)
     pmix_argv_free(split);
     pmix_argv_free(copy);
     pmix_argv_free(env);
-    return count + (int) rc;
+    return count + (int)rc;
 }
 
 static size_t use_small_helpers(void)
 {
     char dst[8];
-    char *p = (char *) pmix_malloc(4);
-    char *q = (char *) pmix_calloc(2, 4);
+    char *p = (char *)pmix_malloc(4);
+    char *q = (char *)pmix_calloc(2, 4);
 
     pmix_strncpy(dst, "abcdefghij", sizeof(dst) - 1);
     pmix_free(p);
@@ -156,7 +156,7 @@ static void use_structs(void)
 
     PMIX_GEOMETRY_CREATE(geo, 1);
     if (NULL != geo)
-        PMIX_GEOMETRY_CONSTRUCT(&g1);   /* usable before else (no trailing ';') */
+        PMIX_GEOMETRY_CONSTRUCT(&g1); /* usable before else (no trailing ';') */
     else
         PMIX_GEOMETRY_CONSTRUCT(&g1);
     PMIX_GEOMETRY_DESTRUCT(&g1);
@@ -179,7 +179,7 @@ static void use_structs(void)
 
     PMIX_BYTE_OBJECT_CREATE(bos, 1);
     PMIX_BYTE_OBJECT_CONSTRUCT(&bo);
-    bytes = (char *) malloc(4);
+    bytes = (char *)malloc(4);
     nbytes = 4;
     PMIX_BYTE_OBJECT_LOAD(&bo, bytes, nbytes);
     PMIX_BYTE_OBJECT_DESTRUCT(&bo);
@@ -198,7 +198,7 @@ static void use_structs(void)
 
     PMIX_DATA_BUFFER_CREATE(buf);
     PMIX_DATA_BUFFER_CONSTRUCT(&db);
-    bytes = (char *) malloc(4);
+    bytes = (char *)malloc(4);
     PMIX_DATA_BUFFER_LOAD(&db, bytes, 4);
     PMIX_DATA_BUFFER_UNLOAD(&db, bytes, nbytes);
     free(bytes);
@@ -340,7 +340,7 @@ static int use_values_and_infos(void)
     PMIX_PDATA_FREE(pd, 2);
     PMIX_PDATA_CREATE(pd, 1);
     PMIX_PDATA_RELEASE(pd);
-    return n + (int) rc + (int) num;
+    return n + (int)rc + (int)num;
 }
 
 static void use_apps_queries_attrs(void)
@@ -385,7 +385,7 @@ int main(void)
     PMIx_Heartbeat(); /* a function (master), not a macro */
     n += use_identifiers();
     n += use_argv();
-    n += (int) use_small_helpers();
+    n += (int)use_small_helpers();
     use_structs();
     use_stats();
     n += use_values_and_infos();
