@@ -193,9 +193,10 @@ PMIX_EXPORT void PMIx_Fabric_construct(pmix_fabric_t *p);
  *   malloc/calloc/free/strdup; the library therefore only hands out and accepts
  *   memory that plain free()/malloc() can manage.
  * - Multi-statement macros are wrapped in do { } while (0); macros that yield a
- *   value are single expressions.  Every argument is evaluated once, except the
- *   lvalue of the FREE and RELEASE macros, which is read once and then set to
- *   NULL (it must name a pointer variable or field, as with OpenPMIx).
+ *   value are single expressions.  Every argument is evaluated once, except a
+ *   pointer lvalue the macro also assigns (m of the FREE and RELEASE macros, v of
+ *   PMIX_VALUE_XFER, d/s of PMIX_BYTE_OBJECT_LOAD): it is read, then assigned, so
+ *   it must name a variable or field without side effects, as with OpenPMIx.
  * - Temporaries declared inside macros carry a "pmix_mt_" prefix to keep clear of
  *   caller names.
  */
@@ -241,7 +242,7 @@ static inline size_t pmix_keylen(const char *src)
     if (NULL == src) {
         return 0;
     }
-    while (i < (size_t) PMIX_MAX_KEYLEN + 1 && '\0' != src[i]) {
+    while (i < (size_t)PMIX_MAX_KEYLEN + 1 && '\0' != src[i]) {
         ++i;
     }
     return i;
@@ -254,7 +255,7 @@ static inline size_t pmix_nslen(const char *src)
     if (NULL == src) {
         return 0;
     }
-    while (i < (size_t) PMIX_MAX_NSLEN + 1 && '\0' != src[i]) {
+    while (i < (size_t)PMIX_MAX_NSLEN + 1 && '\0' != src[i]) {
         ++i;
     }
     return i;
@@ -330,165 +331,158 @@ static inline pmix_status_t pmix_setenv(const char *name, const char *value, boo
 
 /* a lies in [PMIX_EVENT_SYS_OTHER, PMIX_EVENT_SYS_BASE]; the unsigned distance
  * from the top of the band keeps this to a single evaluation of a. */
-#define PMIX_SYSTEM_EVENT(a)                                         \
-    (((unsigned int) PMIX_EVENT_SYS_BASE - (unsigned int) (a)) <=    \
-     ((unsigned int) PMIX_EVENT_SYS_BASE - (unsigned int) PMIX_EVENT_SYS_OTHER))
+#define PMIX_SYSTEM_EVENT(a)                                                                       \
+    (((unsigned int)PMIX_EVENT_SYS_BASE - (unsigned int)(a)) <=                                    \
+     ((unsigned int)PMIX_EVENT_SYS_BASE - (unsigned int)PMIX_EVENT_SYS_OTHER))
 
-#define PMIX_CHECK_KEY(a, b)        PMIx_Check_key((a)->key, (b))
-#define PMIX_CHECK_RESERVED_KEY(a)  PMIx_Check_reserved_key(a)
-#define PMIX_LOAD_KEY(a, b)         PMIx_Load_key((a), (b))
-#define PMIX_LOAD_NSPACE(a, b)      PMIx_Load_nspace((a), (b))
-#define PMIX_CHECK_NSPACE(a, b)     PMIx_Check_nspace((a), (b))
-#define PMIX_LOAD_PROCID(a, b, c)   PMIx_Load_procid((a), (b), (c))
-#define PMIX_XFER_PROCID(a, b)      PMIx_Xfer_procid((a), (b))
-#define PMIX_PROCID_XFER(a, b)      PMIx_Xfer_procid((a), (b))
-#define PMIX_CHECK_PROCID(a, b)     PMIx_Check_procid((a), (b))
-#define PMIX_CHECK_RANK(a, b)       PMIx_Check_rank((a), (b))
-#define PMIX_NSPACE_INVALID(a)      PMIx_Nspace_invalid(a)
-#define PMIX_PROCID_INVALID(a)      PMIx_Procid_invalid(a)
+#define PMIX_CHECK_KEY(a, b)       PMIx_Check_key((a)->key, (b))
+#define PMIX_CHECK_RESERVED_KEY(a) PMIx_Check_reserved_key(a)
+#define PMIX_LOAD_KEY(a, b)        PMIx_Load_key((a), (b))
+#define PMIX_LOAD_NSPACE(a, b)     PMIx_Load_nspace((a), (b))
+#define PMIX_CHECK_NSPACE(a, b)    PMIx_Check_nspace((a), (b))
+#define PMIX_LOAD_PROCID(a, b, c)  PMIx_Load_procid((a), (b), (c))
+#define PMIX_XFER_PROCID(a, b)     PMIx_Xfer_procid((a), (b))
+#define PMIX_PROCID_XFER(a, b)     PMIx_Xfer_procid((a), (b))
+#define PMIX_CHECK_PROCID(a, b)    PMIx_Check_procid((a), (b))
+#define PMIX_CHECK_RANK(a, b)      PMIx_Check_rank((a), (b))
+#define PMIX_NSPACE_INVALID(a)     PMIx_Nspace_invalid(a)
+#define PMIX_PROCID_INVALID(a)     PMIx_Procid_invalid(a)
 
 /* ---------------------------------------------------------------------------
  * argv macros.  APPEND and PREPEND take the argv variable itself,
  * APPEND_UNIQUE takes its address (char ***), as in 4.2.2 and master.
  * ------------------------------------------------------------------------- */
 
-#define PMIX_ARGV_COUNT(r, a)          ((r) = PMIx_Argv_count(a))
-#define PMIX_ARGV_APPEND(r, a, b)      ((r) = PMIx_Argv_append_nosize(&(a), (b)))
-#define PMIX_ARGV_PREPEND(r, a, b)     ((r) = PMIx_Argv_prepend_nosize(&(a), (b)))
+#define PMIX_ARGV_COUNT(r, a)            ((r) = PMIx_Argv_count(a))
+#define PMIX_ARGV_APPEND(r, a, b)        ((r) = PMIx_Argv_append_nosize(&(a), (b)))
+#define PMIX_ARGV_PREPEND(r, a, b)       ((r) = PMIx_Argv_prepend_nosize(&(a), (b)))
 #define PMIX_ARGV_APPEND_UNIQUE(r, a, b) ((r) = PMIx_Argv_append_unique_nosize((a), (b)))
-#define PMIX_ARGV_FREE(a)              PMIx_Argv_free(a)
-#define PMIX_ARGV_SPLIT(a, b, c)       ((a) = PMIx_Argv_split((b), (c)))
-#define PMIX_ARGV_JOIN(a, b, c)        ((a) = PMIx_Argv_join((b), (c)))
-#define PMIX_ARGV_COPY(a, b)           ((a) = PMIx_Argv_copy(b))
-#define PMIX_SETENV(r, a, b, c)        ((r) = PMIx_Setenv((a), (b), true, (c)))
+#define PMIX_ARGV_FREE(a)                PMIx_Argv_free(a)
+#define PMIX_ARGV_SPLIT(a, b, c)         ((a) = PMIx_Argv_split((b), (c)))
+#define PMIX_ARGV_JOIN(a, b, c)          ((a) = PMIx_Argv_join((b), (c)))
+#define PMIX_ARGV_COPY(a, b)             ((a) = PMIx_Argv_copy(b))
+#define PMIX_SETENV(r, a, b, c)          ((r) = PMIx_Setenv((a), (b), true, (c)))
 
 /* ---------------------------------------------------------------------------
  * Static initializers
  * ------------------------------------------------------------------------- */
 
-#define PMIX_COORD_STATIC_INIT                                        \
-    {                                                                 \
-        .view = PMIX_COORD_VIEW_UNDEF, .coord = NULL, .dims = 0       \
+#define PMIX_COORD_STATIC_INIT                                                                     \
+    {                                                                                              \
+        .view = PMIX_COORD_VIEW_UNDEF, .coord = NULL, .dims = 0                                    \
     }
 
-#define PMIX_CPUSET_STATIC_INIT                                       \
-    {                                                                 \
-        .source = NULL, .bitmap = NULL                                \
+#define PMIX_CPUSET_STATIC_INIT                                                                    \
+    {                                                                                              \
+        .source = NULL, .bitmap = NULL                                                             \
     }
 
-#define PMIX_TOPOLOGY_STATIC_INIT                                     \
-    {                                                                 \
-        .source = NULL, .topology = NULL                              \
+#define PMIX_TOPOLOGY_STATIC_INIT                                                                  \
+    {                                                                                              \
+        .source = NULL, .topology = NULL                                                           \
     }
 
-#define PMIX_GEOMETRY_STATIC_INIT                                     \
-    {                                                                 \
-        .fabric = 0, .uuid = NULL, .osname = NULL,                    \
-        .coordinates = NULL, .ncoords = 0                             \
+#define PMIX_GEOMETRY_STATIC_INIT                                                                  \
+    {                                                                                              \
+        .fabric = 0, .uuid = NULL, .osname = NULL, .coordinates = NULL, .ncoords = 0               \
     }
 
-#define PMIX_DEVICE_DIST_STATIC_INIT                                  \
-    {                                                                 \
-        .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN,   \
-        .mindist = 0, .maxdist = 0                                    \
+#define PMIX_DEVICE_DIST_STATIC_INIT                                                               \
+    {                                                                                              \
+        .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN, .mindist = 0, .maxdist = 0     \
     }
 
-#define PMIX_BYTE_OBJECT_STATIC_INIT                                  \
-    {                                                                 \
-        .bytes = NULL, .size = 0                                      \
+#define PMIX_BYTE_OBJECT_STATIC_INIT                                                               \
+    {                                                                                              \
+        .bytes = NULL, .size = 0                                                                   \
     }
 
-#define PMIX_ENDPOINT_STATIC_INIT                                     \
-    {                                                                 \
-        .uuid = NULL, .osname = NULL,                                 \
-        .endpt = PMIX_BYTE_OBJECT_STATIC_INIT                         \
+#define PMIX_ENDPOINT_STATIC_INIT                                                                  \
+    {                                                                                              \
+        .uuid = NULL, .osname = NULL, .endpt = PMIX_BYTE_OBJECT_STATIC_INIT                        \
     }
 
-#define PMIX_ENVAR_STATIC_INIT                                        \
-    {                                                                 \
-        .envar = NULL, .value = NULL, .separator = '\0'               \
+#define PMIX_ENVAR_STATIC_INIT                                                                     \
+    {                                                                                              \
+        .envar = NULL, .value = NULL, .separator = '\0'                                            \
     }
 
-#define PMIX_DATA_BUFFER_STATIC_INIT                                  \
-    {                                                                 \
-        .base_ptr = NULL, .pack_ptr = NULL, .unpack_ptr = NULL,       \
-        .bytes_allocated = 0, .bytes_used = 0                         \
+#define PMIX_DATA_BUFFER_STATIC_INIT                                                               \
+    {                                                                                              \
+        .base_ptr = NULL, .pack_ptr = NULL, .unpack_ptr = NULL, .bytes_allocated = 0,              \
+        .bytes_used = 0                                                                            \
     }
 
-#define PMIX_PROC_STATIC_INIT                                         \
-    {                                                                 \
-        .nspace = {0}, .rank = PMIX_RANK_UNDEF                        \
+#define PMIX_PROC_STATIC_INIT                                                                      \
+    {                                                                                              \
+        .nspace = {0}, .rank = PMIX_RANK_UNDEF                                                     \
     }
 
-#define PMIX_PROC_INFO_STATIC_INIT                                    \
-    {                                                                 \
-        .proc = PMIX_PROC_STATIC_INIT, .hostname = NULL,              \
-        .executable_name = NULL, .pid = 0, .exit_code = 0,            \
-        .state = PMIX_PROC_STATE_UNDEF                                \
+#define PMIX_PROC_INFO_STATIC_INIT                                                                 \
+    {                                                                                              \
+        .proc = PMIX_PROC_STATIC_INIT, .hostname = NULL, .executable_name = NULL, .pid = 0,        \
+        .exit_code = 0, .state = PMIX_PROC_STATE_UNDEF                                             \
     }
 
-#define PMIX_DATA_ARRAY_STATIC_INIT                                   \
-    {                                                                 \
-        .type = PMIX_UNDEF, .size = 0, .array = NULL                  \
+#define PMIX_DATA_ARRAY_STATIC_INIT                                                                \
+    {                                                                                              \
+        .type = PMIX_UNDEF, .size = 0, .array = NULL                                               \
     }
 
-#define PMIX_VALUE_STATIC_INIT                                        \
-    {                                                                 \
-        .type = PMIX_UNDEF, .data = {.ptr = NULL}                     \
+#define PMIX_VALUE_STATIC_INIT                                                                     \
+    {                                                                                              \
+        .type = PMIX_UNDEF, .data = {.ptr = NULL }                                                 \
     }
 
-#define PMIX_INFO_STATIC_INIT                                         \
-    {                                                                 \
-        .key = {0}, .flags = 0, .value = PMIX_VALUE_STATIC_INIT       \
+#define PMIX_INFO_STATIC_INIT                                                                      \
+    {                                                                                              \
+        .key = {0}, .flags = 0, .value = PMIX_VALUE_STATIC_INIT                                    \
     }
 
-#define PMIX_LOOKUP_STATIC_INIT                                       \
-    {                                                                 \
-        .proc = PMIX_PROC_STATIC_INIT, .key = {0},                    \
-        .value = PMIX_VALUE_STATIC_INIT                               \
+#define PMIX_LOOKUP_STATIC_INIT                                                                    \
+    {                                                                                              \
+        .proc = PMIX_PROC_STATIC_INIT, .key = {0}, .value = PMIX_VALUE_STATIC_INIT                 \
     }
 
-#define PMIX_APP_STATIC_INIT                                          \
-    {                                                                 \
-        .cmd = NULL, .argv = NULL, .env = NULL, .cwd = NULL,          \
-        .maxprocs = 0, .info = NULL, .ninfo = 0                       \
+#define PMIX_APP_STATIC_INIT                                                                       \
+    {                                                                                              \
+        .cmd = NULL, .argv = NULL, .env = NULL, .cwd = NULL, .maxprocs = 0, .info = NULL,          \
+        .ninfo = 0                                                                                 \
     }
 
-#define PMIX_QUERY_STATIC_INIT                                        \
-    {                                                                 \
-        .keys = NULL, .qualifiers = NULL, .nqual = 0                  \
+#define PMIX_QUERY_STATIC_INIT                                                                     \
+    {                                                                                              \
+        .keys = NULL, .qualifiers = NULL, .nqual = 0                                               \
     }
 
-#define PMIX_REGATTR_STATIC_INIT                                      \
-    {                                                                 \
-        .name = NULL, .string = {0}, .type = PMIX_UNDEF,              \
-        .description = NULL                                           \
+#define PMIX_REGATTR_STATIC_INIT                                                                   \
+    {                                                                                              \
+        .name = NULL, .string = {0}, .type = PMIX_UNDEF, .description = NULL                       \
     }
 
-#define PMIX_FABRIC_STATIC_INIT                                       \
-    {                                                                 \
-        .name = NULL, .index = 0, .info = NULL, .ninfo = 0,           \
-        .module = NULL                                                \
+#define PMIX_FABRIC_STATIC_INIT                                                                    \
+    {                                                                                              \
+        .name = NULL, .index = 0, .info = NULL, .ninfo = 0, .module = NULL                         \
     }
 
-#define PMIX_DEVICE_STATIC_INIT                                       \
-    {                                                                 \
-        .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN    \
+#define PMIX_DEVICE_STATIC_INIT                                                                    \
+    {                                                                                              \
+        .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN                                 \
     }
 
-#define PMIX_RESOURCE_UNIT_STATIC_INIT                                \
-    {                                                                 \
-        .type = PMIX_DEVTYPE_UNKNOWN, .count = 0                      \
+#define PMIX_RESOURCE_UNIT_STATIC_INIT                                                             \
+    {                                                                                              \
+        .type = PMIX_DEVTYPE_UNKNOWN, .count = 0                                                   \
     }
 
-#define PMIX_NODE_PID_STATIC_INIT                                     \
-    {                                                                 \
-        .hostname = NULL, .nodeid = UINT32_MAX, .pid = -1             \
+#define PMIX_NODE_PID_STATIC_INIT                                                                  \
+    {                                                                                              \
+        .hostname = NULL, .nodeid = UINT32_MAX, .pid = -1                                          \
     }
 
-#define PMIX_REGEX2_STATIC_INIT                                       \
-    {                                                                 \
-        .type = NULL, .bytes = NULL, .len = 0                         \
+#define PMIX_REGEX2_STATIC_INIT                                                                    \
+    {                                                                                              \
+        .type = NULL, .bytes = NULL, .len = 0                                                      \
     }
 
 /* ---------------------------------------------------------------------------
@@ -499,256 +493,253 @@ static inline pmix_status_t pmix_setenv(const char *name, const char *value, boo
 
 /* Positions as in 4.2.2 and master: m = target, d = number of structs,
  * n = dimensions of each (PMIx_Coord_create takes dims first). */
-#define PMIX_COORD_CREATE(m, d, n)  ((m) = PMIx_Coord_create((n), (d)))
-#define PMIX_COORD_CONSTRUCT(m)     PMIx_Coord_construct(m)
-#define PMIX_COORD_DESTRUCT(m)      PMIx_Coord_destruct(m)
-#define PMIX_COORD_FREE(m, n)                \
-    do {                                     \
-        PMIx_Coord_free((m), (n));           \
-        (m) = NULL;                          \
+#define PMIX_COORD_CREATE(m, d, n) ((m) = PMIx_Coord_create((n), (d)))
+#define PMIX_COORD_CONSTRUCT(m)    PMIx_Coord_construct(m)
+#define PMIX_COORD_DESTRUCT(m)     PMIx_Coord_destruct(m)
+#define PMIX_COORD_FREE(m, n)                                                                      \
+    do {                                                                                           \
+        PMIx_Coord_free((m), (n));                                                                 \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_CPUSET_CONSTRUCT(m)    PMIx_Cpuset_construct(m)
-#define PMIX_CPUSET_DESTRUCT(m)     PMIx_Cpuset_destruct(m)
-#define PMIX_CPUSET_CREATE(m, n)    ((m) = PMIx_Cpuset_create(n))
-#define PMIX_CPUSET_FREE(m, n)               \
-    do {                                     \
-        PMIx_Cpuset_free((m), (n));          \
-        (m) = NULL;                          \
+#define PMIX_CPUSET_CONSTRUCT(m) PMIx_Cpuset_construct(m)
+#define PMIX_CPUSET_DESTRUCT(m)  PMIx_Cpuset_destruct(m)
+#define PMIX_CPUSET_CREATE(m, n) ((m) = PMIx_Cpuset_create(n))
+#define PMIX_CPUSET_FREE(m, n)                                                                     \
+    do {                                                                                           \
+        PMIx_Cpuset_free((m), (n));                                                                \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_TOPOLOGY_CONSTRUCT(m)  PMIx_Topology_construct(m)
-#define PMIX_TOPOLOGY_DESTRUCT(x)   PMIx_Topology_destruct(x)
-#define PMIX_TOPOLOGY_CREATE(m, n)  ((m) = PMIx_Topology_create(n))
-#define PMIX_TOPOLOGY_FREE(m, n)             \
-    do {                                     \
-        PMIx_Topology_free((m), (n));        \
-        (m) = NULL;                          \
+#define PMIX_TOPOLOGY_CONSTRUCT(m) PMIx_Topology_construct(m)
+#define PMIX_TOPOLOGY_DESTRUCT(x)  PMIx_Topology_destruct(x)
+#define PMIX_TOPOLOGY_CREATE(m, n) ((m) = PMIx_Topology_create(n))
+#define PMIX_TOPOLOGY_FREE(m, n)                                                                   \
+    do {                                                                                           \
+        PMIx_Topology_free((m), (n));                                                              \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_GEOMETRY_CONSTRUCT(m)  PMIx_Geometry_construct(m)
-#define PMIX_GEOMETRY_DESTRUCT(m)   PMIx_Geometry_destruct(m)
-#define PMIX_GEOMETRY_CREATE(m, n)  ((m) = PMIx_Geometry_create(n))
-#define PMIX_GEOMETRY_FREE(m, n)             \
-    do {                                     \
-        PMIx_Geometry_free((m), (n));        \
-        (m) = NULL;                          \
+#define PMIX_GEOMETRY_CONSTRUCT(m) PMIx_Geometry_construct(m)
+#define PMIX_GEOMETRY_DESTRUCT(m)  PMIx_Geometry_destruct(m)
+#define PMIX_GEOMETRY_CREATE(m, n) ((m) = PMIx_Geometry_create(n))
+#define PMIX_GEOMETRY_FREE(m, n)                                                                   \
+    do {                                                                                           \
+        PMIx_Geometry_free((m), (n));                                                              \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_DEVICE_DIST_CONSTRUCT(m)  PMIx_Device_distance_construct(m)
-#define PMIX_DEVICE_DIST_DESTRUCT(m)   PMIx_Device_distance_destruct(m)
-#define PMIX_DEVICE_DIST_CREATE(m, n)  ((m) = PMIx_Device_distance_create(n))
-#define PMIX_DEVICE_DIST_FREE(m, n)          \
-    do {                                     \
-        PMIx_Device_distance_free((m), (n)); \
-        (m) = NULL;                          \
+#define PMIX_DEVICE_DIST_CONSTRUCT(m) PMIx_Device_distance_construct(m)
+#define PMIX_DEVICE_DIST_DESTRUCT(m)  PMIx_Device_distance_destruct(m)
+#define PMIX_DEVICE_DIST_CREATE(m, n) ((m) = PMIx_Device_distance_create(n))
+#define PMIX_DEVICE_DIST_FREE(m, n)                                                                \
+    do {                                                                                           \
+        PMIx_Device_distance_free((m), (n));                                                       \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_DEVICE_CONSTRUCT(m)    PMIx_Device_construct(m)
-#define PMIX_DEVICE_DESTRUCT(m)     PMIx_Device_destruct(m)
-#define PMIX_DEVICE_CREATE(m, n)    ((m) = PMIx_Device_create(n))
-#define PMIX_DEVICE_FREE(m, n)               \
-    do {                                     \
-        PMIx_Device_free((m), (n));          \
-        (m) = NULL;                          \
+#define PMIX_DEVICE_CONSTRUCT(m) PMIx_Device_construct(m)
+#define PMIX_DEVICE_DESTRUCT(m)  PMIx_Device_destruct(m)
+#define PMIX_DEVICE_CREATE(m, n) ((m) = PMIx_Device_create(n))
+#define PMIX_DEVICE_FREE(m, n)                                                                     \
+    do {                                                                                           \
+        PMIx_Device_free((m), (n));                                                                \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_RESOURCE_UNIT_CONSTRUCT(m)  PMIx_Resource_unit_construct(m)
-#define PMIX_RESOURCE_UNIT_DESTRUCT(m)   PMIx_Resource_unit_destruct(m)
-#define PMIX_RESOURCE_UNIT_CREATE(m, n)  ((m) = PMIx_Resource_unit_create(n))
-#define PMIX_RESOURCE_UNIT_FREE(m, n)        \
-    do {                                     \
-        PMIx_Resource_unit_free((m), (n));   \
-        (m) = NULL;                          \
+#define PMIX_RESOURCE_UNIT_CONSTRUCT(m) PMIx_Resource_unit_construct(m)
+#define PMIX_RESOURCE_UNIT_DESTRUCT(m)  PMIx_Resource_unit_destruct(m)
+#define PMIX_RESOURCE_UNIT_CREATE(m, n) ((m) = PMIx_Resource_unit_create(n))
+#define PMIX_RESOURCE_UNIT_FREE(m, n)                                                              \
+    do {                                                                                           \
+        PMIx_Resource_unit_free((m), (n));                                                         \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_BYTE_OBJECT_CREATE(m, n)  ((m) = PMIx_Byte_object_create(n))
-#define PMIX_BYTE_OBJECT_CONSTRUCT(m)  PMIx_Byte_object_construct(m)
-#define PMIX_BYTE_OBJECT_DESTRUCT(m)   PMIx_Byte_object_destruct(m)
-#define PMIX_BYTE_OBJECT_FREE(m, n)          \
-    do {                                     \
-        PMIx_Byte_object_free((m), (n));     \
-        (m) = NULL;                          \
+#define PMIX_BYTE_OBJECT_CREATE(m, n) ((m) = PMIx_Byte_object_create(n))
+#define PMIX_BYTE_OBJECT_CONSTRUCT(m) PMIx_Byte_object_construct(m)
+#define PMIX_BYTE_OBJECT_DESTRUCT(m)  PMIx_Byte_object_destruct(m)
+#define PMIX_BYTE_OBJECT_FREE(m, n)                                                                \
+    do {                                                                                           \
+        PMIx_Byte_object_free((m), (n));                                                           \
+        (m) = NULL;                                                                                \
     } while (0)
 /* The byte object takes d over (no copy); d and s are then cleared so the
  * caller cannot free the memory a second time. */
-#define PMIX_BYTE_OBJECT_LOAD(b, d, s)                        \
-    do {                                                      \
-        PMIx_Byte_object_load((b), (char *) (d), (s));        \
-        (d) = NULL;                                           \
-        (s) = 0;                                              \
+#define PMIX_BYTE_OBJECT_LOAD(b, d, s)                                                             \
+    do {                                                                                           \
+        PMIx_Byte_object_load((b), (char *)(d), (s));                                              \
+        (d) = NULL;                                                                                \
+        (s) = 0;                                                                                   \
     } while (0)
 
-#define PMIX_ENDPOINT_CONSTRUCT(m)  PMIx_Endpoint_construct(m)
-#define PMIX_ENDPOINT_DESTRUCT(m)   PMIx_Endpoint_destruct(m)
-#define PMIX_ENDPOINT_CREATE(m, n)  ((m) = PMIx_Endpoint_create(n))
-#define PMIX_ENDPOINT_FREE(m, n)             \
-    do {                                     \
-        PMIx_Endpoint_free((m), (n));        \
-        (m) = NULL;                          \
+#define PMIX_ENDPOINT_CONSTRUCT(m) PMIx_Endpoint_construct(m)
+#define PMIX_ENDPOINT_DESTRUCT(m)  PMIx_Endpoint_destruct(m)
+#define PMIX_ENDPOINT_CREATE(m, n) ((m) = PMIx_Endpoint_create(n))
+#define PMIX_ENDPOINT_FREE(m, n)                                                                   \
+    do {                                                                                           \
+        PMIx_Endpoint_free((m), (n));                                                              \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_ENVAR_CREATE(m, n)     ((m) = PMIx_Envar_create(n))
-#define PMIX_ENVAR_CONSTRUCT(m)     PMIx_Envar_construct(m)
-#define PMIX_ENVAR_DESTRUCT(m)      PMIx_Envar_destruct(m)
+#define PMIX_ENVAR_CREATE(m, n) ((m) = PMIx_Envar_create(n))
+#define PMIX_ENVAR_CONSTRUCT(m) PMIx_Envar_construct(m)
+#define PMIX_ENVAR_DESTRUCT(m)  PMIx_Envar_destruct(m)
 /* Sets the pointer to NULL as master does (4.2.2 left it dangling). */
-#define PMIX_ENVAR_FREE(m, n)                \
-    do {                                     \
-        PMIx_Envar_free((m), (n));           \
-        (m) = NULL;                          \
+#define PMIX_ENVAR_FREE(m, n)                                                                      \
+    do {                                                                                           \
+        PMIx_Envar_free((m), (n));                                                                 \
+        (m) = NULL;                                                                                \
     } while (0)
 /* The strings are copied; the casts keep 4.2.2 callers passing const strings
  * (4.2.2 strdup'ed them) free of warnings. */
-#define PMIX_ENVAR_LOAD(m, e, v, s) \
-    PMIx_Envar_load((m), (char *) (e), (char *) (v), (s))
+#define PMIX_ENVAR_LOAD(m, e, v, s) PMIx_Envar_load((m), (char *)(e), (char *)(v), (s))
 
-#define PMIX_DATA_BUFFER_CREATE(m)     ((m) = PMIx_Data_buffer_create())
-#define PMIX_DATA_BUFFER_CONSTRUCT(m)  PMIx_Data_buffer_construct(m)
-#define PMIX_DATA_BUFFER_DESTRUCT(m)   PMIx_Data_buffer_destruct(m)
-#define PMIX_DATA_BUFFER_RELEASE(m)          \
-    do {                                     \
-        PMIx_Data_buffer_release(m);         \
-        (m) = NULL;                          \
+#define PMIX_DATA_BUFFER_CREATE(m)    ((m) = PMIx_Data_buffer_create())
+#define PMIX_DATA_BUFFER_CONSTRUCT(m) PMIx_Data_buffer_construct(m)
+#define PMIX_DATA_BUFFER_DESTRUCT(m)  PMIx_Data_buffer_destruct(m)
+#define PMIX_DATA_BUFFER_RELEASE(m)                                                                \
+    do {                                                                                           \
+        PMIx_Data_buffer_release(m);                                                               \
+        (m) = NULL;                                                                                \
     } while (0)
-#define PMIX_DATA_BUFFER_LOAD(b, d, s) \
-    PMIx_Data_buffer_load((b), (char *) (d), (s))
+#define PMIX_DATA_BUFFER_LOAD(b, d, s) PMIx_Data_buffer_load((b), (char *)(d), (s))
 /* d may be any object-pointer lvalue and s any size lvalue, as in 4.2.2. */
-#define PMIX_DATA_BUFFER_UNLOAD(b, d, s)                                    \
-    do {                                                                    \
-        char *pmix_mt_bytes = NULL;                                         \
-        size_t pmix_mt_size = 0;                                            \
-        PMIx_Data_buffer_unload((b), &pmix_mt_bytes, &pmix_mt_size);        \
-        (d) = pmix_mt_bytes;                                                \
-        (s) = pmix_mt_size;                                                 \
+#define PMIX_DATA_BUFFER_UNLOAD(b, d, s)                                                           \
+    do {                                                                                           \
+        char *pmix_mt_bytes = NULL;                                                                \
+        size_t pmix_mt_size = 0;                                                                   \
+        PMIx_Data_buffer_unload((b), &pmix_mt_bytes, &pmix_mt_size);                               \
+        (d) = pmix_mt_bytes;                                                                       \
+        (s) = pmix_mt_size;                                                                        \
     } while (0)
 
-#define PMIX_PROC_CREATE(m, n)      ((m) = PMIx_Proc_create(n))
+#define PMIX_PROC_CREATE(m, n) ((m) = PMIx_Proc_create(n))
 /* Leaves the rank PMIX_RANK_UNDEF (master's behaviour; 4.2.2 left 0). */
-#define PMIX_PROC_CONSTRUCT(m)      PMIx_Proc_construct(m)
-#define PMIX_PROC_DESTRUCT(m)       PMIx_Proc_destruct(m)
-#define PMIX_PROC_LOAD(m, n, r)     PMIx_Proc_load((m), (n), (r))
-#define PMIX_PROC_RELEASE(m)                 \
-    do {                                     \
-        PMIx_Proc_free((m), 1);              \
-        (m) = NULL;                          \
+#define PMIX_PROC_CONSTRUCT(m)  PMIx_Proc_construct(m)
+#define PMIX_PROC_DESTRUCT(m)   PMIx_Proc_destruct(m)
+#define PMIX_PROC_LOAD(m, n, r) PMIx_Proc_load((m), (n), (r))
+#define PMIX_PROC_RELEASE(m)                                                                       \
+    do {                                                                                           \
+        PMIx_Proc_free((m), 1);                                                                    \
+        (m) = NULL;                                                                                \
     } while (0)
-#define PMIX_PROC_FREE(m, n)                 \
-    do {                                     \
-        PMIx_Proc_free((m), (n));            \
-        (m) = NULL;                          \
+#define PMIX_PROC_FREE(m, n)                                                                       \
+    do {                                                                                           \
+        PMIx_Proc_free((m), (n));                                                                  \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(t, c, n) \
+#define PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(t, c, n)                                                \
     PMIx_Multicluster_nspace_construct((t), (c), (n))
-#define PMIX_MULTICLUSTER_NSPACE_PARSE(t, c, n) \
-    PMIx_Multicluster_nspace_parse((t), (c), (n))
+#define PMIX_MULTICLUSTER_NSPACE_PARSE(t, c, n) PMIx_Multicluster_nspace_parse((t), (c), (n))
 
-#define PMIX_PROC_INFO_CREATE(m, n)  ((m) = PMIx_Proc_info_create(n))
-#define PMIX_PROC_INFO_CONSTRUCT(m)  PMIx_Proc_info_construct(m)
-#define PMIX_PROC_INFO_DESTRUCT(m)   PMIx_Proc_info_destruct(m)
+#define PMIX_PROC_INFO_CREATE(m, n) ((m) = PMIx_Proc_info_create(n))
+#define PMIX_PROC_INFO_CONSTRUCT(m) PMIx_Proc_info_construct(m)
+#define PMIX_PROC_INFO_DESTRUCT(m)  PMIx_Proc_info_destruct(m)
 /* 4.2.2 semantics (destruct and free one object); unlike 4.2.2 the pointer is
  * also reset.  Master's version of this macro does not compile. */
-#define PMIX_PROC_INFO_RELEASE(m)            \
-    do {                                     \
-        PMIx_Proc_info_free((m), 1);         \
-        (m) = NULL;                          \
+#define PMIX_PROC_INFO_RELEASE(m)                                                                  \
+    do {                                                                                           \
+        PMIx_Proc_info_free((m), 1);                                                               \
+        (m) = NULL;                                                                                \
     } while (0)
-#define PMIX_PROC_INFO_FREE(m, n)            \
-    do {                                     \
-        PMIx_Proc_info_free((m), (n));       \
-        (m) = NULL;                          \
-    } while (0)
-
-#define PMIX_VALUE_CREATE(m, n)     ((m) = PMIx_Value_create(n))
-#define PMIX_VALUE_CONSTRUCT(m)     PMIx_Value_construct(m)
-#define PMIX_VALUE_DESTRUCT(m)      PMIx_Value_destruct(m)
-#define PMIX_VALUE_RELEASE(m)                \
-    do {                                     \
-        PMIx_Value_free((m), 1);             \
-        (m) = NULL;                          \
-    } while (0)
-#define PMIX_VALUE_FREE(m, n)                \
-    do {                                     \
-        PMIx_Value_free((m), (n));           \
-        (m) = NULL;                          \
+#define PMIX_PROC_INFO_FREE(m, n)                                                                  \
+    do {                                                                                           \
+        PMIx_Proc_info_free((m), (n));                                                             \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_INFO_CONSTRUCT(m)      PMIx_Info_construct(m)
-#define PMIX_INFO_DESTRUCT(m)       PMIx_Info_destruct(m)
-#define PMIX_INFO_CREATE(m, n)      ((m) = PMIx_Info_create(n))
-#define PMIX_INFO_FREE(m, n)                 \
-    do {                                     \
-        PMIx_Info_free((m), (n));            \
-        (m) = NULL;                          \
+#define PMIX_VALUE_CREATE(m, n) ((m) = PMIx_Value_create(n))
+#define PMIX_VALUE_CONSTRUCT(m) PMIx_Value_construct(m)
+#define PMIX_VALUE_DESTRUCT(m)  PMIx_Value_destruct(m)
+#define PMIX_VALUE_RELEASE(m)                                                                      \
+    do {                                                                                           \
+        PMIx_Value_free((m), 1);                                                                   \
+        (m) = NULL;                                                                                \
+    } while (0)
+#define PMIX_VALUE_FREE(m, n)                                                                      \
+    do {                                                                                           \
+        PMIx_Value_free((m), (n));                                                                 \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_PDATA_CREATE(m, n)     ((m) = PMIx_Pdata_create(n))
-#define PMIX_PDATA_CONSTRUCT(m)     PMIx_Pdata_construct(m)
-#define PMIX_PDATA_DESTRUCT(m)      PMIx_Pdata_destruct(m)
-#define PMIX_PDATA_RELEASE(m)                \
-    do {                                     \
-        PMIx_Pdata_free((m), 1);             \
-        (m) = NULL;                          \
+#define PMIX_INFO_CONSTRUCT(m) PMIx_Info_construct(m)
+#define PMIX_INFO_DESTRUCT(m)  PMIx_Info_destruct(m)
+#define PMIX_INFO_CREATE(m, n) ((m) = PMIx_Info_create(n))
+#define PMIX_INFO_FREE(m, n)                                                                       \
+    do {                                                                                           \
+        PMIx_Info_free((m), (n));                                                                  \
+        (m) = NULL;                                                                                \
     } while (0)
-#define PMIX_PDATA_FREE(m, n)                \
-    do {                                     \
-        PMIx_Pdata_free((m), (n));           \
-        (m) = NULL;                          \
+
+#define PMIX_PDATA_CREATE(m, n) ((m) = PMIx_Pdata_create(n))
+#define PMIX_PDATA_CONSTRUCT(m) PMIx_Pdata_construct(m)
+#define PMIX_PDATA_DESTRUCT(m)  PMIx_Pdata_destruct(m)
+#define PMIX_PDATA_RELEASE(m)                                                                      \
+    do {                                                                                           \
+        PMIx_Pdata_free((m), 1);                                                                   \
+        (m) = NULL;                                                                                \
+    } while (0)
+#define PMIX_PDATA_FREE(m, n)                                                                      \
+    do {                                                                                           \
+        PMIx_Pdata_free((m), (n));                                                                 \
+        (m) = NULL;                                                                                \
     } while (0)
 #define PMIX_PDATA_LOAD(m, p, k, v, t) PMIx_Pdata_load((m), (p), (k), (v), (t))
 #define PMIX_PDATA_XFER(d, s)          PMIx_Pdata_xfer((d), (s))
 
-#define PMIX_APP_CREATE(m, n)       ((m) = PMIx_App_create(n))
-#define PMIX_APP_INFO_CREATE(m, n)  PMIx_App_info_create((m), (n))
-#define PMIX_APP_CONSTRUCT(m)       PMIx_App_construct(m)
-#define PMIX_APP_DESTRUCT(m)        PMIx_App_destruct(m)
-#define PMIX_APP_RELEASE(m)                  \
-    do {                                     \
-        PMIx_App_free((m), 1);               \
-        (m) = NULL;                          \
+#define PMIX_APP_CREATE(m, n)      ((m) = PMIx_App_create(n))
+#define PMIX_APP_INFO_CREATE(m, n) PMIx_App_info_create((m), (n))
+#define PMIX_APP_CONSTRUCT(m)      PMIx_App_construct(m)
+#define PMIX_APP_DESTRUCT(m)       PMIx_App_destruct(m)
+#define PMIX_APP_RELEASE(m)                                                                        \
+    do {                                                                                           \
+        PMIx_App_free((m), 1);                                                                     \
+        (m) = NULL;                                                                                \
     } while (0)
-#define PMIX_APP_FREE(m, n)                  \
-    do {                                     \
-        PMIx_App_free((m), (n));             \
-        (m) = NULL;                          \
-    } while (0)
-
-#define PMIX_QUERY_CREATE(m, n)             ((m) = PMIx_Query_create(n))
-#define PMIX_QUERY_QUALIFIERS_CREATE(m, n)  PMIx_Query_qualifiers_create((m), (n))
-#define PMIX_QUERY_CONSTRUCT(m)             PMIx_Query_construct(m)
-#define PMIX_QUERY_DESTRUCT(m)              PMIx_Query_destruct(m)
-#define PMIX_QUERY_RELEASE(m)                \
-    do {                                     \
-        PMIx_Query_release(m);               \
-        (m) = NULL;                          \
-    } while (0)
-#define PMIX_QUERY_FREE(m, n)                \
-    do {                                     \
-        PMIx_Query_free((m), (n));           \
-        (m) = NULL;                          \
+#define PMIX_APP_FREE(m, n)                                                                        \
+    do {                                                                                           \
+        PMIx_App_free((m), (n));                                                                   \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_REGATTR_CONSTRUCT(a)   PMIx_Regattr_construct(a)
-#define PMIX_REGATTR_DESTRUCT(a)    PMIx_Regattr_destruct(a)
+#define PMIX_QUERY_CREATE(m, n)            ((m) = PMIx_Query_create(n))
+#define PMIX_QUERY_QUALIFIERS_CREATE(m, n) PMIx_Query_qualifiers_create((m), (n))
+#define PMIX_QUERY_CONSTRUCT(m)            PMIx_Query_construct(m)
+#define PMIX_QUERY_DESTRUCT(m)             PMIx_Query_destruct(m)
+#define PMIX_QUERY_RELEASE(m)                                                                      \
+    do {                                                                                           \
+        PMIx_Query_release(m);                                                                     \
+        (m) = NULL;                                                                                \
+    } while (0)
+#define PMIX_QUERY_FREE(m, n)                                                                      \
+    do {                                                                                           \
+        PMIx_Query_free((m), (n));                                                                 \
+        (m) = NULL;                                                                                \
+    } while (0)
+
+#define PMIX_REGATTR_CONSTRUCT(a)        PMIx_Regattr_construct(a)
+#define PMIX_REGATTR_DESTRUCT(a)         PMIx_Regattr_destruct(a)
 #define PMIX_REGATTR_LOAD(a, n, k, t, v) PMIx_Regattr_load((a), (n), (k), (t), (v))
-#define PMIX_REGATTR_XFER(a, b)     PMIx_Regattr_xfer((a), (b))
-#define PMIX_REGATTR_CREATE(m, n)   ((m) = PMIx_Regattr_create(n))
-#define PMIX_REGATTR_FREE(m, n)              \
-    do {                                     \
-        PMIx_Regattr_free((m), (n));         \
-        (m) = NULL;                          \
+#define PMIX_REGATTR_XFER(a, b)          PMIx_Regattr_xfer((a), (b))
+#define PMIX_REGATTR_CREATE(m, n)        ((m) = PMIx_Regattr_create(n))
+#define PMIX_REGATTR_FREE(m, n)                                                                    \
+    do {                                                                                           \
+        PMIx_Regattr_free((m), (n));                                                               \
+        (m) = NULL;                                                                                \
     } while (0)
 
-#define PMIX_FABRIC_CONSTRUCT(x)    memset((x), 0, sizeof(pmix_fabric_t))
+#define PMIX_FABRIC_CONSTRUCT(x) memset((x), 0, sizeof(pmix_fabric_t))
 
-#define PMIX_DATA_ARRAY_INIT(m, t)          PMIx_Data_array_init((m), (t))
-#define PMIX_DATA_ARRAY_CONSTRUCT(m, n, t)  PMIx_Data_array_construct((m), (n), (t))
-#define PMIX_DATA_ARRAY_CREATE(m, n, t)     ((m) = PMIx_Data_array_create((n), (t)))
-#define PMIX_DATA_ARRAY_DESTRUCT(m)         PMIx_Data_array_destruct(m)
-#define PMIX_DATA_ARRAY_FREE(m)              \
-    do {                                     \
-        PMIx_Data_array_free(m);             \
-        (m) = NULL;                          \
+#define PMIX_DATA_ARRAY_INIT(m, t)         PMIx_Data_array_init((m), (t))
+#define PMIX_DATA_ARRAY_CONSTRUCT(m, n, t) PMIx_Data_array_construct((m), (n), (t))
+#define PMIX_DATA_ARRAY_CREATE(m, n, t)    ((m) = PMIx_Data_array_create((n), (t)))
+#define PMIX_DATA_ARRAY_DESTRUCT(m)        PMIx_Data_array_destruct(m)
+#define PMIX_DATA_ARRAY_FREE(m)                                                                    \
+    do {                                                                                           \
+        PMIx_Data_array_free(m);                                                                   \
+        (m) = NULL;                                                                                \
     } while (0)
 
 /* ---------------------------------------------------------------------------
@@ -769,9 +760,9 @@ static inline pmix_status_t pmix_setenv(const char *name, const char *value, boo
 #define PMIX_INFO_IS_PERSISTENT(ii)  PMIx_Info_is_persistent(ii)
 
 /* Note PMIX_BOOL_TRUE is 0: compare, never test the result directly. */
-#define PMIX_CHECK_TRUE(a)  (PMIX_BOOL_TRUE == PMIx_Value_true(a))
-#define PMIX_CHECK_BOOL(a)  (PMIX_NON_BOOL != PMIx_Value_true(a))
-#define PMIX_INFO_TRUE(m)   (PMIX_BOOL_TRUE == PMIx_Info_true(m))
+#define PMIX_CHECK_TRUE(a) (PMIX_BOOL_TRUE == PMIx_Value_true(a))
+#define PMIX_CHECK_BOOL(a) (PMIX_NON_BOOL != PMIx_Value_true(a))
+#define PMIX_INFO_TRUE(m)  (PMIX_BOOL_TRUE == PMIx_Info_true(m))
 
 /* 4.2.2's classification of a value as a boolean: PMIX_UNDEF (a key given
  * without a value) and a NULL or empty string mean true; a bool is itself;
@@ -796,8 +787,7 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
     if (NULL == s) {
         return PMIX_BOOL_TRUE;
     }
-    while (' ' == *s || '\t' == *s || '\n' == *s || '\r' == *s || '\v' == *s ||
-           '\f' == *s) {
+    while (' ' == *s || '\t' == *s || '\n' == *s || '\r' == *s || '\v' == *s || '\f' == *s) {
         ++s;
     }
     if ('\0' == *s) {
@@ -833,67 +823,98 @@ static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
  * ------------------------------------------------------------------------- */
 
 /* NULL data with PMIX_BOOL loads true (PMIx_Value_load / PMIx_Info_load). */
-#define PMIX_VALUE_LOAD(v, d, t)          PMIx_Value_load((v), (d), (t))
-#define PMIX_VALUE_UNLOAD(r, k, d, s)     ((r) = PMIx_Value_unload((k), (d), (s)))
-#define PMIX_VALUE_XFER_DIRECT(r, v, s)   ((r) = PMIx_Value_xfer((v), (s)))
+#define PMIX_VALUE_LOAD(v, d, t)        PMIx_Value_load((v), (d), (t))
+#define PMIX_VALUE_UNLOAD(r, k, d, s)   ((r) = PMIx_Value_unload((k), (d), (s)))
+#define PMIX_VALUE_XFER_DIRECT(r, v, s) ((r) = PMIx_Value_xfer((v), (s)))
 /* v is a pmix_value_t * lvalue; when NULL it receives a new, free()-able value. */
-#define PMIX_VALUE_XFER(r, v, s)                                                \
-    do {                                                                        \
-        pmix_value_t *pmix_mt_dst = (v);                                        \
-        if (NULL == pmix_mt_dst) {                                              \
-            pmix_mt_dst = (pmix_value_t *) malloc(sizeof(pmix_value_t));        \
-            if (NULL == pmix_mt_dst) {                                          \
-                (r) = PMIX_ERR_NOMEM;                                           \
-                break;                                                          \
-            }                                                                   \
-            PMIx_Value_construct(pmix_mt_dst);                                  \
-            (v) = pmix_mt_dst;                                                  \
-        }                                                                       \
-        (r) = PMIx_Value_xfer(pmix_mt_dst, (s));                                \
+#define PMIX_VALUE_XFER(r, v, s)                                                                   \
+    do {                                                                                           \
+        pmix_value_t *pmix_mt_dst = (v);                                                           \
+        if (NULL == pmix_mt_dst) {                                                                 \
+            pmix_mt_dst = (pmix_value_t *)malloc(sizeof(pmix_value_t));                            \
+            if (NULL == pmix_mt_dst) {                                                             \
+                (r) = PMIX_ERR_NOMEM;                                                              \
+                break;                                                                             \
+            }                                                                                      \
+            PMIx_Value_construct(pmix_mt_dst);                                                     \
+            (v) = pmix_mt_dst;                                                                     \
+        }                                                                                          \
+        (r) = PMIx_Value_xfer(pmix_mt_dst, (s));                                                   \
     } while (0)
 
-#define PMIX_INFO_LOAD(i, k, d, t)  ((void) PMIx_Info_load((i), (k), (d), (t)))
-#define PMIX_INFO_XFER(d, s)        ((void) PMIx_Info_xfer((d), (s)))
+#define PMIX_INFO_LOAD(i, k, d, t) ((void)PMIx_Info_load((i), (k), (d), (t)))
+#define PMIX_INFO_XFER(d, s)       ((void)PMIx_Info_xfer((d), (s)))
 
 /* s = status, m = const pmix_value_t *, n = destination lvalue, t = its C type.
  * Numeric types are converted with a C cast; any other type gives
  * PMIX_ERR_BAD_PARAM and leaves n untouched. */
-#define PMIX_VALUE_GET_NUMBER(s, m, n, t)                                       \
-    do {                                                                        \
-        const pmix_value_t *pmix_mt_val = (m);                                  \
-        (s) = PMIX_SUCCESS;                                                     \
-        switch (pmix_mt_val->type) {                                            \
-        case PMIX_SIZE:      (n) = (t) (pmix_mt_val->data.size);    break;      \
-        case PMIX_INT:       (n) = (t) (pmix_mt_val->data.integer); break;      \
-        case PMIX_INT8:      (n) = (t) (pmix_mt_val->data.int8);    break;      \
-        case PMIX_INT16:     (n) = (t) (pmix_mt_val->data.int16);   break;      \
-        case PMIX_INT32:     (n) = (t) (pmix_mt_val->data.int32);   break;      \
-        case PMIX_INT64:     (n) = (t) (pmix_mt_val->data.int64);   break;      \
-        case PMIX_UINT:      (n) = (t) (pmix_mt_val->data.uint);    break;      \
-        case PMIX_UINT8:     (n) = (t) (pmix_mt_val->data.uint8);   break;      \
-        case PMIX_UINT16:    (n) = (t) (pmix_mt_val->data.uint16);  break;      \
-        case PMIX_UINT32:    (n) = (t) (pmix_mt_val->data.uint32);  break;      \
-        case PMIX_UINT64:    (n) = (t) (pmix_mt_val->data.uint64);  break;      \
-        case PMIX_FLOAT:     (n) = (t) (pmix_mt_val->data.fval);    break;      \
-        case PMIX_DOUBLE:    (n) = (t) (pmix_mt_val->data.dval);    break;      \
-        case PMIX_PID:       (n) = (t) (pmix_mt_val->data.pid);     break;      \
-        case PMIX_PROC_RANK: (n) = (t) (pmix_mt_val->data.rank);    break;      \
-        default:             (s) = PMIX_ERR_BAD_PARAM;              break;      \
-        }                                                                       \
+#define PMIX_VALUE_GET_NUMBER(s, m, n, t)                                                          \
+    do {                                                                                           \
+        const pmix_value_t *pmix_mt_val = (m);                                                     \
+        (s) = PMIX_SUCCESS;                                                                        \
+        switch (pmix_mt_val->type) {                                                               \
+        case PMIX_SIZE:                                                                            \
+            (n) = (t)(pmix_mt_val->data.size);                                                     \
+            break;                                                                                 \
+        case PMIX_INT:                                                                             \
+            (n) = (t)(pmix_mt_val->data.integer);                                                  \
+            break;                                                                                 \
+        case PMIX_INT8:                                                                            \
+            (n) = (t)(pmix_mt_val->data.int8);                                                     \
+            break;                                                                                 \
+        case PMIX_INT16:                                                                           \
+            (n) = (t)(pmix_mt_val->data.int16);                                                    \
+            break;                                                                                 \
+        case PMIX_INT32:                                                                           \
+            (n) = (t)(pmix_mt_val->data.int32);                                                    \
+            break;                                                                                 \
+        case PMIX_INT64:                                                                           \
+            (n) = (t)(pmix_mt_val->data.int64);                                                    \
+            break;                                                                                 \
+        case PMIX_UINT:                                                                            \
+            (n) = (t)(pmix_mt_val->data.uint);                                                     \
+            break;                                                                                 \
+        case PMIX_UINT8:                                                                           \
+            (n) = (t)(pmix_mt_val->data.uint8);                                                    \
+            break;                                                                                 \
+        case PMIX_UINT16:                                                                          \
+            (n) = (t)(pmix_mt_val->data.uint16);                                                   \
+            break;                                                                                 \
+        case PMIX_UINT32:                                                                          \
+            (n) = (t)(pmix_mt_val->data.uint32);                                                   \
+            break;                                                                                 \
+        case PMIX_UINT64:                                                                          \
+            (n) = (t)(pmix_mt_val->data.uint64);                                                   \
+            break;                                                                                 \
+        case PMIX_FLOAT:                                                                           \
+            (n) = (t)(pmix_mt_val->data.fval);                                                     \
+            break;                                                                                 \
+        case PMIX_DOUBLE:                                                                          \
+            (n) = (t)(pmix_mt_val->data.dval);                                                     \
+            break;                                                                                 \
+        case PMIX_PID:                                                                             \
+            (n) = (t)(pmix_mt_val->data.pid);                                                      \
+            break;                                                                                 \
+        case PMIX_PROC_RANK:                                                                       \
+            (n) = (t)(pmix_mt_val->data.rank);                                                     \
+            break;                                                                                 \
+        default:                                                                                   \
+            (s) = PMIX_ERR_BAD_PARAM;                                                              \
+            break;                                                                                 \
+        }                                                                                          \
     } while (0)
 
 /* ---------------------------------------------------------------------------
  * Info lists (opaque list handle p)
  * ------------------------------------------------------------------------- */
 
-#define PMIX_INFO_LIST_START(p)              ((p) = PMIx_Info_list_start())
-#define PMIX_INFO_LIST_ADD(r, p, a, v, t)    ((r) = PMIx_Info_list_add((p), (a), (v), (t)))
-#define PMIX_INFO_LIST_PREPEND(r, p, a, v, t) \
-    ((r) = PMIx_Info_list_prepend((p), (a), (v), (t)))
-#define PMIX_INFO_LIST_INSERT(r, p, i)       ((r) = PMIx_Info_list_insert((p), (i)))
-#define PMIX_INFO_LIST_XFER(r, p, a)         ((r) = PMIx_Info_list_xfer((p), (a)))
-#define PMIX_INFO_LIST_CONVERT(r, p, m)      ((r) = PMIx_Info_list_convert((p), (m)))
-#define PMIX_INFO_LIST_RELEASE(p)            PMIx_Info_list_release(p)
+#define PMIX_INFO_LIST_START(p)               ((p) = PMIx_Info_list_start())
+#define PMIX_INFO_LIST_ADD(r, p, a, v, t)     ((r) = PMIx_Info_list_add((p), (a), (v), (t)))
+#define PMIX_INFO_LIST_PREPEND(r, p, a, v, t) ((r) = PMIx_Info_list_prepend((p), (a), (v), (t)))
+#define PMIX_INFO_LIST_INSERT(r, p, i)        ((r) = PMIx_Info_list_insert((p), (i)))
+#define PMIX_INFO_LIST_XFER(r, p, a)          ((r) = PMIx_Info_list_xfer((p), (a)))
+#define PMIX_INFO_LIST_CONVERT(r, p, m)       ((r) = PMIx_Info_list_convert((p), (m)))
+#define PMIX_INFO_LIST_RELEASE(p)             PMIx_Info_list_release(p)
 
 /* ---------------------------------------------------------------------------
  * Destructor helpers of 4.2.2 that master dropped (kept, header-only)
@@ -929,135 +950,137 @@ static inline void pmix_pdata_free(pmix_pdata_t *pd, size_t n)
  * functions exist for these, so the macros are written out here.
  * ------------------------------------------------------------------------- */
 
-#define PMIX_PROC_STATS_STATIC_INIT                                          \
-    {                                                                        \
-        .node = NULL, .proc = PMIX_PROC_STATIC_INIT, .pid = 0, .cmd = NULL,  \
-        .state = 0, .time = {0, 0}, .percent_cpu = 0.0, .priority = 0,       \
-        .num_threads = 0, .pss = 0.0, .vsize = 0.0, .rss = 0.0,              \
-        .peak_vsize = 0.0, .processor = 0, .sample_time = {0, 0}             \
+#define PMIX_PROC_STATS_STATIC_INIT                                                                \
+    {                                                                                              \
+        .node = NULL, .proc = PMIX_PROC_STATIC_INIT, .pid = 0, .cmd = NULL, .state = 0,            \
+        .time = {0, 0}, .percent_cpu = 0.0, .priority = 0, .num_threads = 0, .pss = 0.0,           \
+        .vsize = 0.0, .rss = 0.0, .peak_vsize = 0.0, .processor = 0, .sample_time = {              \
+            0,                                                                                     \
+            0                                                                                      \
+        }                                                                                          \
     }
 
-#define PMIX_DISK_STATS_STATIC_INIT                                          \
-    {                                                                        \
-        .disk = NULL, .num_reads_completed = 0, .num_reads_merged = 0,       \
-        .num_sectors_read = 0, .milliseconds_reading = 0,                    \
-        .num_writes_completed = 0, .num_writes_merged = 0,                   \
-        .num_sectors_written = 0, .milliseconds_writing = 0,                 \
-        .num_ios_in_progress = 0, .milliseconds_io = 0,                      \
-        .weighted_milliseconds_io = 0                                        \
+#define PMIX_DISK_STATS_STATIC_INIT                                                                \
+    {                                                                                              \
+        .disk = NULL, .num_reads_completed = 0, .num_reads_merged = 0, .num_sectors_read = 0,      \
+        .milliseconds_reading = 0, .num_writes_completed = 0, .num_writes_merged = 0,              \
+        .num_sectors_written = 0, .milliseconds_writing = 0, .num_ios_in_progress = 0,             \
+        .milliseconds_io = 0, .weighted_milliseconds_io = 0                                        \
     }
 
-#define PMIX_NET_STATS_STATIC_INIT                                           \
-    {                                                                        \
-        .net_interface = NULL, .num_bytes_recvd = 0,                         \
-        .num_packets_recvd = 0, .num_recv_errs = 0, .num_bytes_sent = 0,     \
-        .num_packets_sent = 0, .num_send_errs = 0                            \
+#define PMIX_NET_STATS_STATIC_INIT                                                                 \
+    {                                                                                              \
+        .net_interface = NULL, .num_bytes_recvd = 0, .num_packets_recvd = 0, .num_recv_errs = 0,   \
+        .num_bytes_sent = 0, .num_packets_sent = 0, .num_send_errs = 0                             \
     }
 
-#define PMIX_NODE_STATS_STATIC_INIT                                          \
-    {                                                                        \
-        .node = NULL, .la = 0.0, .la5 = 0.0, .la15 = 0.0, .total_mem = 0.0,  \
-        .free_mem = 0.0, .buffers = 0.0, .cached = 0.0, .swap_cached = 0.0,  \
-        .swap_total = 0.0, .swap_free = 0.0, .mapped = 0.0,                  \
-        .sample_time = {0, 0}, .diskstats = NULL, .ndiskstats = 0,           \
-        .netstats = NULL, .nnetstats = 0                                     \
+#define PMIX_NODE_STATS_STATIC_INIT                                                                \
+    {                                                                                              \
+        .node = NULL, .la = 0.0, .la5 = 0.0, .la15 = 0.0, .total_mem = 0.0, .free_mem = 0.0,       \
+        .buffers = 0.0, .cached = 0.0, .swap_cached = 0.0, .swap_total = 0.0, .swap_free = 0.0,    \
+        .mapped = 0.0, .sample_time = {0, 0}, .diskstats = NULL, .ndiskstats = 0,                  \
+        .netstats = NULL, .nnetstats = 0                                                           \
     }
 
-#define PMIX_PROC_STATS_CONSTRUCT(m)  memset((m), 0, sizeof(pmix_proc_stats_t))
-#define PMIX_PROC_STATS_CREATE(m, n)                                          \
-    do {                                                                    \
-        size_t pmix_mt_n = (n);                                             \
-        (m) = 0 == pmix_mt_n ? NULL : (pmix_proc_stats_t *) calloc(pmix_mt_n, sizeof(pmix_proc_stats_t)); \
+#define PMIX_PROC_STATS_CONSTRUCT(m) memset((m), 0, sizeof(pmix_proc_stats_t))
+#define PMIX_PROC_STATS_CREATE(m, n)                                                               \
+    do {                                                                                           \
+        size_t pmix_mt_n = (n);                                                                    \
+        (m) = 0 == pmix_mt_n ? NULL                                                                \
+                             : (pmix_proc_stats_t *)calloc(pmix_mt_n, sizeof(pmix_proc_stats_t));  \
     } while (0)
-#define PMIX_PROC_STATS_DESTRUCT(m)                \
-    do {                                           \
-        pmix_proc_stats_t *pmix_mt_ps = (m);       \
-        free(pmix_mt_ps->node);                    \
-        pmix_mt_ps->node = NULL;                   \
-        free(pmix_mt_ps->cmd);                     \
-        pmix_mt_ps->cmd = NULL;                    \
+#define PMIX_PROC_STATS_DESTRUCT(m)                                                                \
+    do {                                                                                           \
+        pmix_proc_stats_t *pmix_mt_ps = (m);                                                       \
+        free(pmix_mt_ps->node);                                                                    \
+        pmix_mt_ps->node = NULL;                                                                   \
+        free(pmix_mt_ps->cmd);                                                                     \
+        pmix_mt_ps->cmd = NULL;                                                                    \
     } while (0)
-#define PMIX_PROC_STATS_FREE(m, n)                 \
-    do {                                           \
-        if (NULL != (m)) {                         \
-            pmix_proc_stats_free((m), (n));        \
-            free(m);                               \
-            (m) = NULL;                            \
-        }                                          \
+#define PMIX_PROC_STATS_FREE(m, n)                                                                 \
+    do {                                                                                           \
+        if (NULL != (m)) {                                                                         \
+            pmix_proc_stats_free((m), (n));                                                        \
+            free(m);                                                                               \
+            (m) = NULL;                                                                            \
+        }                                                                                          \
     } while (0)
-#define PMIX_PROC_STATS_RELEASE(m)  PMIX_PROC_STATS_FREE(m, 1)
+#define PMIX_PROC_STATS_RELEASE(m) PMIX_PROC_STATS_FREE(m, 1)
 
-#define PMIX_DISK_STATS_CONSTRUCT(m)  memset((m), 0, sizeof(pmix_disk_stats_t))
-#define PMIX_DISK_STATS_CREATE(m, n)                                          \
-    do {                                                                    \
-        size_t pmix_mt_n = (n);                                             \
-        (m) = 0 == pmix_mt_n ? NULL : (pmix_disk_stats_t *) calloc(pmix_mt_n, sizeof(pmix_disk_stats_t)); \
+#define PMIX_DISK_STATS_CONSTRUCT(m) memset((m), 0, sizeof(pmix_disk_stats_t))
+#define PMIX_DISK_STATS_CREATE(m, n)                                                               \
+    do {                                                                                           \
+        size_t pmix_mt_n = (n);                                                                    \
+        (m) = 0 == pmix_mt_n ? NULL                                                                \
+                             : (pmix_disk_stats_t *)calloc(pmix_mt_n, sizeof(pmix_disk_stats_t));  \
     } while (0)
-#define PMIX_DISK_STATS_DESTRUCT(m)                \
-    do {                                           \
-        pmix_disk_stats_t *pmix_mt_ds = (m);       \
-        free(pmix_mt_ds->disk);                    \
-        pmix_mt_ds->disk = NULL;                   \
+#define PMIX_DISK_STATS_DESTRUCT(m)                                                                \
+    do {                                                                                           \
+        pmix_disk_stats_t *pmix_mt_ds = (m);                                                       \
+        free(pmix_mt_ds->disk);                                                                    \
+        pmix_mt_ds->disk = NULL;                                                                   \
     } while (0)
-#define PMIX_DISK_STATS_FREE(m, n)                 \
-    do {                                           \
-        if (NULL != (m)) {                         \
-            pmix_disk_stats_free((m), (n));        \
-            free(m);                               \
-            (m) = NULL;                            \
-        }                                          \
+#define PMIX_DISK_STATS_FREE(m, n)                                                                 \
+    do {                                                                                           \
+        if (NULL != (m)) {                                                                         \
+            pmix_disk_stats_free((m), (n));                                                        \
+            free(m);                                                                               \
+            (m) = NULL;                                                                            \
+        }                                                                                          \
     } while (0)
-#define PMIX_DISK_STATS_RELEASE(m)  PMIX_DISK_STATS_FREE(m, 1)
+#define PMIX_DISK_STATS_RELEASE(m) PMIX_DISK_STATS_FREE(m, 1)
 
-#define PMIX_NET_STATS_CONSTRUCT(m)  memset((m), 0, sizeof(pmix_net_stats_t))
-#define PMIX_NET_STATS_CREATE(m, n)                                          \
-    do {                                                                    \
-        size_t pmix_mt_n = (n);                                             \
-        (m) = 0 == pmix_mt_n ? NULL : (pmix_net_stats_t *) calloc(pmix_mt_n, sizeof(pmix_net_stats_t)); \
+#define PMIX_NET_STATS_CONSTRUCT(m) memset((m), 0, sizeof(pmix_net_stats_t))
+#define PMIX_NET_STATS_CREATE(m, n)                                                                \
+    do {                                                                                           \
+        size_t pmix_mt_n = (n);                                                                    \
+        (m) = 0 == pmix_mt_n ? NULL                                                                \
+                             : (pmix_net_stats_t *)calloc(pmix_mt_n, sizeof(pmix_net_stats_t));    \
     } while (0)
-#define PMIX_NET_STATS_DESTRUCT(m)                 \
-    do {                                           \
-        pmix_net_stats_t *pmix_mt_ns = (m);        \
-        free(pmix_mt_ns->net_interface);           \
-        pmix_mt_ns->net_interface = NULL;          \
+#define PMIX_NET_STATS_DESTRUCT(m)                                                                 \
+    do {                                                                                           \
+        pmix_net_stats_t *pmix_mt_ns = (m);                                                        \
+        free(pmix_mt_ns->net_interface);                                                           \
+        pmix_mt_ns->net_interface = NULL;                                                          \
     } while (0)
-#define PMIX_NET_STATS_FREE(m, n)                  \
-    do {                                           \
-        if (NULL != (m)) {                         \
-            pmix_net_stats_free((m), (n));         \
-            free(m);                               \
-            (m) = NULL;                            \
-        }                                          \
+#define PMIX_NET_STATS_FREE(m, n)                                                                  \
+    do {                                                                                           \
+        if (NULL != (m)) {                                                                         \
+            pmix_net_stats_free((m), (n));                                                         \
+            free(m);                                                                               \
+            (m) = NULL;                                                                            \
+        }                                                                                          \
     } while (0)
-#define PMIX_NET_STATS_RELEASE(m)  PMIX_NET_STATS_FREE(m, 1)
+#define PMIX_NET_STATS_RELEASE(m) PMIX_NET_STATS_FREE(m, 1)
 
-#define PMIX_NODE_STATS_CONSTRUCT(m)  memset((m), 0, sizeof(pmix_node_stats_t))
-#define PMIX_NODE_STATS_CREATE(m, n)                                          \
-    do {                                                                    \
-        size_t pmix_mt_n = (n);                                             \
-        (m) = 0 == pmix_mt_n ? NULL : (pmix_node_stats_t *) calloc(pmix_mt_n, sizeof(pmix_node_stats_t)); \
+#define PMIX_NODE_STATS_CONSTRUCT(m) memset((m), 0, sizeof(pmix_node_stats_t))
+#define PMIX_NODE_STATS_CREATE(m, n)                                                               \
+    do {                                                                                           \
+        size_t pmix_mt_n = (n);                                                                    \
+        (m) = 0 == pmix_mt_n ? NULL                                                                \
+                             : (pmix_node_stats_t *)calloc(pmix_mt_n, sizeof(pmix_node_stats_t));  \
     } while (0)
-#define PMIX_NODE_STATS_DESTRUCT(m)                                   \
-    do {                                                              \
-        pmix_node_stats_t *pmix_mt_nd = (m);                          \
-        free(pmix_mt_nd->node);                                       \
-        pmix_mt_nd->node = NULL;                                      \
-        PMIX_DISK_STATS_FREE(pmix_mt_nd->diskstats, pmix_mt_nd->ndiskstats); \
-        pmix_mt_nd->ndiskstats = 0;                                   \
-        PMIX_NET_STATS_FREE(pmix_mt_nd->netstats, pmix_mt_nd->nnetstats);    \
-        pmix_mt_nd->nnetstats = 0;                                    \
+#define PMIX_NODE_STATS_DESTRUCT(m)                                                                \
+    do {                                                                                           \
+        pmix_node_stats_t *pmix_mt_nd = (m);                                                       \
+        free(pmix_mt_nd->node);                                                                    \
+        pmix_mt_nd->node = NULL;                                                                   \
+        PMIX_DISK_STATS_FREE(pmix_mt_nd->diskstats, pmix_mt_nd->ndiskstats);                       \
+        pmix_mt_nd->ndiskstats = 0;                                                                \
+        PMIX_NET_STATS_FREE(pmix_mt_nd->netstats, pmix_mt_nd->nnetstats);                          \
+        pmix_mt_nd->nnetstats = 0;                                                                 \
     } while (0)
-#define PMIX_NODE_STATS_FREE(m, n)                 \
-    do {                                           \
-        if (NULL != (m)) {                         \
-            pmix_node_stats_free((m), (n));        \
-            free(m);                               \
-            (m) = NULL;                            \
-        }                                          \
+#define PMIX_NODE_STATS_FREE(m, n)                                                                 \
+    do {                                                                                           \
+        if (NULL != (m)) {                                                                         \
+            pmix_node_stats_free((m), (n));                                                        \
+            free(m);                                                                               \
+            (m) = NULL;                                                                            \
+        }                                                                                          \
     } while (0)
 /* As in 4.2.2 this only destructs the object and does not free it: a 4.2.2-era
  * caller that frees the object itself afterwards must keep working. */
-#define PMIX_NODE_STATS_RELEASE(m)  pmix_node_stats_free((m), 1)
+#define PMIX_NODE_STATS_RELEASE(m) pmix_node_stats_free((m), 1)
 
 static inline void pmix_proc_stats_free(pmix_proc_stats_t *ps, size_t n)
 {
