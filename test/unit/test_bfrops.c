@@ -373,7 +373,7 @@ static void load_copy(pmix_data_buffer_t *b, const void *bytes, size_t n)
 }
 
 /* Write one fuzz seed when PX_BFROPS_CORPUS names a directory. */
-static void seed(const char *name, const pmix_data_buffer_t *b)
+static void seed_bytes(const char *name, const void *bytes, size_t n)
 {
     const char *dir = getenv("PX_BFROPS_CORPUS");
     char path[4096];
@@ -384,8 +384,13 @@ static void seed(const char *name, const pmix_data_buffer_t *b)
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     f = fopen(path, "wb");
     cr_assert(f, "cannot write %s", path);
-    fwrite(b->unpack_ptr, 1, px_bfrops_buf_remaining(b), f);
+    fwrite(bytes, 1, n, f);
     fclose(f);
+}
+
+static void seed(const char *name, const pmix_data_buffer_t *b)
+{
+    seed_bytes(name, b->unpack_ptr, px_bfrops_buf_remaining(b));
 }
 
 /* ---- round trips ------------------------------------------------------------------ */
@@ -1071,6 +1076,8 @@ Test(bfrops, compress_round_trip)
         size_t zn = 0, on = 0;
         if (PMIx_Data_compress(in, sizes[s], &z, &zn)) {
             cr_assert_lt(zn, sizes[s]);
+            if (sizes[s] == 4096)
+                seed_bytes("compressed", z, zn);
             cr_assert(PMIx_Data_decompress(z, zn, &out, &on));
             cr_assert_eq(on, sizes[s]);
             cr_assert(!memcmp(in, out, on));
