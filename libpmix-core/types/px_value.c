@@ -1,0 +1,659 @@
+/* types: pmix_value_t - construct/destruct/create/free, load/unload/xfer/compare,
+ * number conversion, boolean reading and size. Pure functions on caller memory; any
+ * thread. Where the data of each type lives in the union: px_value_storage(). */
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <pmix.h>
+
+#include "types/px_types_int.h"
+
+/* ---- internals (px_types_int.h) ---- */
+
+void px_value_release(pmix_value_t *v)
+{
+    if (NULL == v) {
+        return;
+    }
+    switch (px_value_storage(v->type)) {
+    case PX_VS_INLINE:
+        px_type_destruct(&v->data, v->type);
+        break;
+    case PX_VS_BOXED:
+        /* every boxed member is a pointer at offset 0 of the union */
+        if (NULL != v->data.ptr) {
+            px_type_destruct(v->data.ptr, v->type);
+            free(v->data.ptr);
+        }
+        break;
+    default:
+        break;
+    }
+    memset(v, 0, sizeof(*v));
+    v->type = PMIX_UNDEF;
+}
+
+/* Allocate a deep copy of one element of type t (boxed storage). NULL src gives NULL. */
+static pmix_status_t px_box(void **out, const void *src, pmix_data_type_t t)
+{
+    void *box;
+    pmix_status_t rc;
+
+    *out = NULL;
+    if (NULL == src) {
+        return PMIX_SUCCESS;
+    }
+    box = malloc(px_type_size(t));
+    if (NULL == box) {
+        return PMIX_ERR_NOMEM;
+    }
+    rc = px_type_copy(box, src, t);
+    if (PMIX_SUCCESS != rc) {
+        free(box);
+        return rc;
+    }
+    *out = box;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_copy(pmix_value_t *dest, const pmix_value_t *src)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    memset(dest, 0, sizeof(*dest));
+    dest->type = PMIX_UNDEF;
+    switch (px_value_storage(src->type)) {
+    case PX_VS_INLINE:
+        rc = px_type_copy(&dest->data, &src->data, src->type);
+        break;
+    case PX_VS_BOXED:
+        rc = px_box(&dest->data.ptr, src->data.ptr, src->type);
+        break;
+    default:
+        if (PMIX_UNDEF != src->type) {
+            rc = PMIX_ERR_UNKNOWN_DATA_TYPE;
+        }
+        break;
+    }
+    if (PMIX_SUCCESS != rc) {
+        memset(dest, 0, sizeof(*dest));
+        return rc;
+    }
+    dest->type = src->type;
+    return PMIX_SUCCESS;
+}
+
+pmix_value_cmp_t px_value_cmp(const pmix_value_t *a, const pmix_value_t *b)
+{
+    if (a->type != b->type) {
+        return PMIX_VALUE_TYPE_DIFFERENT;
+    }
+    switch (px_value_storage(a->type)) {
+    case PX_VS_INLINE:
+        return px_type_compare(&a->data, &b->data, a->type);
+    case PX_VS_BOXED:
+        return px_type_compare(a->data.ptr, b->data.ptr, a->type);
+    default:
+        return PMIX_UNDEF == a->type ? PMIX_EQUAL : PMIX_VALUE_COMPARISON_NOT_AVAIL;
+    }
+}
+
+size_t px_value_owned_bytes(const pmix_value_t *v)
+{
+    switch (px_value_storage(v->type)) {
+    case PX_VS_INLINE:
+        return px_type_footprint(&v->data, v->type) - px_type_size(v->type);
+    case PX_VS_BOXED:
+        return NULL == v->data.ptr ? 0 : px_type_footprint(v->data.ptr, v->type);
+    default:
+        return 0;
+    }
+}
+
+/* ---- construct / destruct / create / free ---- */
+
+void PMIx_Value_construct(pmix_value_t *val)
+{
+    if (NULL == val) {
+        return;
+    }
+    memset(val, 0, sizeof(*val));
+    val->type = PMIX_UNDEF;
+}
+
+void PMIx_Value_destruct(pmix_value_t *val)
+{
+    px_value_release(val);
+}
+
+pmix_value_t *PMIx_Value_create(size_t n)
+{
+    return px_type_alloc_n(n, PMIX_VALUE);
+}
+
+void PMIx_Value_free(pmix_value_t *v, size_t n)
+{
+    if (NULL == v) {
+        return;
+    }
+    px_type_destruct_n(v, n, PMIX_VALUE);
+    free(v);
+}
+
+/* ---- load / unload / xfer / compare ---- */
+
+/*
+ * What `data` points to, by type (the 4.2.2 conventions):
+ *   PMIX_STRING        the string itself (char *), not a char **
+ *   PMIX_POINTER       the pointer to store (kept as is, never freed)
+ *   PMIX_PROC_NSPACE   the namespace characters (char * or pmix_nspace_t)
+ *   PMIX_VALUE         a pmix_value_t to copy: val becomes a copy of it (its type)
+ *   everything else    one element of the type's representation (px_types.h), e.g. an
+ *                      int *, a pmix_byte_object_t *, a pmix_proc_t *, a pmix_data_array_t *
+ * NULL data: PMIX_BOOL loads true, everything else loads its empty/zero element.
+ * Types a pmix_value_t has no member for (APP, INFO, KVAL, PDATA, QUERY, REGATTR, BUFFER)
+ * give PMIX_ERR_NOT_SUPPORTED; unknown types PMIX_ERR_UNKNOWN_DATA_TYPE. Previous
+ * contents of val are overwritten, not released. On error val is PMIX_UNDEF.
+ */
+pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_type_t type)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    if (NULL == val) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    PMIx_Value_construct(val);
+    if (PMIX_VALUE == type) {
+        return NULL == data ? PMIX_SUCCESS : px_value_copy(val, data);
+    }
+    if (PMIX_UNDEF == type) {
+        return PMIX_SUCCESS;
+    }
+    switch (px_value_storage(type)) {
+    case PX_VS_INLINE:
+        if (NULL == data) {
+            val->data.flag = (PMIX_BOOL == type);
+        } else if (PMIX_STRING == type || PMIX_POINTER == type) {
+            rc = px_type_copy(&val->data, &data, type);
+        } else {
+            rc = px_type_copy(&val->data, data, type);
+        }
+        break;
+    case PX_VS_BOXED:
+        if (NULL == data) {
+            break;
+        }
+        if (PMIX_PROC_NSPACE == type) {
+            pmix_nspace_t *ns = malloc(sizeof(pmix_nspace_t));
+            if (NULL == ns) {
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            PMIx_Load_nspace(*ns, data);
+            val->data.nspace = ns;
+        } else {
+            rc = px_box(&val->data.ptr, data, type);
+        }
+        break;
+    default:
+        rc = px_type_known(type) ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_UNKNOWN_DATA_TYPE;
+        break;
+    }
+    if (PMIX_SUCCESS != rc) {
+        PMIx_Value_construct(val);
+        return rc;
+    }
+    val->type = type;
+    return PMIX_SUCCESS;
+}
+
+/*
+ * *data receives the value's data, *sz its size in bytes:
+ *   PMIX_STRING                a strdup'd copy, sz = strlen + 1 (NULL string: NULL, 0)
+ *   byte-object types          a malloc'd copy of the bytes, sz = size (empty: NULL, 0)
+ *   PMIX_POINTER               the stored pointer itself, sz = sizeof(void *)
+ *   boxed types (proc, darray, coord, nspace ...) and PMIX_ENVAR
+ *                              a malloc'd deep copy of the element, sz = its size
+ *   plain scalars              if *data is NULL, a malloc'd copy; if *data is not NULL,
+ *                              the scalar is written to the caller's storage at *data
+ *                              (what OpenPMIx 4.2.2 did); sz = its size
+ * Everything handed out is the caller's, to release with free() (and, for structs,
+ * the type's destruct first). An empty value gives PMIX_ERR_UNKNOWN_DATA_TYPE.
+ */
+pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size_t *sz)
+{
+    size_t esz;
+    pmix_status_t rc;
+
+    if (NULL == val || NULL == data || NULL == sz) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    esz = px_type_size(val->type);
+    switch (val->type) {
+    case PMIX_UNDEF:
+        return PMIX_ERR_UNKNOWN_DATA_TYPE;
+    case PMIX_STRING:
+        *data = NULL;
+        *sz = 0;
+        if (NULL != val->data.string) {
+            if (NULL == (*data = strdup(val->data.string))) {
+                return PMIX_ERR_NOMEM;
+            }
+            *sz = strlen(val->data.string) + 1;
+        }
+        return PMIX_SUCCESS;
+    case PMIX_BYTE_OBJECT:
+    case PMIX_COMPRESSED_STRING:
+    case PMIX_COMPRESSED_BYTE_OBJECT:
+    case PMIX_REGEX:
+        *data = NULL;
+        *sz = 0;
+        if (NULL != val->data.bo.bytes && 0 < val->data.bo.size) {
+            if (NULL == (*data = malloc(val->data.bo.size))) {
+                return PMIX_ERR_NOMEM;
+            }
+            memcpy(*data, val->data.bo.bytes, val->data.bo.size);
+            *sz = val->data.bo.size;
+        }
+        return PMIX_SUCCESS;
+    case PMIX_POINTER:
+        *data = val->data.ptr;
+        *sz = sizeof(void *);
+        return PMIX_SUCCESS;
+    case PMIX_ENVAR:
+        rc = px_box(data, &val->data.envar, PMIX_ENVAR);
+        *sz = PMIX_SUCCESS == rc ? esz : 0;
+        return rc;
+    default:
+        break;
+    }
+    switch (px_value_storage(val->type)) {
+    case PX_VS_INLINE:
+        if (NULL == *data) {
+            if (NULL == (*data = malloc(esz))) {
+                *sz = 0;
+                return PMIX_ERR_NOMEM;
+            }
+        }
+        memcpy(*data, &val->data, esz);
+        *sz = esz;
+        return PMIX_SUCCESS;
+    case PX_VS_BOXED:
+        rc = px_box(data, val->data.ptr, val->type);
+        *sz = PMIX_SUCCESS == rc && NULL != *data ? esz : 0;
+        return rc;
+    default:
+        return PMIX_ERR_UNKNOWN_DATA_TYPE;
+    }
+}
+
+pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src)
+{
+    if (NULL == dest || NULL == src) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return px_value_copy(dest, src);
+}
+
+pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *v2)
+{
+    if (NULL == v1 || NULL == v2) {
+        return v1 == v2 ? PMIX_EQUAL : PMIX_VALUE_INCOMPATIBLE_OBJECTS;
+    }
+    return px_value_cmp(v1, v2);
+}
+
+/* ---- numbers ---- */
+
+/* A number read out of a value: exactly one of the three is meaningful. */
+struct px_num {
+    enum { PX_NUM_S, PX_NUM_U, PX_NUM_F } kind;
+    int64_t s;
+    uint64_t u;
+    double f;
+};
+
+static void px_num_read(const pmix_value_t *v, struct px_num *n)
+{
+    n->kind = PX_NUM_S;
+    switch (v->type) {
+    case PMIX_PID:
+        n->s = v->data.pid;
+        break;
+    case PMIX_INT:
+        n->s = v->data.integer;
+        break;
+    case PMIX_INT8:
+        n->s = v->data.int8;
+        break;
+    case PMIX_INT16:
+        n->s = v->data.int16;
+        break;
+    case PMIX_INT32:
+        n->s = v->data.int32;
+        break;
+    case PMIX_INT64:
+        n->s = v->data.int64;
+        break;
+    case PMIX_FLOAT:
+        n->kind = PX_NUM_F;
+        n->f = v->data.fval;
+        break;
+    case PMIX_DOUBLE:
+        n->kind = PX_NUM_F;
+        n->f = v->data.dval;
+        break;
+    case PMIX_SIZE:
+        n->kind = PX_NUM_U;
+        n->u = v->data.size;
+        break;
+    case PMIX_UINT:
+        n->kind = PX_NUM_U;
+        n->u = v->data.uint;
+        break;
+    case PMIX_UINT8:
+        n->kind = PX_NUM_U;
+        n->u = v->data.uint8;
+        break;
+    case PMIX_UINT16:
+        n->kind = PX_NUM_U;
+        n->u = v->data.uint16;
+        break;
+    case PMIX_UINT32:
+        n->kind = PX_NUM_U;
+        n->u = v->data.uint32;
+        break;
+    case PMIX_PROC_RANK:
+        n->kind = PX_NUM_U;
+        n->u = v->data.rank;
+        break;
+    default: /* PMIX_UINT64 */
+        n->kind = PX_NUM_U;
+        n->u = v->data.uint64;
+        break;
+    }
+}
+
+/* Convert n to an integer within [lo, hi] (signed dest) or [0, uhi] (unsigned dest). */
+static pmix_status_t px_num_to_int(const struct px_num *n, bool is_signed, int64_t lo, int64_t hi,
+                                   uint64_t uhi, int64_t *sout, uint64_t *uout)
+{
+    switch (n->kind) {
+    case PX_NUM_S:
+        if (!is_signed) {
+            if (n->s < 0) {
+                return PMIX_ERR_CHANGE_SIGN;
+            }
+            if ((uint64_t)n->s > uhi) {
+                return PMIX_ERR_LOST_PRECISION;
+            }
+            *uout = (uint64_t)n->s;
+            return PMIX_SUCCESS;
+        }
+        if (n->s < lo || n->s > hi) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        *sout = n->s;
+        return PMIX_SUCCESS;
+    case PX_NUM_U:
+        if (is_signed) {
+            if (n->u > (uint64_t)hi) {
+                return PMIX_ERR_LOST_PRECISION;
+            }
+            *sout = (int64_t)n->u;
+            return PMIX_SUCCESS;
+        }
+        if (n->u > uhi) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        *uout = n->u;
+        return PMIX_SUCCESS;
+    default:
+        if (isnan(n->f) || isinf(n->f) || n->f != trunc(n->f)) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        if (n->f < 0 && !is_signed) {
+            return PMIX_ERR_CHANGE_SIGN;
+        }
+        if (is_signed) {
+            /* 2^63 is exactly representable; anything >= it does not fit */
+            if (n->f >= 9223372036854775808.0 || n->f < (double)lo || n->f > (double)hi) {
+                return PMIX_ERR_LOST_PRECISION;
+            }
+            *sout = (int64_t)n->f;
+            if (*sout < lo || *sout > hi) {
+                return PMIX_ERR_LOST_PRECISION;
+            }
+            return PMIX_SUCCESS;
+        }
+        if (n->f >= 18446744073709551616.0) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        *uout = (uint64_t)n->f;
+        if (*uout > uhi) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        return PMIX_SUCCESS;
+    }
+}
+
+/* Convert n to a double (is_float: then to a float), failing when it is not exact. */
+static pmix_status_t px_num_to_flt(const struct px_num *n, bool is_float, double *out)
+{
+    double d;
+
+    switch (n->kind) {
+    case PX_NUM_S:
+        d = (double)n->s;
+        if (d >= 9223372036854775808.0 || (int64_t)d != n->s) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        break;
+    case PX_NUM_U:
+        d = (double)n->u;
+        if (d >= 18446744073709551616.0 || (uint64_t)d != n->u) {
+            return PMIX_ERR_LOST_PRECISION;
+        }
+        break;
+    default:
+        d = n->f;
+        break;
+    }
+    if (is_float && !isnan(d) && (double)(float)d != d) {
+        return PMIX_ERR_LOST_PRECISION;
+    }
+    *out = d;
+    return PMIX_SUCCESS;
+}
+
+/*
+ * Convert any numeric value (SIZE, PID, INT, INT8..64, UINT, UINT8..64, FLOAT, DOUBLE,
+ * PROC_RANK) into the numeric type `type`, written to dest (storage of that type).
+ *   PMIX_ERR_BAD_PARAM       NULL argument, or either type is not numeric
+ *   PMIX_ERR_CHANGE_SIGN     a negative number asked for as an unsigned type
+ *   PMIX_ERR_LOST_PRECISION  the exact number does not exist in the target type: out of
+ *                            its range, a fraction or NaN/inf asked for as an integer, an
+ *                            integer beyond the float/double mantissa, a double that is not
+ *                            exactly a float
+ * Same type: a plain copy. On error dest is not touched.
+ */
+pmix_status_t PMIx_Value_get_number(const pmix_value_t *value, void *dest, pmix_data_type_t type)
+{
+    struct px_num n;
+    int64_t s = 0;
+    uint64_t u = 0;
+    double d = 0;
+    pmix_status_t rc;
+
+    if (NULL == value || NULL == dest || !px_type_is_number(value->type) ||
+        !px_type_is_number(type)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (value->type == type) {
+        memcpy(dest, &value->data, px_type_size(type));
+        return PMIX_SUCCESS;
+    }
+    px_num_read(value, &n);
+    switch (type) {
+    case PMIX_INT8:
+        rc = px_num_to_int(&n, true, INT8_MIN, INT8_MAX, 0, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(int8_t *)dest = (int8_t)s;
+        }
+        return rc;
+    case PMIX_INT16:
+        rc = px_num_to_int(&n, true, INT16_MIN, INT16_MAX, 0, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(int16_t *)dest = (int16_t)s;
+        }
+        return rc;
+    case PMIX_INT:
+    case PMIX_INT32:
+    case PMIX_PID:
+        rc = px_num_to_int(&n, true, INT32_MIN, INT32_MAX, 0, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(int32_t *)dest = (int32_t)s;
+        }
+        return rc;
+    case PMIX_INT64:
+        rc = px_num_to_int(&n, true, INT64_MIN, INT64_MAX, 0, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(int64_t *)dest = s;
+        }
+        return rc;
+    case PMIX_UINT8:
+        rc = px_num_to_int(&n, false, 0, 0, UINT8_MAX, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(uint8_t *)dest = (uint8_t)u;
+        }
+        return rc;
+    case PMIX_UINT16:
+        rc = px_num_to_int(&n, false, 0, 0, UINT16_MAX, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(uint16_t *)dest = (uint16_t)u;
+        }
+        return rc;
+    case PMIX_UINT:
+    case PMIX_UINT32:
+    case PMIX_PROC_RANK:
+        rc = px_num_to_int(&n, false, 0, 0, UINT32_MAX, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(uint32_t *)dest = (uint32_t)u;
+        }
+        return rc;
+    case PMIX_SIZE:
+        rc = px_num_to_int(&n, false, 0, 0, SIZE_MAX, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(size_t *)dest = (size_t)u;
+        }
+        return rc;
+    case PMIX_UINT64:
+        rc = px_num_to_int(&n, false, 0, 0, UINT64_MAX, &s, &u);
+        if (PMIX_SUCCESS == rc) {
+            *(uint64_t *)dest = u;
+        }
+        return rc;
+    case PMIX_FLOAT:
+        rc = px_num_to_flt(&n, true, &d);
+        if (PMIX_SUCCESS == rc) {
+            *(float *)dest = (float)d;
+        }
+        return rc;
+    default: /* PMIX_DOUBLE */
+        rc = px_num_to_flt(&n, false, &d);
+        if (PMIX_SUCCESS == rc) {
+            *(double *)dest = d;
+        }
+        return rc;
+    }
+}
+
+/* ---- booleans ---- */
+
+/* Does the word at s (already past leading blanks) equal w, case-insensitively, followed
+ * only by blanks? */
+static bool px_word_is(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+
+    if (0 != strncasecmp(s, w, n)) {
+        return false;
+    }
+    for (s += n; '\0' != *s; s++) {
+        if (!isspace((unsigned char)*s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * PMIX_UNDEF -> true (a flag given without a value means "on"); PMIX_BOOL -> its flag;
+ * PMIX_STRING -> NULL, empty or blank: true; a decimal integer: true unless 0; the words
+ * true/yes/on (true) and false/no/off (false), case-insensitive, surrounding blanks
+ * ignored; anything else PMIX_NON_BOOL. Every other type: PMIX_NON_BOOL.
+ */
+pmix_boolean_t PMIx_Value_true(const pmix_value_t *v)
+{
+    const char *s;
+    char *end;
+    long long num;
+
+    if (NULL == v) {
+        return PMIX_NON_BOOL;
+    }
+    if (PMIX_UNDEF == v->type) {
+        return PMIX_BOOL_TRUE;
+    }
+    if (PMIX_BOOL == v->type) {
+        return v->data.flag ? PMIX_BOOL_TRUE : PMIX_BOOL_FALSE;
+    }
+    if (PMIX_STRING != v->type) {
+        return PMIX_NON_BOOL;
+    }
+    s = v->data.string;
+    if (NULL == s) {
+        return PMIX_BOOL_TRUE;
+    }
+    while (isspace((unsigned char)*s)) {
+        s++;
+    }
+    if ('\0' == *s) {
+        return PMIX_BOOL_TRUE;
+    }
+    if (isdigit((unsigned char)*s) || (('-' == *s || '+' == *s) && isdigit((unsigned char)s[1]))) {
+        num = strtoll(s, &end, 10);
+        while (isspace((unsigned char)*end)) {
+            end++;
+        }
+        if ('\0' == *end) {
+            return 0 != num ? PMIX_BOOL_TRUE : PMIX_BOOL_FALSE;
+        }
+        return PMIX_NON_BOOL;
+    }
+    if (px_word_is(s, "true") || px_word_is(s, "yes") || px_word_is(s, "on")) {
+        return PMIX_BOOL_TRUE;
+    }
+    if (px_word_is(s, "false") || px_word_is(s, "no") || px_word_is(s, "off")) {
+        return PMIX_BOOL_FALSE;
+    }
+    return PMIX_NON_BOOL;
+}
+
+/* ---- size ---- */
+
+/* Bytes the value occupies: sizeof(pmix_value_t) plus every heap byte its data owns
+ * (strings with their NUL, byte-object bytes, boxed structures and what they own,
+ * recursively). PMIX_ERR_BAD_PARAM for NULL arguments. */
+pmix_status_t PMIx_Value_get_size(const pmix_value_t *val, size_t *size)
+{
+    if (NULL == val || NULL == size) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *size = sizeof(pmix_value_t) + px_value_owned_bytes(val);
+    return PMIX_SUCCESS;
+}
