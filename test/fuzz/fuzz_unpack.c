@@ -55,6 +55,10 @@ static void drain(pmix_data_buffer_t *b, pmix_data_type_t want)
                 if (t != PMIX_POINTER)
                     (void)PMIx_Data_pack(NULL, &again, dest, n, t);
                 PMIx_Data_buffer_destruct(&again);
+                char *text = NULL;
+                if (PMIx_Data_print(&text, "> ", t == PMIX_STRING ? *(char **)dest : dest, t) ==
+                    PMIX_SUCCESS)
+                    free(text);
                 if (t != PMIX_STRING && PMIx_Data_copy(&copy, dest, t) == PMIX_SUCCESS) {
                     px_type_destruct(copy, t);
                     free(copy);
