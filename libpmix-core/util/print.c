@@ -11,6 +11,7 @@
 #include <sys/time.h>
 
 #include "pmix.h"
+#include "types/px_types.h"
 #include "util/px_names.h"
 #include "util/px_print.h"
 
@@ -139,128 +140,6 @@ static void px_print_argv(struct px_sbuf *b, char **argv)
     px_sbuf_add(b, "}");
 }
 
-/* Size of one element as a pmix_data_array_t stores it; 0 if unknown/opaque. */
-static size_t px_print_elem_size(pmix_data_type_t t)
-{
-    switch (t) {
-    case PMIX_BOOL:
-        return sizeof(bool);
-    case PMIX_BYTE:
-    case PMIX_INT8:
-    case PMIX_UINT8:
-    case PMIX_PERSIST:
-    case PMIX_SCOPE:
-    case PMIX_DATA_RANGE:
-    case PMIX_COMMAND:
-    case PMIX_PROC_STATE:
-    case PMIX_ALLOC_DIRECTIVE:
-    case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE:
-    case PMIX_RESBLOCK_DIRECTIVE:
-    case PMIX_ALLOC_INHERIT:
-        return 1;
-    case PMIX_INT16:
-    case PMIX_UINT16:
-    case PMIX_DATA_TYPE:
-    case PMIX_IOF_CHANNEL:
-    case PMIX_LOCTYPE:
-    case PMIX_STOR_ACCESS_TYPE:
-        return 2;
-    case PMIX_INT32:
-    case PMIX_UINT32:
-    case PMIX_INFO_DIRECTIVES:
-    case PMIX_PROC_RANK:
-    case PMIX_STATUS:
-        return 4;
-    case PMIX_INT64:
-    case PMIX_UINT64:
-    case PMIX_DEVTYPE:
-    case PMIX_STOR_MEDIUM:
-    case PMIX_STOR_ACCESS:
-    case PMIX_STOR_PERSIST:
-        return 8;
-    case PMIX_STRING:
-        return sizeof(char *);
-    case PMIX_SIZE:
-        return sizeof(size_t);
-    case PMIX_PID:
-        return sizeof(pid_t);
-    case PMIX_INT:
-        return sizeof(int);
-    case PMIX_UINT:
-        return sizeof(unsigned int);
-    case PMIX_FLOAT:
-        return sizeof(float);
-    case PMIX_DOUBLE:
-        return sizeof(double);
-    case PMIX_TIMEVAL:
-        return sizeof(struct timeval);
-    case PMIX_TIME:
-        return sizeof(time_t);
-    case PMIX_VALUE:
-        return sizeof(pmix_value_t);
-    case PMIX_PROC:
-        return sizeof(pmix_proc_t);
-    case PMIX_APP:
-        return sizeof(pmix_app_t);
-    case PMIX_INFO:
-        return sizeof(pmix_info_t);
-    case PMIX_PDATA:
-        return sizeof(pmix_pdata_t);
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-    case PMIX_REGEX:
-        return sizeof(pmix_byte_object_t);
-    case PMIX_POINTER:
-        return sizeof(void *);
-    case PMIX_PROC_INFO:
-        return sizeof(pmix_proc_info_t);
-    case PMIX_DATA_ARRAY:
-        return sizeof(pmix_data_array_t);
-    case PMIX_QUERY:
-        return sizeof(pmix_query_t);
-    case PMIX_ENVAR:
-        return sizeof(pmix_envar_t);
-    case PMIX_COORD:
-        return sizeof(pmix_coord_t);
-    case PMIX_REGATTR:
-        return sizeof(pmix_regattr_t);
-    case PMIX_PROC_CPUSET:
-        return sizeof(pmix_cpuset_t);
-    case PMIX_GEOMETRY:
-        return sizeof(pmix_geometry_t);
-    case PMIX_DEVICE_DIST:
-        return sizeof(pmix_device_distance_t);
-    case PMIX_ENDPOINT:
-        return sizeof(pmix_endpoint_t);
-    case PMIX_TOPO:
-        return sizeof(pmix_topology_t);
-    case PMIX_PROC_NSPACE:
-        return sizeof(pmix_nspace_t);
-    case PMIX_PROC_STATS:
-        return sizeof(pmix_proc_stats_t);
-    case PMIX_DISK_STATS:
-        return sizeof(pmix_disk_stats_t);
-    case PMIX_NET_STATS:
-        return sizeof(pmix_net_stats_t);
-    case PMIX_NODE_STATS:
-        return sizeof(pmix_node_stats_t);
-    case PMIX_DATA_BUFFER:
-        return sizeof(pmix_data_buffer_t);
-    case PMIX_DEVICE:
-        return sizeof(pmix_device_t);
-    case PMIX_RESOURCE_UNIT:
-        return sizeof(pmix_resource_unit_t);
-    case PMIX_NODE_PID:
-        return sizeof(pmix_node_pid_t);
-    case PMIX_REGEX2:
-        return sizeof(pmix_regex2_t);
-    default:
-        return 0;
-    }
-}
-
 /* Where a pmix_value_t keeps its datum, as a pointer to one element (see px_print.h):
  * by-value members are at &v->data, pointer members point to the element themselves. */
 static const void *px_print_value_elem(const pmix_value_t *v)
@@ -310,7 +189,10 @@ static const void *px_print_value_elem(const pmix_value_t *v)
     case PMIX_PDATA:
     case PMIX_QUERY:
     case PMIX_REGATTR:
-        /* no union member: a value of these types holds a pointer in data.ptr */
+    case PMIX_KVAL:
+    case PMIX_BUFFER:
+        /* The types registry never puts these in a value (no union member); should one
+         * be built by hand anyway, data.ptr is read as a pointer to the element. */
         return v->data.ptr;
     default:
         return &v->data;
@@ -357,7 +239,7 @@ static void px_print_infos(struct px_sbuf *b, const pmix_info_t *info, size_t n,
 
 static void px_print_array(struct px_sbuf *b, const pmix_data_array_t *d, int depth)
 {
-    size_t sz = px_print_elem_size(d->type);
+    size_t sz = px_type_size(d->type);
 
     px_sbuf_add(b, "%s[%zu] {", PMIx_Data_type_string(d->type), d->size);
     if (d->size > 0 && (d->array == NULL || sz == 0)) {
@@ -401,6 +283,7 @@ static bool px_print_struct(struct px_sbuf *b, const void *elem, pmix_data_type_
         px_print_value(b, elem, depth);
         return true;
     case PMIX_INFO:
+    case PMIX_KVAL: /* stored as a pmix_info_t (types registry) */
         px_print_info(b, elem, depth);
         return true;
     case PMIX_DATA_ARRAY:
@@ -501,6 +384,7 @@ static bool px_print_struct(struct px_sbuf *b, const void *elem, pmix_data_type_
         return true;
     }
     case PMIX_DATA_BUFFER:
+    case PMIX_BUFFER: /* stored as a pmix_data_buffer_t (types registry) */
         px_sbuf_add(b, "%zu bytes", ((const pmix_data_buffer_t *)elem)->bytes_used);
         return true;
     case PMIX_PROC_STATS: {

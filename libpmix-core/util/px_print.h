@@ -21,6 +21,8 @@
  *   data array  TYPE[n] {e0, e1}
  *   structs     field=value ...     e.g. app "cmd=a.out argv={a.out, -v} ..."
  *   opaque      "N bytes" for byte objects, buffers, regexes
+ * Element sizes come from the types registry (px_type_size); PMIX_KVAL prints as the
+ * pmix_info_t it is stored as.
  * A NULL elem prints (null); an unknown type prints "(unprintable type N)". Returns NULL
  * only when out of memory; the caller frees. */
 char *px_print_elem(const void *elem, pmix_data_type_t t);

@@ -340,3 +340,22 @@ Test(print, long_output_grows)
     cr_assert_str_eq(s, big);
     free(s);
 }
+
+Test(print, kval_buffer_and_unknown_array)
+{
+    pmix_info_t kv[1];
+    pmix_data_array_t kva = {PMIX_KVAL, 1, kv};
+    pmix_data_buffer_t buf;
+    int dummy[2] = {0, 0};
+    pmix_data_array_t unknown = {4999, 2, dummy};
+
+    memset(kv, 0, sizeof(kv));
+    strcpy(kv[0].key, "k");
+    kv[0].value.type = PMIX_BOOL;
+    kv[0].value.data.flag = true;
+    expect(px_print_elem(&kva, PMIX_DATA_ARRAY), "PMIX_KVAL[1] {k = PMIX_BOOL: true}");
+    memset(&buf, 0, sizeof(buf));
+    buf.bytes_used = 3;
+    expect(px_print_elem(&buf, PMIX_BUFFER), "3 bytes");
+    expect(px_print_elem(&unknown, PMIX_DATA_ARRAY), "UNKNOWN DATA TYPE[2] {...}");
+}
