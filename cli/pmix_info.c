@@ -11,7 +11,6 @@
 
 #include "help/px_help.h"
 
-
 static const char px_info_demo_hosts[] =
     "odin009.org,odin010.org,odin011.org,odin012.org,odin[102-107].org";
 static const char px_info_demo_ppn[] = "1-4;2-5;8,10,11,12;6,7,9";
@@ -119,8 +118,10 @@ out:
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
-        {"regex", required_argument, NULL, 'r'}, {"ppn", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"regex", required_argument, NULL, 'r'},
+        {"ppn", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
     const char *prog = "pmix_info";
