@@ -574,34 +574,23 @@ pmix_status_t PMIx_Value_get_number(const pmix_value_t *value, void *dest, pmix_
 
 /* ---- booleans ---- */
 
-/* Does the word at s (already past leading blanks) equal w, case-insensitively, followed
- * only by blanks? */
-static bool px_word_is(const char *s, const char *w)
+/* Does s start with the lower-case word w, in any case? */
+static bool px_starts_with_word(const char *s, const char *w)
 {
-    size_t n = strlen(w);
-
-    if (0 != strncasecmp(s, w, n)) {
-        return false;
-    }
-    for (s += n; '\0' != *s; s++) {
-        if (!isspace((unsigned char)*s)) {
-            return false;
-        }
-    }
-    return true;
+    return 0 == strncasecmp(s, w, strlen(w));
 }
 
 /*
- * PMIX_UNDEF -> true (a flag given without a value means "on"); PMIX_BOOL -> its flag;
- * PMIX_STRING -> NULL, empty or blank: true; a decimal integer: true unless 0; the words
- * true/yes/on (true) and false/no/off (false), case-insensitive, surrounding blanks
- * ignored; anything else PMIX_NON_BOOL. Every other type: PMIX_NON_BOOL.
+ * The reading 4.2.2's pmix_check_true() gives (so programs built against either header
+ * agree): PMIX_UNDEF -> true (a flag given without a value means "on"); PMIX_BOOL -> its
+ * flag; PMIX_STRING, after leading blanks -> NULL or empty: true; starting with a digit:
+ * true if a nonzero digit occurs in the leading run of digits ("0", "00" false, "10",
+ * "1x" true); starting with "yes"/"true" (any case): true; with "no"/"false": false;
+ * anything else PMIX_NON_BOOL. Every other type (and NULL): PMIX_NON_BOOL.
  */
 pmix_boolean_t PMIx_Value_true(const pmix_value_t *v)
 {
     const char *s;
-    char *end;
-    long long num;
 
     if (NULL == v) {
         return PMIX_NON_BOOL;
@@ -625,20 +614,18 @@ pmix_boolean_t PMIx_Value_true(const pmix_value_t *v)
     if ('\0' == *s) {
         return PMIX_BOOL_TRUE;
     }
-    if (isdigit((unsigned char)*s) || (('-' == *s || '+' == *s) && isdigit((unsigned char)s[1]))) {
-        num = strtoll(s, &end, 10);
-        while (isspace((unsigned char)*end)) {
-            end++;
+    if (isdigit((unsigned char)*s)) {
+        for (; isdigit((unsigned char)*s); s++) {
+            if ('0' != *s) {
+                return PMIX_BOOL_TRUE;
+            }
         }
-        if ('\0' == *end) {
-            return 0 != num ? PMIX_BOOL_TRUE : PMIX_BOOL_FALSE;
-        }
-        return PMIX_NON_BOOL;
+        return PMIX_BOOL_FALSE;
     }
-    if (px_word_is(s, "true") || px_word_is(s, "yes") || px_word_is(s, "on")) {
+    if (px_starts_with_word(s, "yes") || px_starts_with_word(s, "true")) {
         return PMIX_BOOL_TRUE;
     }
-    if (px_word_is(s, "false") || px_word_is(s, "no") || px_word_is(s, "off")) {
+    if (px_starts_with_word(s, "no") || px_starts_with_word(s, "false")) {
         return PMIX_BOOL_FALSE;
     }
     return PMIX_NON_BOOL;

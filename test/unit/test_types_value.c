@@ -469,17 +469,35 @@ Test(types_value, value_true)
     cr_expect_eq(str_true("true"), PMIX_BOOL_TRUE);
     cr_expect_eq(str_true(" TRUE "), PMIX_BOOL_TRUE);
     cr_expect_eq(str_true("Yes"), PMIX_BOOL_TRUE);
-    cr_expect_eq(str_true("on"), PMIX_BOOL_TRUE);
     cr_expect_eq(str_true("1"), PMIX_BOOL_TRUE);
     cr_expect_eq(str_true("42"), PMIX_BOOL_TRUE);
+    cr_expect_eq(str_true("01"), PMIX_BOOL_TRUE);
+    cr_expect_eq(str_true("1x"), PMIX_BOOL_TRUE);
+    cr_expect_eq(str_true("yesterday"), PMIX_BOOL_TRUE); /* 4.2.2 reads prefixes */
     cr_expect_eq(str_true("false"), PMIX_BOOL_FALSE);
     cr_expect_eq(str_true("No"), PMIX_BOOL_FALSE);
-    cr_expect_eq(str_true("off"), PMIX_BOOL_FALSE);
+    cr_expect_eq(str_true(" FALSE"), PMIX_BOOL_FALSE);
     cr_expect_eq(str_true("0"), PMIX_BOOL_FALSE);
     cr_expect_eq(str_true("00"), PMIX_BOOL_FALSE);
     cr_expect_eq(str_true("maybe"), PMIX_NON_BOOL);
-    cr_expect_eq(str_true("yess"), PMIX_NON_BOOL);
-    cr_expect_eq(str_true("1x"), PMIX_NON_BOOL);
+    cr_expect_eq(str_true("on"), PMIX_NON_BOOL);
+    cr_expect_eq(str_true("-1"), PMIX_NON_BOOL);
+#ifdef PMIX_CHECK_TRUE
+    {
+        /* the library agrees with the header's 4.2.2 inline helper */
+        const char *samples[] = {NULL,   "",      " ",   "1",    "0",  "007",
+                                 "000",  "1x",    "Yes", "TRUE", "no", "False",
+                                 "nope", "maybe", "on",  "off",  "-1", " yes"};
+        for (size_t k = 0; k < sizeof(samples) / sizeof(samples[0]); k++) {
+            pmix_value_t sv;
+            PMIx_Value_load(&sv, samples[k], PMIX_STRING);
+            cr_expect_eq(PMIx_Value_true(&sv), pmix_check_true(&sv), "\"%s\"",
+                         samples[k] ? samples[k] : "(null)");
+            cr_expect_eq(PMIX_CHECK_TRUE(&sv), PMIX_BOOL_TRUE == pmix_check_true(&sv));
+            PMIx_Value_destruct(&sv);
+        }
+    }
+#endif
 }
 
 /* ---- sizes ---- */
@@ -811,5 +829,142 @@ Test(types_macros, proc_and_darray_macros)
     cr_assert_not_null(d);
     PMIX_DATA_ARRAY_FREE(d);
     cr_expect_null(d);
+}
+
+Test(types_macros, value_xfer_unload_get_number)
+{
+    pmix_value_t src, *dst = NULL, direct;
+    pmix_status_t rc = -1;
+    void *out = NULL;
+    size_t sz = 0;
+    uint16_t u16 = 0;
+    int64_t i64 = 77;
+
+    PMIX_VALUE_LOAD(&src, "hello", PMIX_STRING);
+    PMIX_VALUE_XFER(rc, dst, &src); /* NULL target: allocated by the macro */
+    cr_expect_eq(rc, PMIX_SUCCESS);
+    cr_assert_not_null(dst);
+    cr_expect_str_eq(dst->data.string, "hello");
+    PMIX_VALUE_RELEASE(dst);
+    cr_expect_null(dst);
+    PMIX_VALUE_XFER_DIRECT(rc, &direct, &src);
+    cr_expect_eq(rc, PMIX_SUCCESS);
+    PMIX_VALUE_UNLOAD(rc, &direct, &out, &sz);
+    cr_expect_eq(rc, PMIX_SUCCESS);
+    cr_expect_str_eq(out, "hello");
+    free(out);
+    PMIX_VALUE_DESTRUCT(&direct);
+    PMIX_VALUE_DESTRUCT(&src);
+    PMIX_VALUE_LOAD(&src, &i64, PMIX_INT64);
+    PMIX_VALUE_GET_NUMBER(rc, &src, u16, uint16_t);
+    cr_expect_eq(rc, PMIX_SUCCESS);
+    cr_expect_eq(u16, 77);
+}
+
+Test(types_macros, info_flags_and_xfer)
+{
+    pmix_info_t a, b;
+
+    PMIX_INFO_LOAD(&a, "pmix.x", "v", PMIX_STRING);
+    PMIX_INFO_REQUIRED(&a);
+    cr_expect(PMIX_INFO_IS_REQUIRED(&a));
+    PMIX_INFO_OPTIONAL(&a);
+    cr_expect(PMIX_INFO_IS_OPTIONAL(&a));
+    PMIX_INFO_PROCESSED(&a);
+    cr_expect(PMIX_INFO_WAS_PROCESSED(&a));
+    PMIX_INFO_SET_QUALIFIER(&a);
+    cr_expect(PMIX_INFO_IS_QUALIFIER(&a));
+    PMIX_INFO_SET_END(&a);
+    cr_expect(PMIX_INFO_IS_END(&a));
+    PMIX_INFO_XFER(&b, &a);
+    cr_expect(PMIX_CHECK_KEY(&b, "pmix.x"));
+    cr_expect_str_eq(b.value.data.string, "v");
+    cr_expect_not(PMIX_INFO_TRUE(&b), "\"v\" is not a boolean");
+    PMIX_INFO_DESTRUCT(&a);
+    PMIX_INFO_DESTRUCT(&b);
+}
+
+Test(types_macros, struct_family_macros)
+{
+    pmix_byte_object_t bo;
+    char *buf = strdup("bytes");
+    size_t len = 6;
+    pmix_envar_t *ev = NULL;
+    pmix_coord_t *co = NULL;
+    pmix_app_t *app = NULL;
+    pmix_query_t *q = NULL;
+    pmix_pdata_t *pd = NULL;
+    pmix_proc_info_t *pi = NULL;
+    pmix_regattr_t ra;
+    pmix_geometry_t *g = NULL;
+    pmix_device_distance_t *dd = NULL;
+    pmix_endpoint_t *ep = NULL;
+    pmix_proc_t *procs = NULL, me;
+    pmix_nspace_t t, c, n;
+
+    PMIX_BYTE_OBJECT_CONSTRUCT(&bo);
+    PMIX_BYTE_OBJECT_LOAD(&bo, buf, len);
+    cr_expect_null(buf);
+    cr_expect_eq(len, 0);
+    cr_expect_eq(bo.size, 6);
+    PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+
+    PMIX_ENVAR_CREATE(ev, 2);
+    PMIX_ENVAR_LOAD(&ev[0], "A", "1", ':');
+    PMIX_ENVAR_FREE(ev, 2);
+    cr_expect_null(ev);
+
+    PMIX_COORD_CREATE(co, 2, 3); /* 2 structs of 3 dimensions */
+    cr_assert_not_null(co);
+    cr_expect_eq(co[1].dims, 3);
+    PMIX_COORD_FREE(co, 2);
+    cr_expect_null(co);
+
+    PMIX_APP_CREATE(app, 1);
+    PMIX_APP_INFO_CREATE(app, 2);
+    cr_expect_eq(app->ninfo, 2);
+    PMIX_INFO_LOAD(&app->info[0], "pmix.x", NULL, PMIX_BOOL);
+    PMIX_APP_RELEASE(app);
+    cr_expect_null(app);
+
+    PMIX_QUERY_CREATE(q, 2);
+    PMIX_QUERY_QUALIFIERS_CREATE(&q[1], 1);
+    PMIX_QUERY_FREE(q, 2);
+    cr_expect_null(q);
+
+    PMIX_PDATA_CREATE(pd, 1);
+    PMIX_LOAD_PROCID(&me, "ns", 0);
+    PMIX_PDATA_LOAD(&pd[0], &me, "pmix.k", "v", PMIX_STRING);
+    cr_expect_str_eq(pd[0].value.data.string, "v");
+    PMIX_PDATA_RELEASE(pd);
+    cr_expect_null(pd);
+
+    PMIX_PROC_INFO_CREATE(pi, 1);
+    pi->hostname = strdup("h");
+    PMIX_PROC_INFO_RELEASE(pi);
+
+    PMIX_REGATTR_CONSTRUCT(&ra);
+    PMIX_REGATTR_LOAD(&ra, "NAME", "pmix.key", PMIX_INT, "desc");
+    cr_expect_str_eq(ra.description[0], "desc");
+    PMIX_REGATTR_DESTRUCT(&ra);
+
+    PMIX_GEOMETRY_CREATE(g, 1);
+    PMIX_GEOMETRY_FREE(g, 1);
+    PMIX_DEVICE_DIST_CREATE(dd, 2);
+    cr_expect_eq(dd[1].mindist, UINT16_MAX);
+    PMIX_DEVICE_DIST_FREE(dd, 2);
+    PMIX_ENDPOINT_CREATE(ep, 1);
+    PMIX_ENDPOINT_FREE(ep, 1);
+    cr_expect_null(ep);
+
+    PMIX_PROC_CREATE(procs, 2);
+    cr_expect_eq(procs[1].rank, PMIX_RANK_UNDEF);
+    PMIX_PROC_FREE(procs, 2);
+    cr_expect_null(procs);
+
+    PMIX_LOAD_NSPACE(c, "cl");
+    PMIX_LOAD_NSPACE(n, "job");
+    PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(t, c, n);
+    cr_expect_str_eq(t, "cl:job");
 }
 #endif
