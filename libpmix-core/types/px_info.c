@@ -91,6 +91,9 @@ pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *src)
     if (NULL == dest || NULL == src) {
         return PMIX_ERR_BAD_PARAM;
     }
+    if (dest == src) {
+        return PMIX_SUCCESS;
+    }
     return px_info_copy(dest, src);
 }
 

@@ -192,7 +192,7 @@ void PMIx_Pdata_load(pmix_pdata_t *dest, const pmix_proc_t *p, const char *key, 
 
 void PMIx_Pdata_xfer(pmix_pdata_t *dest, pmix_pdata_t *src)
 {
-    if (NULL == dest) {
+    if (NULL == dest || dest == src) {
         return;
     }
     memset(dest, 0, sizeof(*dest));
@@ -375,7 +375,7 @@ void PMIx_Regattr_load(pmix_regattr_t *info, const char *name, const char *key,
 /* dest is overwritten (not released) with a deep copy of src. */
 void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src)
 {
-    if (NULL == dest) {
+    if (NULL == dest || dest == src) {
         return;
     }
     px_type_construct(dest, PMIX_REGATTR);

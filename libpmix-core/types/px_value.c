@@ -296,6 +296,9 @@ pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src)
     if (NULL == dest || NULL == src) {
         return PMIX_ERR_BAD_PARAM;
     }
+    if (dest == src) {
+        return PMIX_SUCCESS;
+    }
     return px_value_copy(dest, src);
 }
 

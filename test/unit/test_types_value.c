@@ -246,6 +246,23 @@ Test(types_value, unload_empty_boxed)
     PMIx_Value_destruct(&v);
 }
 
+Test(types_value, xfer_onto_itself)
+{
+    pmix_value_t v;
+    pmix_info_t i;
+
+    PMIx_Value_load(&v, "same", PMIX_STRING);
+    cr_expect_eq(PMIx_Value_xfer(&v, &v), PMIX_SUCCESS);
+    cr_expect_str_eq(v.data.string, "same");
+    PMIx_Value_destruct(&v);
+    PMIx_Info_load(&i, "k", "same", PMIX_STRING);
+    cr_expect_eq(PMIx_Info_xfer(&i, &i), PMIX_SUCCESS);
+    cr_expect_str_eq(i.value.data.string, "same");
+    PMIx_Info_destruct(&i);
+    cr_expect_eq(PMIx_Value_xfer(NULL, &v), PMIX_ERR_BAD_PARAM);
+    cr_expect_eq(PMIx_Value_xfer(&v, NULL), PMIX_ERR_BAD_PARAM);
+}
+
 Test(types_value, compare_basics)
 {
     pmix_value_t a, b;
