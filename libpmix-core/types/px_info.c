@@ -200,8 +200,9 @@ void PMIx_Data_array_init(pmix_data_array_t *p, pmix_data_type_t type)
     p->array = NULL;
 }
 
-/* num constructed elements of type; num 0, an unknown type or no memory leave the array
- * empty (array NULL, size 0) with the type set. */
+/* num constructed elements of type (an array of PMIX_INFO has its last element flagged
+ * PMIX_INFO_ARRAY_END, as PMIx_Info_create does); num 0, an unknown type or no memory
+ * leave the array empty (array NULL, size 0) with the type set. */
 void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num, pmix_data_type_t type)
 {
     if (NULL == p) {
@@ -211,9 +212,14 @@ void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num, pmix_data_type_
     p->array = px_type_alloc_n(num, type);
     if (NULL != p->array) {
         p->size = num;
+        if (PMIX_INFO == type) {
+            /* like PMIx_Info_create: the last info marks the end */
+            ((pmix_info_t *)p->array)[num - 1].flags |= PMIX_INFO_ARRAY_END;
+        }
     }
 }
 
+/* NULL when n is 0, the type is unknown or memory runs out. */
 pmix_data_array_t *PMIx_Data_array_create(size_t n, pmix_data_type_t type)
 {
     pmix_data_array_t *p;
@@ -226,6 +232,11 @@ pmix_data_array_t *PMIx_Data_array_create(size_t n, pmix_data_type_t type)
         return NULL;
     }
     PMIx_Data_array_construct(p, n, type);
+    if (NULL == p->array) {
+        /* unknown type or no memory */
+        free(p);
+        return NULL;
+    }
     return p;
 }
 

@@ -719,6 +719,8 @@ Test(types_darray, init_construct_create_free)
     PMIx_Data_array_destruct(&d);
     PMIx_Data_array_construct(&d, 2, PMIX_INFO);
     cr_expect_eq(((pmix_info_t *)d.array)[1].value.type, PMIX_UNDEF);
+    cr_expect_not(PMIx_Info_is_end(&((pmix_info_t *)d.array)[0]));
+    cr_expect(PMIx_Info_is_end(&((pmix_info_t *)d.array)[1]));
     PMIx_Data_array_destruct(&d);
 
     cr_expect_null(PMIx_Data_array_create(0, PMIX_INT));
