@@ -1,0 +1,353 @@
+/* net: peer connections. All of it runs on the engine's loop thread: the libevent
+ * read/write callbacks, the user callbacks they invoke, and the px_peer_* calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "net/px_msg.h"
+#include "net/px_peer.h"
+
+#define PX_PEER_READ_CHUNK 65536
+
+typedef struct px_out {
+    struct px_out *next;
+    size_t size, done;
+    uint8_t bytes[]; /* header + payload */
+} px_out_t;
+
+typedef struct px_req {
+    struct px_req *next;
+    uint32_t seq;
+    px_peer_reply_fn cb;
+    void *cbdata; /* borrowed */
+} px_req_t;
+
+struct px_peer {
+    int fd;                /* owned; -1 once lost */
+    struct event *rd, *wr; /* owned */
+    px_peer_recv_fn recv_cb;
+    px_peer_lost_fn lost_cb;
+    void *cbdata; /* borrowed */
+    px_msg_reader_t reader;
+    px_out_t *out_head, *out_tail; /* owned */
+    size_t queued;
+    px_req_t *reqs; /* owned */
+    size_t nreqs;
+    uint32_t next_seq;
+    int busy;    /* nesting depth of user callbacks */
+    bool doomed; /* destroy requested inside a callback */
+};
+
+static void px_peer_free(px_peer_t *peer)
+{
+    px_out_t *o = peer->out_head;
+
+    while (o != NULL) {
+        px_out_t *next = o->next;
+
+        free(o);
+        o = next;
+    }
+    px_msg_reader_reset(&peer->reader);
+    free(peer);
+}
+
+/* Leave the callback section; true when the peer was freed meanwhile. */
+static bool px_peer_leave(px_peer_t *peer)
+{
+    if (--peer->busy == 0 && peer->doomed) {
+        px_peer_free(peer);
+        return true;
+    }
+    return false;
+}
+
+/* Close the socket and complete every pending request with an error. */
+static void px_peer_shutdown(px_peer_t *peer)
+{
+    px_req_t *r;
+
+    if (peer->fd >= 0) {
+        event_free(peer->rd);
+        event_free(peer->wr);
+        peer->rd = peer->wr = NULL;
+        close(peer->fd);
+        peer->fd = -1;
+    }
+    while ((r = peer->reqs) != NULL) {
+        peer->reqs = r->next;
+        peer->nreqs--;
+        r->cb(peer, PMIX_ERR_LOST_CONNECTION, NULL, r->cbdata);
+        free(r);
+    }
+}
+
+/* Returns true when the peer was freed. */
+static bool px_peer_lost(px_peer_t *peer, int err)
+{
+    peer->busy++;
+    px_peer_shutdown(peer);
+    if (!peer->doomed && peer->lost_cb != NULL) {
+        peer->lost_cb(peer, err, peer->cbdata);
+    }
+    return px_peer_leave(peer);
+}
+
+/* Returns true when the peer was freed or lost. */
+static bool px_peer_dispatch(px_peer_t *peer, px_msg_t *m)
+{
+    bool gone;
+
+    if (m->hdr.flags & PX_MSG_FLAG_REPLY) {
+        px_req_t **pp = &peer->reqs, *r;
+
+        while ((r = *pp) != NULL && r->seq != m->hdr.seq) {
+            pp = &r->next;
+        }
+        if (r == NULL) {
+            px_msg_free(m);
+            px_peer_lost(peer, EPROTO);
+            return true;
+        }
+        *pp = r->next;
+        peer->nreqs--;
+        peer->busy++;
+        r->cb(peer, PMIX_SUCCESS, &m->payload, r->cbdata);
+        free(r);
+    } else {
+        peer->busy++;
+        if (peer->recv_cb != NULL) {
+            peer->recv_cb(peer, m->hdr.tag, m->hdr.seq, &m->payload, peer->cbdata);
+        }
+    }
+    px_msg_free(m);
+    gone = peer->doomed || peer->fd < 0;
+    return px_peer_leave(peer) || gone;
+}
+
+static void px_peer_on_read(evutil_socket_t fd, short what, void *arg)
+{
+    px_peer_t *peer = arg;
+    uint8_t chunk[PX_PEER_READ_CHUNK];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    size_t off = 0;
+
+    if (n == 0) {
+        px_peer_lost(peer, 0);
+        return;
+    }
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            px_peer_lost(peer, errno);
+        }
+        return;
+    }
+    while (off < (size_t)n) {
+        px_msg_t *m;
+        ssize_t used = px_msg_reader_feed(&peer->reader, chunk + off, (size_t)n - off, &m);
+
+        if (used < 0) {
+            px_peer_lost(peer, errno);
+            return;
+        }
+        off += (size_t)used;
+        if (m != NULL && px_peer_dispatch(peer, m)) {
+            return;
+        }
+    }
+}
+
+static void px_peer_on_write(evutil_socket_t fd, short what, void *arg)
+{
+    px_peer_t *peer = arg;
+
+    while (peer->out_head != NULL) {
+        px_out_t *o = peer->out_head;
+        ssize_t n = send(fd, o->bytes + o->done, o->size - o->done, MSG_NOSIGNAL);
+
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                return;
+            }
+            px_peer_lost(peer, errno);
+            return;
+        }
+        o->done += (size_t)n;
+        peer->queued -= (size_t)n;
+        if (o->done < o->size) {
+            continue;
+        }
+        peer->out_head = o->next;
+        if (peer->out_head == NULL) {
+            peer->out_tail = NULL;
+        }
+        free(o);
+    }
+    event_del(peer->wr);
+}
+
+px_peer_t *px_peer_create(px_progress_t *p, int fd, px_peer_recv_fn recv_cb,
+                          px_peer_lost_fn lost_cb, void *cbdata)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    px_peer_t *peer = NULL;
+    int flags = fcntl(fd, F_GETFL);
+
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+        goto error;
+    }
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+        (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)) {
+        int one = 1;
+
+        if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+            goto error;
+        }
+    }
+    peer = calloc(1, sizeof(*peer));
+    if (peer == NULL) {
+        goto error;
+    }
+    peer->fd = fd;
+    peer->recv_cb = recv_cb;
+    peer->lost_cb = lost_cb;
+    peer->cbdata = cbdata;
+    peer->next_seq = 1;
+    peer->rd = event_new(px_progress_base(p), fd, EV_READ | EV_PERSIST, px_peer_on_read, peer);
+    peer->wr = event_new(px_progress_base(p), fd, EV_WRITE | EV_PERSIST, px_peer_on_write, peer);
+    if (peer->rd == NULL || peer->wr == NULL || event_add(peer->rd, NULL) != 0) {
+        errno = ENOMEM;
+        goto error;
+    }
+    return peer;
+
+error : {
+    int saved = errno;
+
+    if (peer != NULL) {
+        if (peer->rd != NULL) {
+            event_free(peer->rd);
+        }
+        if (peer->wr != NULL) {
+            event_free(peer->wr);
+        }
+        free(peer);
+    }
+    close(fd);
+    errno = saved;
+}
+    return NULL;
+}
+
+void px_peer_destroy(px_peer_t *peer)
+{
+    if (peer == NULL || peer->doomed) {
+        return;
+    }
+    peer->doomed = true;
+    peer->busy++;
+    px_peer_shutdown(peer);
+    px_peer_leave(peer);
+}
+
+static int px_peer_enqueue(px_peer_t *peer, uint32_t tag, uint32_t seq, uint32_t flags,
+                           const pmix_data_buffer_t *buf)
+{
+    size_t len = buf != NULL ? buf->bytes_used : 0;
+    px_msg_hdr_t hdr = {.tag = tag, .seq = seq, .flags = flags};
+    px_out_t *o;
+
+    if (peer->fd < 0 || peer->doomed) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    if (len > PX_MSG_MAX_PAYLOAD) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    o = malloc(sizeof(*o) + PX_MSG_HDR_SIZE + len);
+    if (o == NULL) {
+        return -1;
+    }
+    hdr.len = (uint32_t)len;
+    px_msg_hdr_encode(&hdr, o->bytes);
+    if (len > 0) {
+        memcpy(o->bytes + PX_MSG_HDR_SIZE, buf->base_ptr, len);
+    }
+    o->size = PX_MSG_HDR_SIZE + len;
+    o->done = 0;
+    o->next = NULL;
+    if (peer->out_head == NULL && event_add(peer->wr, NULL) != 0) {
+        free(o);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (peer->out_tail != NULL) {
+        peer->out_tail->next = o;
+    } else {
+        peer->out_head = o;
+    }
+    peer->out_tail = o;
+    peer->queued += o->size;
+    return 0;
+}
+
+int px_peer_send(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf)
+{
+    return px_peer_enqueue(peer, tag, 0, 0, buf);
+}
+
+int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf,
+                         px_peer_reply_fn reply_cb, void *cbdata)
+{
+    px_req_t *r = malloc(sizeof(*r));
+    uint32_t seq = peer->next_seq++;
+
+    if (r == NULL) {
+        return -1;
+    }
+    if (peer->next_seq == 0) {
+        peer->next_seq = 1;
+    }
+    if (px_peer_enqueue(peer, tag, seq, 0, buf) != 0) {
+        free(r);
+        return -1;
+    }
+    r->seq = seq;
+    r->cb = reply_cb;
+    r->cbdata = cbdata;
+    r->next = peer->reqs;
+    peer->reqs = r;
+    peer->nreqs++;
+    return 0;
+}
+
+int px_peer_send_reply(px_peer_t *peer, uint32_t seq, uint32_t tag, const pmix_data_buffer_t *buf)
+{
+    return px_peer_enqueue(peer, tag, seq, PX_MSG_FLAG_REPLY, buf);
+}
+
+size_t px_peer_queued_bytes(const px_peer_t *peer)
+{
+    return peer->queued;
+}
+
+size_t px_peer_pending_requests(const px_peer_t *peer)
+{
+    return peer->nreqs;
+}
+
+int px_peer_fd(const px_peer_t *peer)
+{
+    return peer->fd;
+}

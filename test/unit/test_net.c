@@ -1,0 +1,801 @@
+/* Unit tests of libpmix-core/net: latch, progress engine and thread-shift, framing,
+ * peers over socketpairs and Unix-domain listeners. The test thread drives an engine
+ * running on its own thread; every wait is bounded (a bug fails, never hangs).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bfrops/px_bfrops.h"
+#include "net/px_msg.h"
+#include "net/px_peer.h"
+#include "net/px_progress.h"
+
+#include <event2/event.h>
+
+#define WAIT_MS 10000
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    cr_assert_not_null(d);
+    while (readdir(d) != NULL) {
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* ---- latch ---- */
+
+static void *release_thread(void *arg)
+{
+    px_latch_release(arg);
+    return NULL;
+}
+
+Test(net, latch_counts_down)
+{
+    px_latch_t l;
+    pthread_t t[3];
+
+    cr_assert_eq(px_latch_init(&l, 3), 0);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(pthread_create(&t[i], NULL, release_thread, &l), 0);
+    }
+    cr_assert_eq(px_latch_wait(&l, WAIT_MS), 0);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(t[i], NULL);
+    }
+    px_latch_release(&l); /* past zero: ignored */
+    cr_assert_eq(px_latch_wait(&l, 0), 0);
+    px_latch_fini(&l);
+}
+
+Test(net, latch_times_out)
+{
+    px_latch_t l;
+
+    cr_assert_eq(px_latch_init(&l, 1), 0);
+    errno = 0;
+    cr_assert_eq(px_latch_wait(&l, 20), -1);
+    cr_assert_eq(errno, ETIMEDOUT);
+    px_latch_fini(&l);
+}
+
+/* ---- progress / shift ---- */
+
+typedef struct order {
+    px_progress_t *p;
+    int seen[1000];
+    int n;
+    bool on_loop;
+    px_latch_t done;
+} order_t;
+
+typedef struct order_item {
+    order_t *o;
+    int v;
+} order_item_t;
+
+static void record(void *arg)
+{
+    order_item_t *it = arg;
+
+    it->o->seen[it->o->n++] = it->v;
+    if (!px_progress_on_loop(it->o->p)) {
+        it->o->on_loop = false;
+    }
+    if (it->o->n == 1000) {
+        px_latch_release(&it->o->done);
+    }
+}
+
+Test(net, shift_runs_in_order_on_loop)
+{
+    static order_t o;
+    static order_item_t items[1000];
+
+    o.p = px_progress_create(NULL);
+    cr_assert_not_null(o.p);
+    o.on_loop = true;
+    cr_assert_eq(px_latch_init(&o.done, 1), 0);
+    cr_assert_eq(px_progress_start(o.p), 0);
+    cr_assert(!px_progress_on_loop(o.p));
+    for (int i = 0; i < 1000; i++) {
+        items[i].o = &o;
+        items[i].v = i;
+        cr_assert_eq(px_progress_shift(o.p, record, &items[i]), 0);
+    }
+    cr_assert_eq(px_latch_wait(&o.done, WAIT_MS), 0);
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(o.seen[i], i);
+    }
+    cr_assert(o.on_loop);
+    px_progress_destroy(o.p);
+    px_latch_fini(&o.done);
+}
+
+typedef struct never_before {
+    px_progress_t *p;
+    pthread_mutex_t m;
+    atomic_bool returned;
+    atomic_bool ok;
+    atomic_bool inner_done;
+    atomic_bool inner_saw_outer_done;
+    pthread_t caller;
+    px_latch_t done;
+} never_before_t;
+
+static void nb_remote(void *arg)
+{
+    never_before_t *nb = arg;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 10;
+    /* The caller holds m across px_progress_shift: if fn ran inside that call on the
+     * caller's thread this would fail (timed lock of a held mutex). */
+    if (pthread_mutex_timedlock(&nb->m, &ts) == 0) {
+        nb->ok = nb->returned && !pthread_equal(pthread_self(), nb->caller) &&
+                 px_progress_on_loop(nb->p);
+        pthread_mutex_unlock(&nb->m);
+    }
+    px_latch_release(&nb->done);
+}
+
+static void nb_inner(void *arg)
+{
+    never_before_t *nb = arg;
+
+    nb->inner_saw_outer_done = nb->inner_done;
+    px_latch_release(&nb->done);
+}
+
+static void nb_outer(void *arg)
+{
+    never_before_t *nb = arg;
+
+    /* From the loop thread: deferred until this callback returns. */
+    if (px_progress_shift(nb->p, nb_inner, nb) == 0) {
+        nb->inner_done = true;
+    }
+}
+
+Test(net, shift_never_runs_before_return)
+{
+    never_before_t nb = {0};
+
+    nb.p = px_progress_create(NULL);
+    cr_assert_not_null(nb.p);
+    pthread_mutex_init(&nb.m, NULL);
+    cr_assert_eq(px_latch_init(&nb.done, 2), 0);
+    nb.caller = pthread_self();
+    cr_assert_eq(px_progress_start(nb.p), 0);
+    pthread_mutex_lock(&nb.m);
+    cr_assert_eq(px_progress_shift(nb.p, nb_remote, &nb), 0);
+    nb.returned = true;
+    pthread_mutex_unlock(&nb.m);
+    cr_assert_eq(px_progress_shift(nb.p, nb_outer, &nb), 0);
+    cr_assert_eq(px_latch_wait(&nb.done, WAIT_MS), 0);
+    cr_assert(nb.ok);
+    cr_assert(nb.inner_saw_outer_done);
+    px_progress_destroy(nb.p);
+    px_latch_fini(&nb.done);
+    pthread_mutex_destroy(&nb.m);
+}
+
+static void set_flag(void *arg)
+{
+    *(int *)arg = 42;
+}
+
+Test(net, shift_wait_and_stop)
+{
+    px_progress_t *p = px_progress_create(NULL);
+    int v = 0;
+
+    cr_assert_not_null(p);
+    cr_assert_eq(px_progress_start(p), 0);
+    cr_assert_eq(px_progress_shift_wait(p, set_flag, &v, WAIT_MS), 0);
+    cr_assert_eq(v, 42);
+    cr_assert_eq(px_progress_stop(p), 0);
+    /* Restart after stop works, and a destroy with nothing running is clean. */
+    cr_assert_eq(px_progress_start(p), 0);
+    v = 0;
+    cr_assert_eq(px_progress_shift_wait(p, set_flag, &v, WAIT_MS), 0);
+    cr_assert_eq(v, 42);
+    px_progress_destroy(p);
+    px_progress_destroy(NULL);
+}
+
+Test(net, host_base_runs_in_host_loop)
+{
+    struct event_base *base;
+    px_progress_t *p = px_progress_create(NULL); /* ensures evthread is set up */
+    int v = 0;
+
+    cr_assert_not_null(p);
+    px_progress_destroy(p);
+    base = event_base_new();
+    cr_assert_not_null(base);
+    p = px_progress_create(base);
+    cr_assert_not_null(p);
+    cr_assert_eq(px_progress_start(p), 0); /* no thread */
+    cr_assert_eq(px_progress_shift(p, set_flag, &v), 0);
+    cr_assert_eq(v, 0);
+    event_base_loop(base, EVLOOP_NONBLOCK);
+    cr_assert_eq(v, 42);
+    px_progress_destroy(p);
+    event_base_free(base);
+}
+
+/* ---- framing ---- */
+
+static size_t build_stream(uint8_t *out)
+{
+    size_t off = 0;
+    const char *bodies[3] = {"", "a", "hello, world"};
+
+    for (uint32_t i = 0; i < 3; i++) {
+        px_msg_hdr_t h = {.len = (uint32_t)strlen(bodies[i]),
+                          .tag = 100 + i,
+                          .seq = i,
+                          .flags = i == 2 ? PX_MSG_FLAG_REPLY : 0};
+
+        px_msg_hdr_encode(&h, out + off);
+        off += PX_MSG_HDR_SIZE;
+        memcpy(out + off, bodies[i], h.len);
+        off += h.len;
+    }
+    return off;
+}
+
+static void check_stream_msgs(px_msg_t **m)
+{
+    cr_assert_eq(m[0]->hdr.tag, 100);
+    cr_assert_eq(m[0]->hdr.len, 0);
+    cr_assert_eq(m[1]->hdr.tag, 101);
+    cr_assert_eq(m[1]->payload.bytes_used, 1);
+    cr_assert_eq(m[1]->payload.base_ptr[0], 'a');
+    cr_assert_eq(m[2]->hdr.seq, 2);
+    cr_assert_eq(m[2]->hdr.flags, PX_MSG_FLAG_REPLY);
+    cr_assert_eq(memcmp(m[2]->payload.base_ptr, "hello, world", 12), 0);
+}
+
+Test(net, header_is_network_order)
+{
+    px_msg_hdr_t h = {.len = 0x01020304, .tag = 5, .seq = 6, .flags = 1}, back;
+    uint8_t b[PX_MSG_HDR_SIZE];
+    const uint8_t want[PX_MSG_HDR_SIZE] = {1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 1};
+
+    px_msg_hdr_encode(&h, b);
+    cr_assert_eq(memcmp(b, want, sizeof(b)), 0);
+    cr_assert_eq(px_msg_hdr_decode(b, &back), 0);
+    cr_assert_eq(back.len, h.len);
+    b[0] = 0x10; /* 256 MiB */
+    cr_assert_eq(px_msg_hdr_decode(b, &back), -1);
+    cr_assert_eq(errno, EMSGSIZE);
+    b[0] = 0;
+    b[15] = 0x80;
+    cr_assert_eq(px_msg_hdr_decode(b, &back), -1);
+    cr_assert_eq(errno, EPROTO);
+}
+
+Test(net, reader_split_at_every_byte_boundary)
+{
+    uint8_t s[256];
+    size_t len = build_stream(s);
+
+    /* Two cuts at every pair of positions: every boundary of header and body. */
+    for (size_t a = 0; a <= len; a++) {
+        for (size_t b = a; b <= len; b++) {
+            px_msg_reader_t r = {0};
+            px_msg_t *got[3] = {NULL};
+            size_t ngot = 0;
+            size_t cuts[4] = {0, a, b, len};
+
+            for (int c = 0; c < 3; c++) {
+                size_t off = cuts[c];
+
+                while (off < cuts[c + 1]) {
+                    px_msg_t *m;
+                    ssize_t u = px_msg_reader_feed(&r, s + off, cuts[c + 1] - off, &m);
+
+                    cr_assert_gt(u, 0);
+                    off += (size_t)u;
+                    if (m != NULL) {
+                        cr_assert_lt(ngot, 3);
+                        got[ngot++] = m;
+                    }
+                }
+            }
+            cr_assert_eq(ngot, 3, "cuts %zu %zu", a, b);
+            check_stream_msgs(got);
+            for (int i = 0; i < 3; i++) {
+                px_msg_free(got[i]);
+            }
+            px_msg_reader_reset(&r);
+        }
+    }
+}
+
+/* ---- peers ---- */
+
+typedef struct rx {
+    px_progress_t *p;
+    px_peer_t *peer;
+    int fd; /* the fd handed to the peer */
+    px_latch_t got;
+    px_latch_t lost;
+    int nlost;
+    int lost_err;
+    int nmsg;
+    uint32_t tags[64];
+    uint32_t seqs[64];
+    char bodies[64][32];
+    int nreply;
+    int nreply_err;
+    int reply_order[64];
+    char reply_bodies[64][32];
+    px_latch_t replies;
+} rx_t;
+
+static void rx_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                    void *cbdata)
+{
+    rx_t *rx = cbdata;
+
+    if (rx->nmsg < 64) {
+        size_t n = payload->bytes_used < 31 ? payload->bytes_used : 31;
+
+        rx->tags[rx->nmsg] = tag;
+        rx->seqs[rx->nmsg] = seq;
+        memcpy(rx->bodies[rx->nmsg], payload->base_ptr, n);
+        rx->bodies[rx->nmsg][n] = '\0';
+    }
+    rx->nmsg++;
+    px_latch_release(&rx->got);
+}
+
+static void rx_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    rx_t *rx = cbdata;
+
+    rx->nlost++;
+    rx->lost_err = err;
+    px_latch_release(&rx->lost);
+}
+
+static void rx_setup(rx_t *rx, px_progress_t *p, int fd, unsigned nmsgs)
+{
+    memset(rx, 0, sizeof(*rx));
+    rx->p = p;
+    rx->fd = fd;
+    cr_assert_eq(px_latch_init(&rx->got, nmsgs), 0);
+    cr_assert_eq(px_latch_init(&rx->lost, 1), 0);
+    cr_assert_eq(px_latch_init(&rx->replies, 0), 0);
+}
+
+static void rx_fini(rx_t *rx)
+{
+    px_latch_fini(&rx->got);
+    px_latch_fini(&rx->lost);
+    px_latch_fini(&rx->replies);
+}
+
+static void do_create(void *arg)
+{
+    rx_t *rx = arg;
+
+    rx->peer = px_peer_create(rx->p, rx->fd, rx_recv, rx_lost, rx);
+}
+
+static void do_destroy(void *arg)
+{
+    rx_t *rx = arg;
+
+    px_peer_destroy(rx->peer);
+    rx->peer = NULL;
+}
+
+static void on_loop(px_progress_t *p, px_progress_fn_t fn, void *arg)
+{
+    cr_assert_eq(px_progress_shift_wait(p, fn, arg, WAIT_MS), 0);
+}
+
+static px_progress_t *engine(void)
+{
+    px_progress_t *p = px_progress_create(NULL);
+
+    cr_assert_not_null(p);
+    cr_assert_eq(px_progress_start(p), 0);
+    return p;
+}
+
+static void write_all(int fd, const void *b, size_t n)
+{
+    const uint8_t *c = b;
+
+    while (n > 0) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+
+        cr_assert_gt(w, 0);
+        c += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Read exactly n bytes within WAIT_MS; false on EOF/timeout. */
+static bool read_all(int fd, void *b, size_t n)
+{
+    uint8_t *c = b;
+
+    while (n > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        ssize_t r;
+
+        if (poll(&pfd, 1, WAIT_MS) != 1) {
+            return false;
+        }
+        r = read(fd, c, n);
+        if (r <= 0) {
+            return false;
+        }
+        c += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static void send_raw(int fd, uint32_t tag, uint32_t seq, uint32_t flags, const char *body)
+{
+    px_msg_hdr_t h = {.len = (uint32_t)strlen(body), .tag = tag, .seq = seq, .flags = flags};
+    uint8_t hb[PX_MSG_HDR_SIZE];
+
+    px_msg_hdr_encode(&h, hb);
+    write_all(fd, hb, sizeof(hb));
+    write_all(fd, body, h.len);
+}
+
+static void noop(void *arg)
+{
+}
+
+Test(net, peer_reads_stream_written_byte_by_byte)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    uint8_t s[256];
+    size_t len = build_stream(s);
+    rx_t rx;
+
+    cr_assert_gt(len, PX_MSG_HDR_SIZE * 2 + 1);
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 2); /* the third message is an unmatched reply */
+    on_loop(p, do_create, &rx);
+    cr_assert_not_null(rx.peer);
+    /* Two non-reply messages, byte by byte, letting the loop run between bytes. */
+    for (size_t i = 0; i < PX_MSG_HDR_SIZE * 2 + 1; i++) {
+        write_all(sv[1], s + i, 1);
+        on_loop(p, noop, NULL);
+    }
+    cr_assert_eq(px_latch_wait(&rx.got, WAIT_MS), 0);
+    cr_assert_eq(rx.nmsg, 2);
+    cr_assert_eq(rx.tags[0], 100);
+    cr_assert_eq(rx.tags[1], 101);
+    cr_assert_str_eq(rx.bodies[1], "a");
+    on_loop(p, do_destroy, &rx);
+    cr_assert_eq(rx.nlost, 0);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+typedef struct flood {
+    rx_t *rx;
+    int n;
+    size_t size;
+    int rc;
+    size_t queued;
+} flood_t;
+
+static void do_flood(void *arg)
+{
+    flood_t *f = arg;
+    pmix_data_buffer_t b;
+    char *body = malloc(f->size);
+
+    px_bfrops_buf_init(&b);
+    for (int i = 0; i < f->n && f->rc == 0; i++) {
+        memset(body, 'a' + i % 26, f->size);
+        px_bfrops_buf_free(&b);
+        px_bfrops_buf_append(&b, body, f->size);
+        f->rc = px_peer_send(f->rx->peer, (uint32_t)i, &b);
+    }
+    px_bfrops_buf_free(&b);
+    free(body);
+}
+
+static void get_queued(void *arg)
+{
+    flood_t *f = arg;
+
+    f->queued = px_peer_queued_bytes(f->rx->peer);
+}
+
+Test(net, send_queue_holds_while_other_end_does_not_read)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    flood_t f = {.n = 2000, .size = 4096};
+    char *body = malloc(f.size);
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    f.rx = &rx;
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_flood, &f);
+    cr_assert_eq(f.rc, 0);
+    on_loop(p, get_queued, &f);
+    /* 8 MiB cannot fit in a socket buffer: some of it waits in the queue. */
+    cr_assert_gt(f.queued, 0);
+    for (int i = 0; i < f.n; i++) {
+        uint8_t hb[PX_MSG_HDR_SIZE];
+        px_msg_hdr_t h;
+
+        cr_assert(read_all(sv[1], hb, sizeof(hb)));
+        cr_assert_eq(px_msg_hdr_decode(hb, &h), 0);
+        cr_assert_eq(h.tag, (uint32_t)i);
+        cr_assert_eq(h.len, f.size);
+        cr_assert(read_all(sv[1], body, f.size));
+        cr_assert_eq(body[0], 'a' + i % 26);
+        cr_assert_eq(body[f.size - 1], 'a' + i % 26);
+    }
+    on_loop(p, get_queued, &f);
+    cr_assert_eq(f.queued, 0);
+    on_loop(p, do_destroy, &rx);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    free(body);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+static void bad_header_case(uint32_t len, uint32_t flags, int want_err)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int a[2], b[2];
+    rx_t ra, rb;
+    px_msg_hdr_t h = {.len = len, .tag = 1, .flags = 0};
+    uint8_t hb[PX_MSG_HDR_SIZE];
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    rx_setup(&ra, p, a[0], 1);
+    rx_setup(&rb, p, b[0], 1);
+    on_loop(p, do_create, &ra);
+    on_loop(p, do_create, &rb);
+    px_msg_hdr_encode(&h, hb);
+    hb[12] = (uint8_t)(flags >> 24); /* encode does not check flags */
+    hb[15] = (uint8_t)flags;
+    write_all(a[1], hb, sizeof(hb));
+    /* The peer may already have closed its end: no SIGPIPE, and the result is moot. */
+    (void)!send(a[1], "more garbage", 12, MSG_NOSIGNAL);
+    cr_assert_eq(px_latch_wait(&ra.lost, WAIT_MS), 0);
+    send_raw(b[1], 7, 0, 0, "still here");
+    cr_assert_eq(px_latch_wait(&rb.got, WAIT_MS), 0);
+    on_loop(p, noop, NULL);
+    cr_assert_eq(ra.nlost, 1);
+    cr_assert_eq(ra.lost_err, want_err);
+    cr_assert_eq(ra.nmsg, 0);
+    cr_assert_eq(rb.nlost, 0);
+    cr_assert_str_eq(rb.bodies[0], "still here");
+    on_loop(p, do_destroy, &ra);
+    on_loop(p, do_destroy, &rb);
+    cr_assert_eq(ra.nlost, 1);
+    close(a[1]);
+    close(b[1]);
+    px_progress_destroy(p);
+    rx_fini(&ra);
+    rx_fini(&rb);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, oversized_length_drops_only_that_peer)
+{
+    bad_header_case(PX_MSG_MAX_PAYLOAD + 1, 0, EMSGSIZE);
+}
+
+Test(net, garbage_flags_drop_only_that_peer)
+{
+    bad_header_case(4, 0xdead0000u, EPROTO);
+}
+
+/* ---- request / reply ---- */
+
+typedef struct req_ctx {
+    rx_t *rx;
+    int idx;
+} req_ctx_t;
+
+static void on_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    req_ctx_t *c = cbdata;
+    rx_t *rx = c->rx;
+
+    if (status == PMIX_SUCCESS) {
+        size_t n = reply->bytes_used < 31 ? reply->bytes_used : 31;
+
+        memcpy(rx->reply_bodies[c->idx], reply->base_ptr, n);
+        rx->reply_bodies[c->idx][n] = '\0';
+        rx->reply_order[rx->nreply] = c->idx;
+        rx->nreply++;
+    } else {
+        cr_assert_eq(status, PMIX_ERR_LOST_CONNECTION);
+        cr_assert_null(reply);
+        rx->nreply_err++;
+    }
+    px_latch_release(&rx->replies);
+}
+
+typedef struct reqs {
+    rx_t *rx;
+    req_ctx_t ctx[8];
+    int n;
+    int rc;
+    size_t pending;
+} reqs_t;
+
+static void do_requests(void *arg)
+{
+    reqs_t *r = arg;
+    pmix_data_buffer_t b;
+
+    px_bfrops_buf_init(&b);
+    for (int i = 0; i < r->n && r->rc == 0; i++) {
+        char body[16];
+
+        snprintf(body, sizeof(body), "req%d", i);
+        px_bfrops_buf_free(&b);
+        px_bfrops_buf_append(&b, body, strlen(body));
+        r->ctx[i].rx = r->rx;
+        r->ctx[i].idx = i;
+        r->rc = px_peer_send_request(r->rx->peer, 9, &b, on_reply, &r->ctx[i]);
+    }
+    px_bfrops_buf_free(&b);
+    r->pending = px_peer_pending_requests(r->rx->peer);
+}
+
+static void get_pending(void *arg)
+{
+    reqs_t *r = arg;
+
+    r->pending = px_peer_pending_requests(r->rx->peer);
+}
+
+Test(net, replies_out_of_order_are_matched)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    reqs_t r = {.n = 3};
+    uint32_t seqs[3];
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    px_latch_fini(&rx.replies);
+    cr_assert_eq(px_latch_init(&rx.replies, 3), 0);
+    r.rx = &rx;
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_requests, &r);
+    cr_assert_eq(r.rc, 0);
+    cr_assert_eq(r.pending, 3);
+    for (int i = 0; i < 3; i++) {
+        uint8_t hb[PX_MSG_HDR_SIZE];
+        char body[8] = {0};
+        px_msg_hdr_t h;
+
+        cr_assert(read_all(sv[1], hb, sizeof(hb)));
+        cr_assert_eq(px_msg_hdr_decode(hb, &h), 0);
+        cr_assert_eq(h.tag, 9);
+        cr_assert_neq(h.seq, 0);
+        cr_assert_eq(h.flags, 0);
+        cr_assert(read_all(sv[1], body, h.len));
+        cr_assert_eq(body[3], '0' + i);
+        seqs[i] = h.seq;
+    }
+    cr_assert_neq(seqs[0], seqs[1]);
+    cr_assert_neq(seqs[1], seqs[2]);
+    send_raw(sv[1], 9, seqs[2], PX_MSG_FLAG_REPLY, "two");
+    send_raw(sv[1], 9, seqs[0], PX_MSG_FLAG_REPLY, "zero");
+    send_raw(sv[1], 9, seqs[1], PX_MSG_FLAG_REPLY, "one");
+    cr_assert_eq(px_latch_wait(&rx.replies, WAIT_MS), 0);
+    on_loop(p, get_pending, &r);
+    cr_assert_eq(r.pending, 0);
+    cr_assert_eq(rx.nreply, 3);
+    cr_assert_eq(rx.nreply_err, 0);
+    cr_assert_eq(rx.reply_order[0], 2);
+    cr_assert_eq(rx.reply_order[1], 0);
+    cr_assert_eq(rx.reply_order[2], 1);
+    cr_assert_str_eq(rx.reply_bodies[0], "zero");
+    cr_assert_str_eq(rx.reply_bodies[1], "one");
+    cr_assert_str_eq(rx.reply_bodies[2], "two");
+    cr_assert_eq(rx.nmsg, 0);
+    /* A reply to nothing is a protocol error. */
+    send_raw(sv[1], 9, 12345, PX_MSG_FLAG_REPLY, "stray");
+    cr_assert_eq(px_latch_wait(&rx.lost, WAIT_MS), 0);
+    cr_assert_eq(rx.lost_err, EPROTO);
+    on_loop(p, do_destroy, &rx);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, lost_peer_fails_each_pending_request_once)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    reqs_t r = {.n = 5};
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    px_latch_fini(&rx.replies);
+    cr_assert_eq(px_latch_init(&rx.replies, 5), 0);
+    r.rx = &rx;
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_requests, &r);
+    cr_assert_eq(r.rc, 0);
+    close(sv[1]);
+    cr_assert_eq(px_latch_wait(&rx.lost, WAIT_MS), 0);
+    cr_assert_eq(px_latch_wait(&rx.replies, WAIT_MS), 0);
+    on_loop(p, do_destroy, &rx);
+    cr_assert_eq(rx.nlost, 1);
+    cr_assert_eq(rx.nreply_err, 5);
+    cr_assert_eq(rx.nreply, 0);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, destroy_fails_pending_requests_once)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    reqs_t r = {.n = 4};
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    r.rx = &rx;
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_requests, &r);
+    on_loop(p, do_destroy, &rx);
+    cr_assert_eq(rx.nreply_err, 4);
+    cr_assert_eq(rx.nlost, 0);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    cr_assert_eq(count_fds(), fds0);
+}
