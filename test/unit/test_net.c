@@ -18,6 +18,7 @@
 #include "net/px_msg.h"
 #include "net/px_peer.h"
 #include "net/px_progress.h"
+#include "net/px_usock.h"
 
 #include <event2/event.h>
 
@@ -797,5 +798,157 @@ Test(net, destroy_fails_pending_requests_once)
     close(sv[1]);
     px_progress_destroy(p);
     rx_fini(&rx);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+/* ---- usock ---- */
+
+typedef struct lsn {
+    px_progress_t *p;
+    px_usock_listener_t *l;
+    char dir[64];
+    char path[128];
+    int naccept;
+    int fd;
+    px_usock_cred_t cred;
+    char hello[32];
+    pmix_status_t answer;
+    int err;
+} lsn_t;
+
+static pmix_status_t on_accept(px_usock_listener_t *l, int fd, const px_usock_cred_t *cred,
+                               pmix_data_buffer_t *hello, void *cbdata)
+{
+    lsn_t *s = cbdata;
+    char *str = NULL;
+    int32_t n = 1;
+
+    s->naccept++;
+    s->cred = *cred;
+    if (px_bfrops_unpack(hello, &str, &n, PMIX_STRING) == PMIX_SUCCESS && str != NULL) {
+        strncpy(s->hello, str, sizeof(s->hello) - 1);
+    }
+    free(str);
+    if (s->answer == PMIX_SUCCESS) {
+        s->fd = fd;
+    }
+    return s->answer;
+}
+
+static void do_listen(void *arg)
+{
+    lsn_t *s = arg;
+
+    s->l = px_usock_listen(s->p, s->path, on_accept, s);
+    s->err = errno;
+}
+
+static void do_unlisten(void *arg)
+{
+    lsn_t *s = arg;
+
+    px_usock_listener_destroy(s->l);
+    s->l = NULL;
+}
+
+static void lsn_setup(lsn_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+    strcpy(s->dir, "/tmp/pxnet.XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir));
+    snprintf(s->path, sizeof(s->path), "%s/sub/sock", s->dir);
+    s->p = engine();
+    on_loop(s->p, do_listen, s);
+    cr_assert_not_null(s->l, "listen: %s", strerror(s->err));
+}
+
+static void lsn_fini(lsn_t *s)
+{
+    struct stat st;
+
+    on_loop(s->p, do_unlisten, s);
+    cr_assert_neq(lstat(s->path, &st), 0);
+    px_progress_destroy(s->p);
+    cr_assert_eq(rmdir(s->dir), 0); /* the sub directory went with the listener */
+}
+
+Test(net, usock_handshake_accepted_with_peercred)
+{
+    int fds0 = count_fds();
+    lsn_t s;
+    pmix_data_buffer_t hello;
+    const char *str = "hi there";
+    pmix_status_t st;
+    struct stat sb;
+    int fd;
+
+    lsn_setup(&s);
+    cr_assert_eq(lstat(s.path, &sb), 0);
+    cr_assert(S_ISSOCK(sb.st_mode));
+    cr_assert_eq(sb.st_mode & 0777, 0600);
+    px_bfrops_buf_init(&hello);
+    cr_assert_eq(px_bfrops_pack(&hello, &str, 1, PMIX_STRING), PMIX_SUCCESS);
+    fd = px_usock_connect(s.path, &hello, WAIT_MS, &st);
+    px_bfrops_buf_free(&hello);
+    cr_assert_geq(fd, 0, "connect: %s", strerror(errno));
+    cr_assert_eq(st, PMIX_SUCCESS);
+    on_loop(s.p, noop, NULL);
+    cr_assert_eq(s.naccept, 1);
+    cr_assert_str_eq(s.hello, "hi there");
+    cr_assert_eq(s.cred.uid, getuid());
+    cr_assert_eq(s.cred.gid, getgid());
+    cr_assert_eq(s.cred.pid, getpid());
+    cr_assert_geq(s.fd, 0);
+    /* The accepted fd is a live connection to ours. */
+    write_all(fd, "x", 1);
+    {
+        char c = 0;
+
+        cr_assert(read_all(s.fd, &c, 1));
+        cr_assert_eq(c, 'x');
+    }
+    close(s.fd);
+    close(fd);
+    lsn_fini(&s);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, usock_wrong_version_refused)
+{
+    int fds0 = count_fds();
+    lsn_t s;
+    pmix_status_t st;
+
+    lsn_setup(&s);
+    errno = 0;
+    cr_assert_eq(px_usock_connect_version(s.path, PX_USOCK_VERSION + 1, NULL, WAIT_MS, &st), -1);
+    cr_assert_eq(errno, ECONNREFUSED);
+    cr_assert_eq(st, PMIX_ERR_NOT_SUPPORTED);
+    on_loop(s.p, noop, NULL);
+    cr_assert_eq(s.naccept, 0);
+    lsn_fini(&s);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, usock_callback_refusal_and_busy_path)
+{
+    int fds0 = count_fds();
+    lsn_t s, other;
+    pmix_status_t st;
+
+    lsn_setup(&s);
+    s.answer = PMIX_ERR_INVALID_CRED;
+    cr_assert_eq(px_usock_connect(s.path, NULL, WAIT_MS, &st), -1);
+    cr_assert_eq(errno, ECONNREFUSED);
+    cr_assert_eq(st, PMIX_ERR_INVALID_CRED);
+    /* A second listener on a live path is refused. */
+    memset(&other, 0, sizeof(other));
+    other.p = s.p;
+    strcpy(other.path, s.path);
+    on_loop(s.p, do_listen, &other);
+    cr_assert_null(other.l);
+    cr_assert_eq(other.err, EADDRINUSE);
+    lsn_fini(&s);
     cr_assert_eq(count_fds(), fds0);
 }
