@@ -362,7 +362,9 @@ static void rx_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffe
 
         rx->tags[rx->nmsg] = tag;
         rx->seqs[rx->nmsg] = seq;
-        memcpy(rx->bodies[rx->nmsg], payload->base_ptr, n);
+        if (n > 0) {
+            memcpy(rx->bodies[rx->nmsg], payload->base_ptr, n);
+        }
         rx->bodies[rx->nmsg][n] = '\0';
     }
     rx->nmsg++;
