@@ -16,10 +16,11 @@ in the tables: they are hand-written in tools/headers/pmix_macros.h.in and splic
 end of pmix_deprecated.h.
 """
 import argparse
-import csv
 import os
 import re
 import sys
+
+from abi_tables import eff, load, only_master, wanted
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -36,26 +37,6 @@ RUNTIME_VERSION = "0.1.0"
 # compiled against these headers pass a 256-byte module and call this symbol; binaries
 # built against 4.2.2 call plain PMIx_server_init with a 224-byte module.
 SERVER_INIT_EXT_SYMBOL = "PMIx_server_init_ext"
-
-
-def load(abi, name):
-    with open(os.path.join(abi, name + ".tsv"), newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
-
-
-def wanted(r):
-    return r.get("in_openpmix_4_2_2") == "yes" or r.get("in_openpmix_master") == "yes"
-
-
-def only_master(r):
-    return r.get("in_openpmix_4_2_2") != "yes" and r.get("in_openpmix_master") == "yes"
-
-
-def eff(r, col):
-    """Master's effective fact for master-only rows, 4.2.2's otherwise."""
-    if only_master(r) and r.get(col + "_master"):
-        return r[col + "_master"]
-    return r[col]
 
 
 def banner(fname, what):

@@ -31,34 +31,15 @@ What is generated (rows present in OpenPMIx 4.2.2 or master only, like the heade
   strings for the three re-keyed attributes are extra index entries (synonyms).
 """
 import argparse
-import csv
 import os
 import sys
+
+from abi_tables import eff, load, only_master, wanted
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 STATUS_RANK = {"standard": 0, "deprecated": 1, "not_in_standard": 2, "removed": 3}
-
-
-def load(abi, name):
-    with open(os.path.join(abi, name + ".tsv"), newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
-
-
-def wanted(r):
-    return r.get("in_openpmix_4_2_2") == "yes" or r.get("in_openpmix_master") == "yes"
-
-
-def only_master(r):
-    return r.get("in_openpmix_4_2_2") != "yes" and r.get("in_openpmix_master") == "yes"
-
-
-def eff(r, col):
-    """Master's effective fact for master-only rows, 4.2.2's otherwise."""
-    if only_master(r) and r.get(col + "_master"):
-        return r[col + "_master"]
-    return r[col]
 
 
 def cstr(s):
