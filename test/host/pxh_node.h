@@ -1,0 +1,108 @@
+/*
+ * pxh_node.h - state of one simulated node process. Upcalls (library progress thread)
+ * only copy their arguments into a work item and post it; everything else runs on the
+ * node's loop thread (its main thread).
+ */
+#ifndef PXH_NODE_H
+#define PXH_NODE_H
+
+#include "pxhost.h"
+
+enum {
+    PXH_W_FENCE = 1,
+    PXH_W_DMODEX,
+    PXH_W_DMX_SERVED, /* result of PMIx_server_dmodex_request for another node */
+    PXH_W_PUBLISH,
+    PXH_W_LOOKUP,
+    PXH_W_UNPUBLISH,
+    PXH_W_ABORT,
+    PXH_W_CONNECTED,
+    PXH_W_FINALIZED,
+    PXH_W_JOBCTL,
+    PXH_W_LOG,
+};
+
+/* A copy of an upcall's arguments (all owned), or of a library callback's result. */
+typedef struct pxh_work {
+    int kind;
+    pmix_proc_t proc;
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_info_t *info2; /* log directives */
+    size_t ninfo2;
+    char **keys;
+    char *data;
+    size_t ndata;
+    int status;
+    char *msg;
+    int from_node; /* PXH_W_DMX_SERVED: the asking node and its request id */
+    uint32_t id;
+    union {
+        pmix_op_cbfunc_t op;
+        pmix_modex_cbfunc_t modex;
+        pmix_lookup_cbfunc_t lookup;
+        pmix_info_cbfunc_t info;
+    } cb;
+    void *cbdata;
+    struct pxh_work *next;
+} pxh_work_t;
+
+/* One local client. */
+typedef struct {
+    int rank;
+    pid_t pid; /* 0: not started */
+    bool registered;
+    bool exited;
+    bool killed; /* by pxhost (abort, timeout) */
+    bool connected;
+    bool finalized;
+} pxh_client_t;
+
+typedef struct pxh_node {
+    int id;
+    pxh_link_t links[PXH_MAX_NODES]; /* towards node j (closed for ourselves) */
+    pxh_link_t ctl;                  /* towards the top process */
+    pxh_client_t *clients;           /* owned, pxh_node_count(id) entries */
+    int nclients;
+    bool local_done_sent;
+    bool shutdown;
+    bool dead[PXH_MAX_RANKS]; /* remote ranks that died without finalizing */
+    int host_errors;          /* problems found in what the library passed us */
+    char *cleanup[64];        /* PMIX_REGISTER_CLEANUP paths (owned) */
+    int ncleanup;
+    struct pxh_fence *fences;
+    struct pxh_sigcount *sigcounts;
+    struct pxh_dmx *dmx;
+    uint32_t next_id;
+    struct pxh_pending *pending; /* pub/lookup/unpub forwarded to node 0 */
+    struct pxh_pubentry *store;  /* node 0 only */
+    struct pxh_waitlookup *waiting;
+} pxh_node_t;
+
+extern pxh_node_t pxh_node;
+extern pmix_server_module_t pxh_module;
+
+/* Hand a work item to the loop thread (any thread). */
+void pxh_node_post(pxh_work_t *w);
+void pxh_work_free(pxh_work_t *w);
+pmix_info_t *pxh_info_dup(const pmix_info_t *info, size_t n);
+
+/* Loop-thread handlers (pxh_upcalls.c / pxh_pubsub.c). */
+void pxh_handle_work(pxh_work_t *w);
+void pxh_handle_msg(int from, uint8_t cmd, pmix_data_buffer_t *buf);
+void pxh_proc_died(int rank);
+int pxh_next_deadline_ms(void); /* -1: none */
+void pxh_expire(void);
+void pxh_pubsub_work(pxh_work_t *w);
+void pxh_pubsub_msg(int from, uint8_t cmd, pmix_data_buffer_t *buf);
+int pxh_pubsub_deadline_ms(void);
+void pxh_pubsub_expire(void);
+
+/* Send buf (released here) to node j, or to the top when j < 0. */
+void pxh_send(int j, pmix_data_buffer_t *buf);
+void pxh_host_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double pxh_now(void);
+
+#endif /* PXH_NODE_H */
