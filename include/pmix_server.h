@@ -10,6 +10,7 @@
 #define PMIx_SERVER_API_H
 
 #include <pmix_common.h>
+#include <pmix.h>
 
 #if defined(c_plusplus) || defined(__cplusplus)
 extern "C" {

@@ -392,8 +392,10 @@ def generate(abi):
         "pmix_common.h": gen_common(consts, attrs, types),
         "pmix_deprecated.h": gen_deprecated(funcs, fragment),
         "pmix.h": gen_api("pmix.h", "PMIx_H", "client API", ["pmix_common.h"], funcs, types),
+        # A host calls utilities declared in pmix.h (PMIx_Error_string, PMIx_Data_pack,
+        # PMIx_Get_version...) having included only pmix_server.h: pull pmix.h in.
         "pmix_server.h": gen_api("pmix_server.h", "PMIx_SERVER_API_H", "server API",
-                                 ["pmix_common.h"], funcs, types),
+                                 ["pmix_common.h", "pmix.h"], funcs, types),
         "pmix_tool.h": gen_api("pmix_tool.h", "PMIx_TOOL_API_H", "tool API",
                                ["pmix_common.h", "pmix.h", "pmix_server.h"], funcs, types),
     }

@@ -1,0 +1,58 @@
+/* client: internal state of the PMIx client library (one per process).
+ * Threads: user threads call the API; replies arrive on the client's own progress loop.
+ * cl.lock guards the store and the pending puts (short holds, never across a wait);
+ * cl.init_lock serialises PMIx_Init/PMIx_Finalize; the peer is touched only on the loop.
+ */
+#ifndef PX_CLIENT_H
+#define PX_CLIENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <pmix.h>
+
+#include "net/px_peer.h"
+#include "net/px_progress.h"
+#include "store/px_store.h"
+
+typedef struct px_client_state {
+    pthread_mutex_t init_lock;
+    pthread_mutex_t lock;
+    int refs; /* PMIx_Init calls not yet finalized */
+    px_progress_t *prog;
+    px_peer_t *peer; /* loop only; NULL once lost */
+    pmix_proc_t myproc;
+    pmix_proc_t server;
+    px_store_t store;
+    px_kvset_t commit_local;  /* puts since the last commit, local-visible */
+    px_kvset_t commit_remote; /* ... remote-visible */
+} px_client_state_t;
+
+extern px_client_state_t px_cl;
+
+/* A reply (positioned after its status) or NULL when status is an error of ours
+ * (timeout, lost connection). Runs on the loop. */
+typedef void (*px_creq_fn)(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata);
+
+/* Send a request (msg's bytes taken, msg may be NULL; the caller still frees msg); cb runs exactly once on the loop, never inside
+ * this call. timeout_ms <= 0: none. PMIX_SUCCESS, or an error and no callback. */
+pmix_status_t px_cl_request(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms, px_creq_fn cb,
+                            void *cbdata);
+/* The same, waiting for the answer (reply bytes after the status copied into *reply when
+ * non-NULL and always initialised; caller frees). Refused on the loop thread (PMIX_ERR_WOULD_BLOCK). */
+pmix_status_t px_cl_request_wait(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms,
+                                 pmix_data_buffer_t *reply);
+/* Send a plain message (no reply). */
+pmix_status_t px_cl_send(uint32_t tag, pmix_data_buffer_t *msg);
+/* Run fn(arg) on the loop later (for callbacks that must not run inside the API call). */
+pmix_status_t px_cl_later(px_progress_fn_t fn, void *arg);
+
+bool px_cl_initialized(void);
+/* Store a JOBINFO reply for nspace (cl.lock taken inside). */
+pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply);
+/* Store every entry of a posted-data blob except our own (cl.lock taken inside). */
+pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob);
+/* PMIX_TIMEOUT (seconds) in info, as milliseconds; 0 if absent. */
+int px_cl_timeout_ms(const pmix_info_t *info, size_t ninfo);
+
+#endif /* PX_CLIENT_H */

@@ -1,0 +1,110 @@
+/* server: internal state of the PMIx server library (one per process).
+ * Threads: the state below is touched with srv->lock held — on the progress loop by
+ * message handlers and host callbacks shifted there, and by the host's threads in the
+ * synchronous server APIs. The lock is recursive because the host may call those APIs
+ * from inside an upcall. Peers (net/) are touched only on the loop.
+ */
+#ifndef PX_SERVER_H
+#define PX_SERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix_server.h>
+
+#include "net/px_peer.h"
+#include "net/px_progress.h"
+#include "net/px_usock.h"
+#include "store/px_store.h"
+
+/* A client the host registered (PMIx_server_register_client). Counted: requests in
+ * flight in the host hold a reference; deregistration unlinks it. */
+typedef struct px_srv_client {
+    pmix_proc_t proc;
+    uid_t uid;
+    gid_t gid;
+    void *server_object; /* borrowed: the host's */
+    px_peer_t *peer;     /* owned while connected, else NULL */
+    pid_t pid;
+    bool connected_once;
+    bool finalized;
+    bool departed;   /* connection gone (after finalize or not) */
+    bool registered; /* still in the list */
+    int refs;
+    char **cleanup_files; /* owned argv: PMIX_REGISTER_CLEANUP */
+    char **cleanup_dirs;  /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
+    bool cleanup_recursive;
+    struct px_srv_client *next;
+} px_srv_client_t;
+
+typedef struct px_fence px_fence_t;
+typedef struct px_waiter px_waiter_t;
+
+typedef struct px_pset {
+    char *name;          /* owned */
+    pmix_proc_t *members; /* owned */
+    size_t nmembers;
+    struct px_pset *next;
+} px_pset_t;
+
+typedef struct px_server {
+    pthread_mutex_t lock; /* recursive */
+    px_progress_t *prog;
+    pmix_server_module_t module; /* copied; members past a 4.2.2 module are NULL */
+    px_store_t store;
+    px_usock_listener_t *listener;
+    pmix_proc_t myproc;
+    char *tmpdir;    /* owned: PMIX_SERVER_TMPDIR */
+    char *systmpdir; /* owned: PMIX_SYSTEM_TMPDIR */
+    char *sockpath;  /* owned */
+    char *uri;       /* owned */
+    char **rndz_files; /* owned argv: rendezvous files we created */
+    bool host_base; /* the host gave PMIX_EVENT_BASE and runs the loop */
+    bool tool_support, system_support, remote_connections;
+    px_srv_client_t *clients;
+    px_fence_t *fences;
+    px_waiter_t *waiters;
+    px_pset_t *psets;
+    pmix_info_t *attrs; /* owned: PMIx_Register_attributes, key = function name */
+    size_t nattrs;
+} px_server_t;
+
+/* The one server of this process, NULL when not initialised. */
+extern px_server_t *px_srv;
+
+/* ---- server.c ---- */
+void px_srv_client_retain(px_srv_client_t *c);
+void px_srv_client_release(px_srv_client_t *c);
+px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank);
+/* Send a reply (status first, then body's bytes if any) to a client's request. */
+void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
+                  const pmix_data_buffer_t *body);
+/* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
+int px_srv_shift(px_progress_fn_t fn, void *arg);
+
+/* ---- server_reg.c ---- */
+void px_srv_reg_fini(void);
+
+/* ---- server_data.c: commit, get, fence, dmodex ---- */
+void px_srv_commit(px_srv_client_t *c, pmix_data_buffer_t *payload);
+void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_fence(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* A client's connection is gone: fail what waits on it, drop what it waits for. */
+void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered);
+void px_srv_data_fini(void);
+/* pack PMIX_PSET_NAMES of proc as a value; NULL-safe for no membership */
+pmix_status_t px_srv_pset_names(const pmix_proc_t *proc, pmix_value_t *val);
+
+/* ---- server_ops.c: requests forwarded to the host ---- */
+void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq);
+void px_srv_publish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_lookup(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_unpublish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* Run a client's registered cleanups (files and directories). */
+void px_srv_run_cleanup(px_srv_client_t *c);
+
+#endif /* PX_SERVER_H */

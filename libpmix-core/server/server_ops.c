@@ -1,0 +1,411 @@
+/* server: client requests the host answers through its module — finalize, publish,
+ * lookup, unpublish, abort, job control, log — and the cleanup registrations job
+ * control may carry. Requests arrive on the loop (lock held); the host's callbacks may
+ * come from any thread and are shifted back to the loop to send the reply.
+ */
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix_server.h>
+
+#include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
+#include "common/px_proto.h"
+#include "server/px_server.h"
+
+/* One request in the host's hands. Everything the upcall borrowed lives here until the
+ * host calls back. */
+typedef struct {
+    px_srv_client_t *client; /* counted */
+    uint32_t seq;
+    uint32_t tag;
+    pmix_status_t status;
+    pmix_data_buffer_t body; /* reply after the status */
+    pmix_info_t *info;       /* owned */
+    size_t ninfo;
+    pmix_info_t *info2;      /* owned */
+    size_t ninfo2;
+    char **keys;             /* owned argv */
+    pmix_proc_t *procs;      /* owned */
+    size_t nprocs;
+    char *msg;               /* owned */
+} up_t;
+
+static up_t *up_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
+{
+    up_t *u = calloc(1, sizeof(*u));
+    if (u != NULL) {
+        u->client = c;
+        px_srv_client_retain(c);
+        u->seq = seq;
+        u->tag = tag;
+        px_bfrops_buf_init(&u->body);
+    }
+    return u;
+}
+
+static void up_finish(up_t *u)
+{
+    px_srv_reply(u->client, u->seq, u->tag, u->status, u->status == PMIX_SUCCESS ? &u->body : NULL);
+    px_srv_client_release(u->client);
+    px_bfrops_buf_free(&u->body);
+    px_bfrops_info_array_free(u->info, u->ninfo);
+    px_bfrops_info_array_free(u->info2, u->ninfo2);
+    PMIx_Argv_free(u->keys);
+    free(u->procs);
+    free(u->msg);
+    free(u);
+}
+
+static void up_finish_on_loop(void *arg)
+{
+    up_finish(arg);
+}
+
+/* Host callbacks, any thread. */
+static void up_op_cb(pmix_status_t status, void *cbdata)
+{
+    up_t *u = cbdata;
+    u->status = status;
+    if (px_srv_shift(up_finish_on_loop, u) != 0) {
+        px_debug(1, "server", "cannot deliver the host's answer (tag %u)", u->tag);
+    }
+}
+
+static void up_info_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                       pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+    up_t *u = cbdata;
+    u->status = status;
+    if (status == PMIX_SUCCESS) {
+        u->status = px_bfrops_pack_info_array(&u->body, info, ninfo);
+    }
+    if (relfn != NULL) {
+        relfn(relcbdata);
+    }
+    up_op_cb(u->status, u);
+}
+
+static void up_lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
+{
+    up_t *u = cbdata;
+    u->status = status;
+    if (status == PMIX_SUCCESS) {
+        u->status = px_bfrops_pack(&u->body, &ndata, 1, PMIX_SIZE);
+        if (u->status == PMIX_SUCCESS && ndata > 0) {
+            u->status = px_bfrops_pack(&u->body, data, (int32_t)ndata, PMIX_PDATA);
+        }
+    }
+    up_op_cb(u->status, u);
+}
+
+/* The upcall's immediate answer: PMIX_SUCCESS means the callback will come. */
+static void up_started(up_t *u, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS) {
+        return;
+    }
+    u->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+    up_finish(u);
+}
+
+/* info + PMIX_USERID + PMIX_GRPID of the requesting client. */
+static pmix_status_t add_ids(up_t *u)
+{
+    pmix_info_t *all = PMIx_Info_create(u->ninfo + 2);
+    if (all == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < u->ninfo; i++) {
+        PMIx_Info_xfer(&all[i], &u->info[i]);
+    }
+    uint32_t uid = (uint32_t)u->client->uid, gid = (uint32_t)u->client->gid;
+    PMIx_Info_load(&all[u->ninfo], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIx_Info_load(&all[u->ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    px_bfrops_info_array_free(u->info, u->ninfo);
+    u->info = all;
+    u->ninfo += 2;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t unpack_keys(pmix_data_buffer_t *payload, char ***keys)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        char *k = NULL;
+        one = 1;
+        rc = px_bfrops_unpack(payload, &k, &one, PMIX_STRING);
+        if (rc == PMIX_SUCCESS) {
+            rc = k ? PMIx_Argv_append_nosize(keys, k) : PMIX_ERR_BAD_PARAM;
+        }
+        free(k);
+    }
+    return rc;
+}
+
+/* ---- finalize ---- */
+
+void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq)
+{
+    c->finalized = true;
+    up_t *u = up_new(c, seq, PX_TAG_FINALIZE);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_FINALIZE, PMIX_SUCCESS, NULL);
+        return;
+    }
+    if (px_srv->module.client_finalized == NULL) {
+        up_started(u, PMIX_OPERATION_SUCCEEDED);
+        return;
+    }
+    pmix_status_t rc = px_srv->module.client_finalized(&c->proc, c->server_object, up_op_cb, u);
+    /* the client is finalized whatever the host answered */
+    up_started(u, rc == PMIX_SUCCESS ? rc : PMIX_OPERATION_SUCCEEDED);
+}
+
+/* ---- publish / lookup / unpublish ---- */
+
+void px_srv_publish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_PUBLISH);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_PUBLISH, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    pmix_status_t rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.publish ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.publish(&c->proc, u->info, u->ninfo, up_op_cb, u);
+    }
+    up_started(u, rc);
+}
+
+void px_srv_lookup(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_LOOKUP);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_LOOKUP, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    pmix_status_t rc = unpack_keys(payload, &u->keys);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
+    }
+    if (rc == PMIX_SUCCESS && u->keys == NULL) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.lookup ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.lookup(&c->proc, u->keys, u->info, u->ninfo, up_lookup_cb, u);
+    }
+    up_started(u, rc);
+}
+
+void px_srv_unpublish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_UNPUBLISH);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_UNPUBLISH, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    pmix_status_t rc = unpack_keys(payload, &u->keys);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.unpublish ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        /* NULL keys: everything this process published */
+        rc = px_srv->module.unpublish(&c->proc, u->keys, u->info, u->ninfo, up_op_cb, u);
+    }
+    up_started(u, rc);
+}
+
+/* ---- abort ---- */
+
+void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_ABORT);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_ABORT, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    int32_t status = 0, one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &status, &one, PMIX_INT32);
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, &u->msg, &one, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, &u->nprocs, &one, PMIX_SIZE);
+    }
+    if (rc == PMIX_SUCCESS && u->nprocs > 0) {
+        u->procs = calloc(u->nprocs, sizeof(*u->procs));
+        one = (int32_t)u->nprocs;
+        rc = u->procs ? px_bfrops_unpack(payload, u->procs, &one, PMIX_PROC) : PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        px_debug(1, "server", "%s:%u aborts with status %d: %s", c->proc.nspace, c->proc.rank,
+                 (int)status, u->msg ? u->msg : "");
+        rc = px_srv->module.abort
+                 ? px_srv->module.abort(&c->proc, c->server_object, status, u->msg, u->procs,
+                                        u->nprocs, up_op_cb, u)
+                 : PMIX_ERR_NOT_SUPPORTED;
+    }
+    up_started(u, rc);
+}
+
+/* ---- job control and cleanup registration ---- */
+
+static bool cleanup_key(const pmix_info_t *in)
+{
+    return PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP) ||
+           PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP_DIR) ||
+           PMIX_CHECK_KEY(in, PMIX_CLEANUP_RECURSIVE) || PMIX_CHECK_KEY(in, PMIX_CLEANUP_EMPTY) ||
+           PMIX_CHECK_KEY(in, PMIX_CLEANUP_IGNORE) || PMIX_CHECK_KEY(in, PMIX_CLEANUP_LEAVE_TOPDIR);
+}
+
+static pmix_status_t register_cleanup(px_srv_client_t *c, const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        bool files = PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP);
+        bool dirs = PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP_DIR);
+        if (PMIX_CHECK_KEY(in, PMIX_CLEANUP_RECURSIVE)) {
+            c->cleanup_recursive = PMIX_INFO_TRUE(in);
+        }
+        if (!files && !dirs) {
+            continue;
+        }
+        if (in->value.type != PMIX_STRING || in->value.data.string == NULL) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        char **paths = PMIx_Argv_split(in->value.data.string, ',');
+        for (size_t k = 0; paths != NULL && paths[k] != NULL; k++) {
+            PMIx_Argv_append_nosize(files ? &c->cleanup_files : &c->cleanup_dirs, paths[k]);
+        }
+        PMIx_Argv_free(paths);
+    }
+    return PMIX_SUCCESS;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type == FTW_DP) {
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+    return 0;
+}
+
+void px_srv_run_cleanup(px_srv_client_t *c)
+{
+    for (size_t i = 0; c->cleanup_files != NULL && c->cleanup_files[i] != NULL; i++) {
+        if (unlink(c->cleanup_files[i]) == 0) {
+            px_debug(2, "server", "cleanup: removed %s", c->cleanup_files[i]);
+        }
+    }
+    for (size_t i = 0; c->cleanup_dirs != NULL && c->cleanup_dirs[i] != NULL; i++) {
+        if (c->cleanup_recursive) {
+            nftw(c->cleanup_dirs[i], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        } else {
+            rmdir(c->cleanup_dirs[i]);
+        }
+    }
+    PMIx_Argv_free(c->cleanup_files);
+    PMIx_Argv_free(c->cleanup_dirs);
+    c->cleanup_files = c->cleanup_dirs = NULL;
+}
+
+void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_JOBCTL);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_JOBCTL, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &u->nprocs, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && u->nprocs > 0) {
+        u->procs = calloc(u->nprocs, sizeof(*u->procs));
+        one = (int32_t)u->nprocs;
+        rc = u->procs ? px_bfrops_unpack(payload, u->procs, &one, PMIX_PROC) : PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
+    }
+    bool only_cleanup = true;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < u->ninfo; i++) {
+        only_cleanup = only_cleanup && cleanup_key(&u->info[i]);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = register_cleanup(c, u->info, u->ninfo);
+    }
+    if (rc == PMIX_SUCCESS && only_cleanup && u->ninfo > 0) {
+        /* answered here: an empty result set */
+        rc = px_bfrops_pack_info_array(&u->body, NULL, 0);
+        up_started(u, rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc);
+        return;
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv->module.job_control
+                 ? px_srv->module.job_control(&c->proc, u->procs, u->nprocs, u->info, u->ninfo,
+                                              up_info_cb, u)
+                 : PMIX_ERR_NOT_SUPPORTED;
+    }
+    up_started(u, rc);
+}
+
+/* ---- log ---- */
+
+/* Without a host log function, the two channels this process owns are served here. */
+static pmix_status_t log_locally(const pmix_info_t *data, size_t ndata)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < ndata; i++) {
+        FILE *out = PMIX_CHECK_KEY(&data[i], PMIX_LOG_STDERR)   ? stderr
+                    : PMIX_CHECK_KEY(&data[i], PMIX_LOG_STDOUT) ? stdout
+                                                                : NULL;
+        if (out == NULL || data[i].value.type != PMIX_STRING) {
+            rc = PMIX_ERR_NOT_SUPPORTED;
+            continue;
+        }
+        fputs(data[i].value.data.string ? data[i].value.data.string : "", out);
+        fflush(out);
+    }
+    return rc;
+}
+
+void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    up_t *u = up_new(c, seq, PX_TAG_LOG);
+    if (u == NULL) {
+        px_srv_reply(c, seq, PX_TAG_LOG, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    pmix_status_t rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &u->info2, &u->ninfo2);
+    }
+    if (rc == PMIX_SUCCESS && px_srv->module.log != NULL) {
+        px_srv->module.log(&c->proc, u->info, u->ninfo, u->info2, u->ninfo2, up_op_cb, u);
+        return; /* the host always calls back */
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = log_locally(u->info, u->ninfo);
+    }
+    up_started(u, rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc);
+}
