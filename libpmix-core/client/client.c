@@ -253,6 +253,11 @@ pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply)
     return rc;
 }
 
+static bool key_is_dynamic(const char *key)
+{
+    return strcmp(key, PMIX_PSET_NAMES) == 0;
+}
+
 pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob)
 {
     pmix_proc_t p;
@@ -261,10 +266,7 @@ pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob)
     pmix_status_t rc;
     pthread_mutex_lock(&px_cl.lock);
     while ((rc = px_blob_next(blob, &p, &info, &n)) == PMIX_SUCCESS) {
-        if (PMIx_Check_procid(&p, &px_cl.myproc) && p.rank == px_cl.myproc.rank) {
-            px_bfrops_info_array_free(info, n); /* our own data we know better */
-            continue;
-        }
+        bool mine = PMIx_Check_procid(&p, &px_cl.myproc) && p.rank == px_cl.myproc.rank;
         px_nspace_t *ns = px_store_add(&px_cl.store, p.nspace);
         px_kvset_t *set = NULL;
         if (ns != NULL && p.rank == PMIX_RANK_WILDCARD) {
@@ -281,8 +283,11 @@ pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob)
                 }
             }
         }
-        if (set != NULL) {
-            px_kvset_put_infos(set, info, n);
+        for (size_t i = 0; set != NULL && i < n; i++) {
+            /* our own puts may be newer than what the server holds of them */
+            if (!mine || px_kvset_get(set, info[i].key) == NULL || key_is_dynamic(info[i].key)) {
+                px_kvset_put(set, info[i].key, &info[i].value);
+            }
         }
         px_bfrops_info_array_free(info, n);
     }

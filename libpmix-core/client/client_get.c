@@ -112,9 +112,9 @@ static enum get_next get_step(get_op_t *op)
     }
     bool mine = PMIx_Check_nspace(op->proc.nspace, px_cl.myproc.nspace) &&
                 op->proc.rank == px_cl.myproc.rank;
-    bool final = op->asked || op->optional || mine || op->q.app || op->q.node ||
-                 (px_key_reserved(op->key) && !fresh) ||
-                 (op->proc.rank == PMIX_RANK_WILDCARD && !fresh);
+    bool final = op->asked || op->optional ||
+                 (!fresh && (mine || op->q.app || op->q.node || px_key_reserved(op->key) ||
+                             op->proc.rank == PMIX_RANK_WILDCARD));
     if (final) {
         op->status = PMIX_ERR_NOT_FOUND;
     } else {

@@ -48,7 +48,6 @@ struct px_fence {
     size_t nparts;
     bool in_host; /* the host's fence_nb has it */
     bool done;    /* answered; freed when the host returns */
-    char *contrib; /* owned: our contribution, valid until the host calls back */
     struct event *timer;
     px_fence_t *next;
 };
@@ -511,7 +510,6 @@ static void fence_free(px_fence_t *t)
     free(t->sig);
     free(t->procs);
     PMIx_Info_free(t->info, t->ninfo);
-    free(t->contrib);
     free(t);
 }
 
@@ -654,12 +652,16 @@ static void fence_all_local_in(px_fence_t *t, bool all_local)
         fence_complete(t, rc);
         return;
     }
+    /* The Server chapter makes the host responsible for freeing this contribution. */
+    char *contrib;
     size_t size;
-    px_bfrops_buf_take(&mine, &t->contrib, &size);
+    px_bfrops_buf_take(&mine, &contrib, &size);
     t->in_host = true;
-    rc = px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, t->contrib, size,
-                                 fence_cb, t);
+    rc = px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, contrib, size, fence_cb, t);
     if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            free(contrib); /* refused: never became the host's */
+        }
         t->in_host = false;
         fence_complete(t, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
     }

@@ -500,10 +500,11 @@ pmix_status_t px_srv_pset_names(const pmix_proc_t *proc, pmix_value_t *val)
             }
         }
     }
-    pmix_data_array_t *arr = PMIx_Data_array_create(n, PMIX_STRING);
+    pmix_data_array_t *arr = n ? PMIx_Data_array_create(n, PMIX_STRING) : calloc(1, sizeof(*arr));
     if (arr == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    arr->type = PMIX_STRING; /* an empty array: member of no set */
     char **names = arr->array;
     size_t k = 0;
     for (px_pset_t *p = px_srv->psets; p != NULL; p = p->next) {
