@@ -8,23 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pxc_common.h"
 
 const char *pxc_name = "pxc";
 int pxc_rank = -1;
 
+/* One write per message, so that lines of concurrent ranks do not interleave. */
 static void vprint(const char *fmt, va_list ap)
 {
-    char rank[32];
+    char line[2048];
+    int len;
 
     if (pxc_rank >= 0)
-        snprintf(rank, sizeof(rank), "rank %d", pxc_rank);
+        len = snprintf(line, sizeof(line), "%s: rank %d: ", pxc_name, pxc_rank);
     else
-        snprintf(rank, sizeof(rank), "pid %d", (int)getpid());
-    fprintf(stderr, "%s: %s: ", pxc_name, rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        len = snprintf(line, sizeof(line), "%s: pid %d: ", pxc_name, (int)getpid());
+    len += vsnprintf(line + len, sizeof(line) - (size_t)len - 1, fmt, ap);
+    if (len > (int)sizeof(line) - 2)
+        len = (int)sizeof(line) - 2;
+    line[len++] = '\n';
+    if (write(2, line, (size_t)len) < 0) {
+        /* nowhere left to report it */
+    }
 }
 
 void pxc_fail(const char *fmt, ...)

@@ -411,7 +411,7 @@ static void fence_local(pxh_work_t *w)
         f->status = local_status;
     for (int r = 0; r < pxh_opts.nranks; r++) {
         if (pxh_node.dead[r] && includes_rank(f, r) && f->status == PMIX_SUCCESS)
-            f->status = PMIX_ERR_PROC_ABORTED;
+            f->status = PMIX_ERR_PROC_TERM_WO_SYNC;
     }
     st = local_status;
     for (int j = 0; j < pxh_opts.nnodes; j++) {
@@ -467,7 +467,7 @@ void pxh_proc_died(int rank)
             fprintf(stderr,
                     "pxhost: node %d: rank %d died without finalizing: failing its fence\n",
                     pxh_node.id, rank);
-            f->status = PMIX_ERR_PROC_ABORTED;
+            f->status = PMIX_ERR_PROC_TERM_WO_SYNC;
             fence_check(f);
         }
     }
