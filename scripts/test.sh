@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what is missing, builds with
 # warnings as errors, runs every test; then a sanitizer build (ASan+UBSan) runs the unit
-# tests, and the unpack fuzzer gets a short smoke run. Ends with "N passed, N failed"
-# counted from meson's test logs; exits non-zero on any failure or when no test ran.
+# and server/client integration tests, and the unpack fuzzer gets a short smoke run.
+# Ends with "N passed, N failed" counted from meson's test logs; exits non-zero on any
+# failure or when no test ran.
 # Usage: scripts/test.sh            (FUZZ_SECONDS=60 by default; 0 skips the fuzz run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,12 +39,13 @@ run_step "configure" configure build-test -Dwerror=true -Dbuildtype=debugoptimiz
 run_step "build" ninja -C build-test
 run_step "tests" meson test -C build-test --print-errorlogs --num-processes 2
 
-# 2. sanitizers on the unit tests
+# 2. sanitizers on the unit tests and the server/client integration tests
 run_step "configure (asan)" configure build-test-asan -Dwerror=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 run_step "build (asan)" ninja -C build-test-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_step "unit tests (asan)" meson test -C build-test-asan --suite unit --print-errorlogs \
+    run_step "unit+server tests (asan)" meson test -C build-test-asan --suite unit --suite server \
+    --print-errorlogs \
     --num-processes 2
 
 # 3. fuzz smoke run of the unpacker (a test of its own in the count)
