@@ -3,7 +3,9 @@
  * PMIX_LOCAL / PMIX_REMOTE / PMIX_GLOBAL keys after a fence with or without data
  * collection, or without any fence (direct modex).
  * Usage: pxc_modex [--fence collect|nocollect|none] [--check-keys] [--nodes K]
- *                  [--exclude R]...
+ *                  [--exclude R]... [--rounds N]
+ * With --rounds N the put/commit/fence/get cycle runs N times with new keys each time
+ * (fences with the same participants, one after the other).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,7 @@
 
 #include "pxc_common.h"
 
-static int nranks, nnodes = 1;
+static int nranks, nnodes = 1, round_no;
 static bool excluded[4096];
 static pmix_proc_t me;
 
@@ -152,16 +154,16 @@ static void check_keys(void)
 static void value_for(int rank, int kind, pmix_value_t *v, char *buf, size_t sz)
 {
     if (kind == 0) { /* loc: string */
-        snprintf(buf, sz, "local-value-of-rank-%d", rank);
+        snprintf(buf, sz, "local-value-of-rank-%d-round-%d", rank, round_no);
         v->type = PMIX_STRING;
         v->data.string = buf;
     } else if (kind == 1) { /* rem: uint64 */
         v->type = PMIX_UINT64;
-        v->data.uint64 = 0x100000000ULL + (uint64_t)rank * 7919;
+        v->data.uint64 = 0x100000000ULL + (uint64_t)rank * 7919 + (uint64_t)round_no * 1000003;
     } else { /* glob: byte object of a few hundred bytes */
-        size_t n = 300 + (size_t)(rank % 17);
+        size_t n = 300 + (size_t)((rank + round_no) % 17);
         for (size_t i = 0; i < n && i < sz; i++)
-            buf[i] = (char)((rank * 31 + (int)i) & 0xff);
+            buf[i] = (char)((rank * 31 + round_no * 7 + (int)i) & 0xff);
         v->type = PMIX_BYTE_OBJECT;
         v->data.bo.bytes = buf;
         v->data.bo.size = n;
@@ -180,7 +182,7 @@ static void put_keys(void)
         pmix_status_t rc;
 
         value_for((int)me.rank, k, &v, buf, sizeof(buf));
-        snprintf(key, sizeof(key), "%s.%u", kinds[k], me.rank);
+        snprintf(key, sizeof(key), "%s.%u.%d", kinds[k], me.rank, round_no);
         rc = PMIx_Put(scopes[k], key, &v);
         if (rc != PMIX_SUCCESS)
             pxc_fail("PMIx_Put(%s, %s) failed: %s", PMIx_Scope_string(scopes[k]), key,
@@ -263,7 +265,7 @@ static void check_peer(int peer)
         if (peer == (int)me.rank && k != 2)
             continue;
         value_for(peer, k, &want, buf, sizeof(buf));
-        snprintf(key, sizeof(key), "%s.%d", kinds[k], peer);
+        snprintf(key, sizeof(key), "%s.%d.%d", kinds[k], peer, round_no);
         rc = PMIx_Get(&p, key, &info, 1, &got);
         if (visible && rc != PMIX_SUCCESS)
             pxc_fail("PMIx_Get(%s) from rank %d (%s node): expected the value, got %s", key, peer,
@@ -286,6 +288,7 @@ int main(int argc, char **argv)
 {
     const char *mode = "collect";
     bool keys = false;
+    int rounds = 1;
     pmix_status_t rc;
 
     pxc_name = "pxc_modex";
@@ -296,6 +299,8 @@ int main(int argc, char **argv)
             keys = true;
         else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
             nnodes = pxc_parse_int("--nodes", argv[++i]);
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = pxc_parse_int("--rounds", argv[++i]);
         else if (strcmp(argv[i], "--exclude") == 0 && i + 1 < argc)
             excluded[pxc_parse_int("--exclude", argv[++i]) % 4096] = true;
         else {
@@ -312,12 +317,14 @@ int main(int argc, char **argv)
         pxc_fail("--nodes %d does not fit a job of %d ranks", nnodes, nranks);
     if (keys)
         check_keys();
-    put_keys();
-    if (strcmp(mode, "none") != 0)
-        fence(mode);
-    for (int r = 0; r < nranks; r++) {
-        if (!excluded[r])
-            check_peer(r);
+    for (round_no = 0; round_no < rounds; round_no++) {
+        put_keys();
+        if (strcmp(mode, "none") != 0)
+            fence(mode);
+        for (int r = 0; r < nranks; r++) {
+            if (!excluded[r])
+                check_peer(r);
+        }
     }
     fence("final");
     rc = PMIx_Finalize(NULL, 0);

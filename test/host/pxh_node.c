@@ -107,6 +107,29 @@ void pxh_host_error(const char *fmt, ...)
     pxh_node.host_errors++;
 }
 
+void pxh_debug(const char *fmt, ...)
+{
+    static int on = -1;
+    char line[1024];
+    va_list ap;
+    int len;
+
+    if (on < 0)
+        on = getenv("PXHOST_DEBUG") != NULL;
+    if (!on)
+        return;
+    len = snprintf(line, sizeof(line), "pxhost: node %d: ", pxh_node.id);
+    va_start(ap, fmt);
+    len += vsnprintf(line + len, sizeof(line) - (size_t)len - 1, fmt, ap);
+    va_end(ap);
+    if (len > (int)sizeof(line) - 2)
+        len = (int)sizeof(line) - 2;
+    line[len++] = '\n';
+    if (write(2, line, (size_t)len) < 0) {
+        /* nowhere to report it */
+    }
+}
+
 void pxh_node_post(pxh_work_t *w)
 {
     uint64_t one = 1;

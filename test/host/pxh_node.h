@@ -104,5 +104,7 @@ void pxh_pubsub_expire(void);
 void pxh_send(int j, pmix_data_buffer_t *buf);
 void pxh_host_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double pxh_now(void);
+/* Developer trace of the host's own traffic, on stderr when PXHOST_DEBUG is set. */
+void pxh_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* PXH_NODE_H */

@@ -371,6 +371,8 @@ static void fence_local(pxh_work_t *w)
     char *sig = fence_sig(w->procs, w->nprocs);
     uint32_t seq = next_seq(sig);
     pxh_fence_t *f = fence_find(sig, seq);
+
+    pxh_debug("fence_nb %s #%u: %zu bytes, %zu info", sig, seq, w->ndata, w->ninfo);
     pmix_status_t local_status = PMIX_SUCCESS;
     int32_t st;
 
@@ -517,6 +519,7 @@ static void dmx_request(int from, pmix_data_buffer_t *buf)
 
     if (!pxh_unpack(buf, &id, 1, PMIX_UINT32) || !pxh_unpack(buf, &proc, 1, PMIX_PROC))
         return;
+    pxh_debug("node %d asks for the data of rank %u", from, proc.rank);
     w = work_new(PXH_W_DMX_SERVED, &proc);
     w->from_node = from;
     w->id = id;
@@ -545,6 +548,7 @@ static void dmx_local(pxh_work_t *w)
         w->cb.modex(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata, NULL, NULL);
         return;
     }
+    pxh_debug("direct_modex for rank %d: asking node %d", rank, node);
     d = calloc(1, sizeof(*d));
     d->id = pxh_node.next_id++;
     d->rank = rank;
@@ -723,6 +727,8 @@ void pxh_handle_work(pxh_work_t *w)
         dmx_local(w);
         break;
     case PXH_W_DMX_SERVED:
+        pxh_debug("data of rank %u for node %d: %s, %zu bytes", w->proc.rank, w->from_node,
+                  PMIx_Error_string(w->status), w->ndata);
         dmx_reply(w->from_node, w->id, w->status, w->data, w->ndata);
         break;
     case PXH_W_PUBLISH:
