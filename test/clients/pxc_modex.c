@@ -3,9 +3,11 @@
  * PMIX_LOCAL / PMIX_REMOTE / PMIX_GLOBAL keys after a fence with or without data
  * collection, or without any fence (direct modex).
  * Usage: pxc_modex [--fence collect|nocollect|none] [--check-keys] [--nodes K]
- *                  [--exclude R]... [--rounds N]
+ *                  [--exclude R]... [--rounds N] [--pair-fences]
  * With --rounds N the put/commit/fence/get cycle runs N times with new keys each time
- * (fences with the same participants, one after the other).
+ * (fences with the same participants, one after the other). With --pair-fences every
+ * rank then fences with collection over just itself and its partner (rank + N/2), all
+ * pairs at the same time, and gets the partner's new key.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,11 +286,51 @@ static void check_peer(int peer)
     PMIx_Info_destruct(&info);
 }
 
+static void pair_fence(void)
+{
+    int partner = ((int)me.rank + nranks / 2) % nranks;
+    pmix_proc_t pair[2];
+    pmix_value_t v, *got = NULL;
+    pmix_info_t info;
+    bool collect = true;
+    char key[64];
+    pmix_status_t rc;
+
+    if (nranks % 2)
+        pxc_fail("--pair-fences needs an even number of ranks, got %d", nranks);
+    snprintf(key, sizeof(key), "pair.%u", me.rank);
+    v.type = PMIX_UINT32;
+    v.data.uint32 = 5000 + me.rank;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Put/Commit(%s) failed: %s", key, PMIx_Error_string(rc));
+    PMIx_Load_procid(&pair[0], me.nspace, me.rank);
+    PMIx_Load_procid(&pair[1], me.nspace, (pmix_rank_t)partner);
+    PMIx_Info_load(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(pair, 2, &info, 1);
+    PMIx_Info_destruct(&info);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Fence over ranks %u and %d failed: %s", me.rank, partner,
+                 PMIx_Error_string(rc));
+    snprintf(key, sizeof(key), "pair.%d", partner);
+    rc = PMIx_Get(&pair[1], key, NULL, 0, &got);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Get(%s) from rank %d after the pair fence failed: %s", key, partner,
+                 PMIx_Error_string(rc));
+    if (got->type != PMIX_UINT32 || got->data.uint32 != 5000u + (unsigned)partner)
+        pxc_fail("PMIx_Get(%s) from rank %d: expected PMIX_UINT32 %d", key, partner,
+                 5000 + partner);
+    PMIx_Value_free(got, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = "collect";
     bool keys = false;
     int rounds = 1;
+    bool pairs = false;
     pmix_status_t rc;
 
     pxc_name = "pxc_modex";
@@ -299,6 +341,8 @@ int main(int argc, char **argv)
             keys = true;
         else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
             nnodes = pxc_parse_int("--nodes", argv[++i]);
+        else if (strcmp(argv[i], "--pair-fences") == 0)
+            pairs = true;
         else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = pxc_parse_int("--rounds", argv[++i]);
         else if (strcmp(argv[i], "--exclude") == 0 && i + 1 < argc)
@@ -326,6 +370,8 @@ int main(int argc, char **argv)
                 check_peer(r);
         }
     }
+    if (pairs)
+        pair_fence();
     fence("final");
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS)

@@ -449,6 +449,13 @@ static void shutdown_node(void)
 {
     pmix_status_t rc;
     pmix_proc_t proc;
+    int nconn = 0, nfin = 0;
+
+    for (int i = 0; i < pxh_node.nclients; i++) {
+        nconn += pxh_node.clients[i].connected;
+        nfin += pxh_node.clients[i].finalized;
+    }
+    pxh_debug("%d of %d clients connected, %d finalized", nconn, pxh_node.nclients, nfin);
 
     for (int i = 0; i < pxh_node.nclients; i++) {
         if (!pxh_node.clients[i].registered)

@@ -700,8 +700,18 @@ void pxh_handle_work(pxh_work_t *w)
             pxh_host_error("client %s upcall for rank %u which is not local",
                            w->kind == PXH_W_CONNECTED ? "connected" : "finalized",
                            w->proc.rank);
+        else if (w->kind == PXH_W_CONNECTED && !c->registered)
+            pxh_host_error("client connected upcall for rank %u, which was never registered",
+                           w->proc.rank);
+        else if (w->kind == PXH_W_CONNECTED && c->connected)
+            pxh_host_error("second client connected upcall for rank %u", w->proc.rank);
         else if (w->kind == PXH_W_CONNECTED)
             c->connected = true;
+        else if (!c->connected)
+            pxh_host_error("client finalized upcall for rank %u, which never connected",
+                           w->proc.rank);
+        else if (c->finalized)
+            pxh_host_error("second client finalized upcall for rank %u", w->proc.rank);
         else
             c->finalized = true;
         if (w->cb.op)
