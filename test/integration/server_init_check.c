@@ -2,6 +2,9 @@
  *   server_init_check rndz DIR     rendezvous files: names, mode 0600, stale/live files,
  *                                  the launcher file, removal at finalize
  *   server_init_check twice        a second init and a second finalize are refused
+ *   server_init_check module422    the plain PMIx_server_init symbol (what a host built
+ *                                  against 4.2.2 headers calls) reads only a 4.2.2-sized
+ *                                  module (ASan catches a read past it)
  *   server_init_check evbase CLIENT [ARGS]  the host's own event base (PMIX_EVENT_BASE),
  *                                  run single-threaded by this program, serves a real
  *                                  client; setup_fork's environment carries the job env
@@ -11,6 +14,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +187,28 @@ static int do_twice(void)
     return failures ? 1 : 0;
 }
 
+/* The symbol a 4.2.2-built host binds PMIx_server_init to. */
+extern pmix_status_t init_symbol_422(pmix_server_module_t *module, pmix_info_t info[],
+                                     size_t ninfo) __asm__("PMIx_server_init");
+
+static int do_module422(void)
+{
+    /* 4.2.2's module ends before client_connected2 */
+    size_t size = offsetof(pmix_server_module_t, client_connected2);
+    pmix_server_module_t *module = calloc(1, size);
+    if (module == NULL) {
+        return 2;
+    }
+    pmix_status_t rc = init_symbol_422(module, NULL, 0);
+    check(rc == PMIX_SUCCESS, "PMIx_server_init (4.2.2 symbol): %s", PMIx_Error_string(rc));
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_finalize();
+        check(rc == PMIX_SUCCESS, "PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    }
+    free(module);
+    return failures ? 1 : 0;
+}
+
 /* ---- evbase: a single-threaded host ---- */
 
 static pid_t child = -1;
@@ -289,6 +315,11 @@ static int do_evbase(char **client_argv)
           "the client failed (status 0x%x)", child_status);
     rc = PMIx_server_finalize();
     check(rc == PMIX_SUCCESS, "PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    for (int i = 0; i < 4; i++) {
+        PMIx_Info_destruct(&reg[i]);
+    }
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_destruct(&info[1]);
     event_free(poll);
     event_free(limit);
     event_base_free(base);
@@ -307,9 +338,12 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "twice") == 0) {
         return do_twice();
     }
+    if (argc >= 2 && strcmp(argv[1], "module422") == 0) {
+        return do_module422();
+    }
     if (argc >= 3 && strcmp(argv[1], "evbase") == 0) {
         return do_evbase(&argv[2]);
     }
-    fprintf(stderr, "usage: %s rndz DIR | twice | evbase CLIENT [ARGS]\n", argv[0]);
+    fprintf(stderr, "usage: %s rndz DIR | twice | module422 | evbase CLIENT [ARGS]\n", argv[0]);
     return 2;
 }
