@@ -35,8 +35,8 @@ static void init_and_nesting(void)
     rc = PMIx_Init(&again, NULL, 0);
     check(rc, PMIX_SUCCESS, "second (nested) PMIx_Init");
     if (!PMIx_Check_procid(&again, &me))
-        pxc_fail("nested PMIx_Init returned %s rank %u, the first one %s rank %u",
-                 again.nspace, again.rank, me.nspace, me.rank);
+        pxc_fail("nested PMIx_Init returned %s rank %u, the first one %s rank %u", again.nspace,
+                 again.rank, me.nspace, me.rank);
     rc = PMIx_Finalize(NULL, 0);
     check(rc, PMIX_SUCCESS, "inner PMIx_Finalize");
     if (!PMIx_Initialized())

@@ -110,8 +110,7 @@ static void check_dir(const char *key)
         pxc_fail("PMIx_Get(%s): expected a PMIX_STRING, got %s", key,
                  PMIx_Data_type_string(v->type));
     if (stat(v->data.string, &st) != 0 || !S_ISDIR(st.st_mode))
-        pxc_fail("PMIx_Get(%s) = \"%s\", which is not an existing directory", key,
-                 v->data.string);
+        pxc_fail("PMIx_Get(%s) = \"%s\", which is not an existing directory", key, v->data.string);
     PMIx_Value_free(v, 1);
 }
 
@@ -123,8 +122,7 @@ static void check_keys(void)
     int peer, far;
 
     for (int i = start; i < start + count; i++)
-        snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), i > start ? ",%d" : "%d",
-                 i);
+        snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), i > start ? ",%d" : "%d", i);
     snprintf(host, sizeof(host), "pxnode%d", node);
     check_u32(-1, PMIX_JOB_SIZE, (uint32_t)nranks);
     check_u32(-1, PMIX_UNIV_SIZE, (uint32_t)nranks);
@@ -223,8 +221,7 @@ static void fence(const char *mode)
     pmix_status_t rc;
 
     PMIx_Info_load(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(procs, n, strcmp(mode, "final") ? &info : NULL,
-                    strcmp(mode, "final") ? 1 : 0);
+    rc = PMIx_Fence(procs, n, strcmp(mode, "final") ? &info : NULL, strcmp(mode, "final") ? 1 : 0);
     PMIx_Info_destruct(&info);
     free(procs);
     if (rc != PMIX_SUCCESS)

@@ -73,11 +73,10 @@ static void lookup_wait(const char *key, const char *want_value, pmix_rank_t pub
         strcmp(pd.value.data.string, want_value) != 0)
         pxc_fail("PMIx_Lookup(%s): expected string \"%s\", got type %s \"%s\"", key, want_value,
                  PMIx_Data_type_string(pd.value.type),
-                 pd.value.type == PMIX_STRING && pd.value.data.string ? pd.value.data.string
-                                                                        : "");
+                 pd.value.type == PMIX_STRING && pd.value.data.string ? pd.value.data.string : "");
     if (pd.proc.rank != publisher || strncmp(pd.proc.nspace, me.nspace, PMIX_MAX_NSLEN))
-        pxc_fail("PMIx_Lookup(%s): expected publisher %s rank %u, got %s rank %u", key,
-                 me.nspace, publisher, pd.proc.nspace, pd.proc.rank);
+        pxc_fail("PMIx_Lookup(%s): expected publisher %s rank %u, got %s rank %u", key, me.nspace,
+                 publisher, pd.proc.nspace, pd.proc.rank);
     PMIx_Info_destruct(&info[0]);
     PMIx_Info_destruct(&info[1]);
     PMIx_Pdata_destruct(&pd);
@@ -92,8 +91,7 @@ static void expect_once(pxc_cb_t *cb, const char *what)
     if (cb->calls != 1)
         pxc_fail("%s: callback called %d times, expected once", what, cb->calls);
     if (cb->status != PMIX_SUCCESS)
-        pxc_fail("%s: callback status %s, expected success", what,
-                 PMIx_Error_string(cb->status));
+        pxc_fail("%s: callback status %s, expected success", what, PMIx_Error_string(cb->status));
 }
 
 static void lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)

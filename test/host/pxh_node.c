@@ -76,15 +76,15 @@ static pmix_status_t latch_wait(latch_t *l)
 }
 
 /* Call an API taking (..., cbfunc, cbdata) and wait for its callback. */
-#define CALL_AND_WAIT(rc, call_expr)                                                         \
-    do {                                                                                     \
-        latch_t l_;                                                                          \
-        latch_init(&l_);                                                                     \
-        (rc) = (call_expr);                                                                  \
-        if ((rc) == PMIX_SUCCESS)                                                            \
-            (rc) = latch_wait(&l_);                                                          \
-        else if ((rc) == PMIX_OPERATION_SUCCEEDED)                                           \
-            (rc) = PMIX_SUCCESS;                                                             \
+#define CALL_AND_WAIT(rc, call_expr)                                                               \
+    do {                                                                                           \
+        latch_t l_;                                                                                \
+        latch_init(&l_);                                                                           \
+        (rc) = (call_expr);                                                                        \
+        if ((rc) == PMIX_SUCCESS)                                                                  \
+            (rc) = latch_wait(&l_);                                                                \
+        else if ((rc) == PMIX_OPERATION_SUCCEEDED)                                                 \
+            (rc) = PMIX_SUCCESS;                                                                   \
     } while (0)
 
 double pxh_now(void)
@@ -466,8 +466,8 @@ static void shutdown_node(void)
         PMIx_server_deregister_client(&proc, latch_cb, &l);
         rc = latch_wait(&l);
         if (rc != PMIX_SUCCESS)
-            pxh_host_error("PMIx_server_deregister_client(rank %d): %s",
-                           pxh_node.clients[i].rank, PMIx_Error_string(rc));
+            pxh_host_error("PMIx_server_deregister_client(rank %d): %s", pxh_node.clients[i].rank,
+                           PMIx_Error_string(rc));
     }
     {
         latch_t l;
@@ -520,7 +520,7 @@ static void register_job(void)
     rc = pxh_reg_build(&info, &ninfo);
     if (rc == PMIX_SUCCESS)
         CALL_AND_WAIT(rc, PMIx_server_register_nspace(pxh_opts.nspace, pxh_node.nclients, info,
-                                                       ninfo, latch_cb, &l_));
+                                                      ninfo, latch_cb, &l_));
     if (info)
         PMIx_Info_free(info, ninfo);
     if (rc != PMIX_SUCCESS) {

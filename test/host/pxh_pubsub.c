@@ -53,8 +53,7 @@ static bool info_int(const pmix_info_t *info, size_t n, const char *key, int *ou
     return false;
 }
 
-static void check_ids(const char *what, const pmix_proc_t *proc, const pmix_info_t *info,
-                      size_t n)
+static void check_ids(const char *what, const pmix_proc_t *proc, const pmix_info_t *info, size_t n)
 {
     bool uid = false, gid = false;
 
@@ -252,9 +251,8 @@ static void process(int origin, uint32_t id, int kind, const pmix_proc_t *proc, 
 
 void pxh_pubsub_work(pxh_work_t *w)
 {
-    static const char *names[] = {[PXH_W_PUBLISH] = "publish",
-                                  [PXH_W_LOOKUP] = "lookup",
-                                  [PXH_W_UNPUBLISH] = "unpublish"};
+    static const char *names[] = {
+        [PXH_W_PUBLISH] = "publish", [PXH_W_LOOKUP] = "lookup", [PXH_W_UNPUBLISH] = "unpublish"};
     static const uint8_t cmds[] = {[PXH_W_PUBLISH] = PXH_MSG_PUB_REQ,
                                    [PXH_W_LOOKUP] = PXH_MSG_LOOKUP_REQ,
                                    [PXH_W_UNPUBLISH] = PXH_MSG_UNPUB_REQ};

@@ -9,14 +9,14 @@
 
 #include "pxhost.h"
 
-#define ADD(list, key, val, type)                                                            \
-    do {                                                                                     \
-        pmix_status_t rc_ = PMIx_Info_list_add((list), (key), (val), (type));                \
-        if (rc_ != PMIX_SUCCESS) {                                                           \
-            fprintf(stderr, "pxhost: PMIx_Info_list_add(%s) failed: %s\n", (key),          \
-                    PMIx_Error_string(rc_));                                                 \
-            return rc_;                                                                      \
-        }                                                                                    \
+#define ADD(list, key, val, type)                                                                  \
+    do {                                                                                           \
+        pmix_status_t rc_ = PMIx_Info_list_add((list), (key), (val), (type));                      \
+        if (rc_ != PMIX_SUCCESS) {                                                                 \
+            fprintf(stderr, "pxhost: PMIx_Info_list_add(%s) failed: %s\n", (key),                  \
+                    PMIx_Error_string(rc_));                                                       \
+            return rc_;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* Convert an inner list into a data array and add it to outer under key. */
@@ -34,8 +34,7 @@ static pmix_status_t add_array(void *outer, const char *key, void *inner)
     rc = PMIx_Info_list_add(outer, key, &da, PMIX_DATA_ARRAY);
     PMIx_Data_array_destruct(&da);
     if (rc != PMIX_SUCCESS)
-        fprintf(stderr, "pxhost: PMIx_Info_list_add(%s) failed: %s\n", key,
-                PMIx_Error_string(rc));
+        fprintf(stderr, "pxhost: PMIx_Info_list_add(%s) failed: %s\n", key, PMIx_Error_string(rc));
     return rc;
 }
 

@@ -179,8 +179,8 @@ static pmix_status_t up_job_control(const pmix_proc_t *requestor, const pmix_pro
 }
 
 static pmix_status_t up_log2(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
-                             const pmix_info_t directives[], size_t ndirs,
-                             pmix_op_cbfunc_t cbfunc, void *cbdata)
+                             const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                             void *cbdata)
 {
     pxh_work_t *w = work_new(PXH_W_LOG, client);
 
@@ -200,8 +200,7 @@ static void up_log(const pmix_proc_t *client, const pmix_info_t data[], size_t n
                    const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
                    void *cbdata)
 {
-    if (up_log2(client, data, ndata, directives, ndirs, cbfunc, cbdata) != PMIX_SUCCESS &&
-        cbfunc)
+    if (up_log2(client, data, ndata, directives, ndirs, cbfunc, cbdata) != PMIX_SUCCESS && cbfunc)
         cbfunc(PMIX_ERR_NOMEM, cbdata);
 }
 
@@ -266,8 +265,7 @@ static char *fence_sig(pmix_proc_t *procs, size_t n)
         if (procs[i].rank == PMIX_RANK_WILDCARD)
             len += (size_t)snprintf(s + len, cap - len, "%s:*;", procs[i].nspace);
         else
-            len += (size_t)snprintf(s + len, cap - len, "%s:%u;", procs[i].nspace,
-                                    procs[i].rank);
+            len += (size_t)snprintf(s + len, cap - len, "%s:%u;", procs[i].nspace, procs[i].rank);
     }
     return s;
 }
@@ -466,8 +464,7 @@ void pxh_proc_died(int rank)
     for (f = pxh_node.fences; f; f = next) {
         next = f->next;
         if (f->local && includes_rank(f, rank)) {
-            fprintf(stderr,
-                    "pxhost: node %d: rank %d died without finalizing: failing its fence\n",
+            fprintf(stderr, "pxhost: node %d: rank %d died without finalizing: failing its fence\n",
                     pxh_node.id, rank);
             f->status = PMIX_ERR_PROC_TERM_WO_SYNC;
             fence_check(f);
@@ -698,8 +695,7 @@ void pxh_handle_work(pxh_work_t *w)
         c = client_of(&w->proc);
         if (!c)
             pxh_host_error("client %s upcall for rank %u which is not local",
-                           w->kind == PXH_W_CONNECTED ? "connected" : "finalized",
-                           w->proc.rank);
+                           w->kind == PXH_W_CONNECTED ? "connected" : "finalized", w->proc.rank);
         else if (w->kind == PXH_W_CONNECTED && !c->registered)
             pxh_host_error("client connected upcall for rank %u, which was never registered",
                            w->proc.rank);

@@ -63,8 +63,8 @@ static int parse_int(const char *opt, const char *s, int min, int max)
     errno = 0;
     v = s ? strtol(s, &end, 10) : 0;
     if (!s || errno || *end || end == s || v < min || v > max) {
-        fprintf(stderr, "pxhost: %s needs a number between %d and %d (got \"%s\")\n", opt, min,
-                max, s ? s : "");
+        fprintf(stderr, "pxhost: %s needs a number between %d and %d (got \"%s\")\n", opt, min, max,
+                s ? s : "");
         exit(2);
     }
     return (int)v;
@@ -207,8 +207,7 @@ static void make_tmpdirs(void)
         snprintf(pxh_opts.tmpdirs[i], sizeof(pxh_opts.tmpdirs[i]), "/tmp/pxhost.%d.node%d.XXXXXX",
                  (int)pxh_opts.top_pid, i);
         if (!mkdtemp(pxh_opts.tmpdirs[i])) {
-            fprintf(stderr, "pxhost: cannot create %s: %s\n", pxh_opts.tmpdirs[i],
-                    strerror(errno));
+            fprintf(stderr, "pxhost: cannot create %s: %s\n", pxh_opts.tmpdirs[i], strerror(errno));
             exit(1);
         }
         /* a client running as nobody must reach the server socket inside */
@@ -320,8 +319,8 @@ static void on_msg(state_t *s, int node, pmix_data_buffer_t *buf)
         nodes[node].done = true;
         return;
     }
-    if (!pxh_unpack(buf, &rank, 1, PMIX_INT32) || !pxh_unpack(buf, &v, 1, PMIX_INT32) ||
-        rank < 0 || rank >= pxh_opts.nranks)
+    if (!pxh_unpack(buf, &rank, 1, PMIX_INT32) || !pxh_unpack(buf, &v, 1, PMIX_INT32) || rank < 0 ||
+        rank >= pxh_opts.nranks)
         return;
     if (cmd == PXH_MSG_STARTED) {
         ranks[rank].started = true;

@@ -18,8 +18,8 @@
 
 /* One --pset NAME:r1,r2,... */
 typedef struct {
-    char *name;    /* borrowed from argv */
-    int *ranks;    /* owned */
+    char *name; /* borrowed from argv */
+    int *ranks; /* owned */
     int nranks;
 } pxh_pset_t;
 
@@ -58,10 +58,10 @@ int pxh_node_of(int rank);
 /* A framed, non-blocking byte stream (socketpair end). Frames are a 4-byte big-endian
  * length followed by a payload packed with PMIx_Data_pack. Single thread only. */
 typedef struct {
-    int fd;      /* owned */
-    char *in;    /* owned: bytes read, not yet consumed */
+    int fd;   /* owned */
+    char *in; /* owned: bytes read, not yet consumed */
     size_t inlen, incap;
-    char *out;   /* owned: bytes queued, not yet written */
+    char *out; /* owned: bytes queued, not yet written */
     size_t outlen, outcap;
     bool closed; /* EOF or error seen */
 } pxh_link_t;
