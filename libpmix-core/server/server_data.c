@@ -331,10 +331,12 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         }
         goto reply;
     }
-    if (pr->have_remote) {
+    if (pr->have_remote && px_kvset_get(&pr->remote, key) != NULL) {
         rc = pack_rank(&body, ns, target.rank, false);
         goto reply;
     }
+    /* Not fetched yet, or fetched before the rank posted this key: ask its server again
+     * (it answers at once if the rank committed, else when it does). */
     bool asked = waiting_remote(&target);
     rc = waiter_add(&target, true, c, seq, NULL, NULL);
     if (rc == PMIX_SUCCESS && !asked) {
