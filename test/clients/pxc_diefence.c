@@ -1,6 +1,7 @@
 /*
  * pxc_diefence.c - rank 1 dies without PMIx_Finalize, either right after entering a fence
- * (--mode in-fence: PMIx_Fence_nb then _exit) or before any fence (--mode before-fence).
+ * (--mode in-fence: PMIx_Fence_nb then _exit) or before entering it (--mode before-fence),
+ * after a start-up fence that all ranks pass.
  * The other ranks then fence over the whole job: it must fail, not hang and not succeed.
  * Usage: pxc_diefence [--mode in-fence|before-fence]   (needs at least 2 ranks)
  */
@@ -39,6 +40,11 @@ int main(int argc, char **argv)
     if (nranks < 2)
         pxc_fail("needs at least 2 ranks, got %d", nranks);
     PMIx_Load_procid(&all, me.nspace, PMIX_RANK_WILDCARD);
+    /* Everyone is up before the scenario starts, so the delays below are measured from
+     * the same moment (process start-up is slow under sanitizers). */
+    rc = PMIx_Fence(&all, 1, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("start-up PMIx_Fence failed: %s", PMIx_Error_string(rc));
     if (me.rank == 1) {
         if (strcmp(mode, "in-fence") == 0) {
             rc = PMIx_Fence_nb(&all, 1, NULL, 0, ignore_cb, NULL);
@@ -49,7 +55,7 @@ int main(int argc, char **argv)
         }
         _exit(0);
     }
-    usleep(300000);
+    usleep(500000);
     t0 = pxc_now();
     rc = PMIx_Fence(&all, 1, NULL, 0);
     if (rc == PMIX_SUCCESS)
