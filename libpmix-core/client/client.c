@@ -55,7 +55,8 @@ static void creq_maybe_free(creq_t *r)
     }
 }
 
-static void creq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+static void creq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply,
+                       void *cbdata)
 {
     (void)peer;
     creq_t *r = cbdata;
@@ -151,8 +152,7 @@ static void csync_cb(pmix_status_t status, pmix_data_buffer_t *reply, void *cbda
     s->status = status;
     if (reply != NULL && s->reply != NULL) {
         size_t left = px_bfrops_buf_remaining(reply);
-        if (left > 0 &&
-            px_bfrops_buf_append(s->reply, reply->unpack_ptr, left) != PMIX_SUCCESS &&
+        if (left > 0 && px_bfrops_buf_append(s->reply, reply->unpack_ptr, left) != PMIX_SUCCESS &&
             status == PMIX_SUCCESS) {
             s->status = PMIX_ERR_NOMEM;
         }
@@ -241,9 +241,8 @@ pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply)
             PMIx_Check_nspace(nspace, px_cl.myproc.nspace)) {
             /* our node is the one our own rank was placed on */
             const pmix_value_t *h = px_ns_lookup(ns, px_cl.myproc.rank, PMIX_HOSTNAME, NULL);
-            px_cl.store.my_hostname = strdup(h && h->type == PMIX_STRING && h->data.string
-                                                 ? h->data.string
-                                                 : px_hostname());
+            px_cl.store.my_hostname = strdup(
+                h && h->type == PMIX_STRING && h->data.string ? h->data.string : px_hostname());
         }
         px_ns_locate(&px_cl.store, ns);
     } else if (ns != NULL) {
@@ -336,7 +335,7 @@ static void detach_on_loop(void *arg)
 
 static const char *env_uri(const char **name)
 {
-    static const char *names[] = {PX_ENV_URI, "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
+    static const char *names[] = {PX_ENV_URI,         "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
                                   "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const char *v = getenv(names[i]);
@@ -351,10 +350,14 @@ static const char *env_uri(const char **name)
 static const char *refusal_reason(pmix_status_t st)
 {
     switch (st) {
-    case PMIX_ERR_NOT_FOUND: return "the server has no such client registered";
-    case PMIX_ERR_NO_PERMISSIONS: return "this process runs under another user or group";
-    case PMIX_EXISTS: return "a process with this identity is already connected";
-    default: return "the server did not accept the handshake";
+    case PMIX_ERR_NOT_FOUND:
+        return "the server has no such client registered";
+    case PMIX_ERR_NO_PERMISSIONS:
+        return "this process runs under another user or group";
+    case PMIX_EXISTS:
+        return "a process with this identity is already connected";
+    default:
+        return "the server did not accept the handshake";
     }
 }
 

@@ -17,10 +17,10 @@ typedef struct get_op {
     char key[PMIX_MAX_KEYLEN + 1];
     pmix_info_t *info; /* owned copy */
     size_t ninfo;
-    px_getq_t q;       /* points into info */
-    bool optional;     /* PMIX_OPTIONAL or PMIX_IMMEDIATE: never ask the server */
-    bool refresh;      /* PMIX_GET_REFRESH_CACHE: ask the server even if cached */
-    bool asked;        /* the server has answered once already */
+    px_getq_t q;   /* points into info */
+    bool optional; /* PMIX_OPTIONAL or PMIX_IMMEDIATE: never ask the server */
+    bool refresh;  /* PMIX_GET_REFRESH_CACHE: ask the server even if cached */
+    bool asked;    /* the server has answered once already */
     int timeout_ms;
     pmix_status_t status;
     pmix_value_t *value; /* owned result */
@@ -48,7 +48,8 @@ static void get_op_free(get_op_t *op)
 static pmix_status_t get_op_new(const pmix_proc_t *proc, const char *key, const pmix_info_t *info,
                                 size_t ninfo, get_op_t **out)
 {
-    if (key == NULL || key[0] == '\0' || strlen(key) > PMIX_MAX_KEYLEN || (ninfo > 0 && info == NULL)) {
+    if (key == NULL || key[0] == '\0' || strlen(key) > PMIX_MAX_KEYLEN ||
+        (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     get_op_t *op = calloc(1, sizeof(*op));
@@ -75,7 +76,8 @@ static pmix_status_t get_op_new(const pmix_proc_t *proc, const char *key, const 
         }
         for (size_t i = 0; i < ninfo; i++) {
             PMIx_Info_xfer(&op->info[i], &info[i]);
-            if (PMIX_CHECK_KEY(&info[i], PMIX_OPTIONAL) || PMIX_CHECK_KEY(&info[i], PMIX_IMMEDIATE)) {
+            if (PMIX_CHECK_KEY(&info[i], PMIX_OPTIONAL) ||
+                PMIX_CHECK_KEY(&info[i], PMIX_IMMEDIATE)) {
                 op->optional = op->optional || PMIX_INFO_TRUE(&info[i]);
             } else if (PMIX_CHECK_KEY(&info[i], PMIX_GET_REFRESH_CACHE)) {
                 op->refresh = PMIX_INFO_TRUE(&info[i]);
@@ -104,7 +106,8 @@ static enum get_next get_step(get_op_t *op)
         goto out;
     }
     bool fresh = key_dynamic(op->key) || op->refresh;
-    const pmix_value_t *v = (fresh && !op->asked) ? NULL : px_ns_lookup(ns, op->proc.rank, op->key, &op->q);
+    const pmix_value_t *v =
+        (fresh && !op->asked) ? NULL : px_ns_lookup(ns, op->proc.rank, op->key, &op->q);
     if (v != NULL) {
         op->value = PMIx_Value_create(1);
         op->status = op->value ? PMIx_Value_xfer(op->value, v) : PMIX_ERR_NOMEM;
@@ -147,7 +150,8 @@ static pmix_status_t pack_get_req(get_op_t *op, pmix_data_buffer_t *msg)
 }
 
 /* What came back from the server for op: stored, or the op ends with the error. */
-static bool get_absorb(get_op_t *op, enum get_next asked, pmix_status_t st, pmix_data_buffer_t *reply)
+static bool get_absorb(get_op_t *op, enum get_next asked, pmix_status_t st,
+                       pmix_data_buffer_t *reply)
 {
     if (st == PMIX_SUCCESS && reply != NULL) {
         st = asked == GET_NEED_NS ? px_cl_store_jobinfo(op->proc.nspace, reply)
@@ -163,8 +167,8 @@ static bool get_absorb(get_op_t *op, enum get_next asked, pmix_status_t st, pmix
     return true;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[], const pmix_info_t info[],
-                                   size_t ninfo, pmix_value_t **val)
+PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
+                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -245,11 +249,12 @@ static void get_advance(void *arg)
     enum get_next next = get_step(op);
     if (next != GET_DONE) {
         pmix_data_buffer_t msg;
-        pmix_status_t rc = next == GET_NEED_NS ? pack_jobinfo_req(op, &msg) : pack_get_req(op, &msg);
+        pmix_status_t rc =
+            next == GET_NEED_NS ? pack_jobinfo_req(op, &msg) : pack_get_req(op, &msg);
         if (rc == PMIX_SUCCESS) {
             rc = px_cl_request(next == GET_NEED_NS ? PX_TAG_JOBINFO : PX_TAG_GET, &msg,
-                               op->timeout_ms, next == GET_NEED_NS ? get_reply_ns : get_reply_server,
-                               op);
+                               op->timeout_ms,
+                               next == GET_NEED_NS ? get_reply_ns : get_reply_server, op);
         }
         px_bfrops_buf_free(&msg);
         if (rc == PMIX_SUCCESS) {
@@ -262,8 +267,9 @@ static void get_advance(void *arg)
     get_op_free(op);
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[], const pmix_info_t info[],
-                                      size_t ninfo, pmix_value_cbfunc_t cbfunc, void *cbdata)
+PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
+                                      const pmix_info_t info[], size_t ninfo,
+                                      pmix_value_cbfunc_t cbfunc, void *cbdata)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -287,7 +293,8 @@ PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
 
 /* ---- local store ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[], pmix_value_t *val)
+PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
+                                              pmix_value_t *val)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -297,7 +304,8 @@ PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const cha
     }
     pthread_mutex_lock(&px_cl.lock);
     pmix_status_t rc = PMIX_ERR_NOMEM;
-    px_nspace_t *ns = px_store_add(&px_cl.store, proc->nspace[0] ? proc->nspace : px_cl.myproc.nspace);
+    px_nspace_t *ns =
+        px_store_add(&px_cl.store, proc->nspace[0] ? proc->nspace : px_cl.myproc.nspace);
     if (ns != NULL && proc->rank == PMIX_RANK_WILDCARD) {
         rc = px_kvset_put(&ns->job, key, val);
     } else if (ns != NULL) {
@@ -305,7 +313,8 @@ PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const cha
         if (pr == NULL) {
             rc = PMIX_ERR_BAD_PARAM;
         } else {
-            rc = px_kvset_put(px_ns_rank_is_local(ns, proc->rank) ? &pr->local : &pr->remote, key, val);
+            rc = px_kvset_put(px_ns_rank_is_local(ns, proc->rank) ? &pr->local : &pr->remote, key,
+                              val);
         }
     }
     pthread_mutex_unlock(&px_cl.lock);

@@ -119,8 +119,8 @@ static pmix_status_t pack_fence(pmix_data_buffer_t *msg, const pmix_proc_t procs
     return rc;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
-                                     size_t ninfo)
+PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -149,8 +149,9 @@ static void fence_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdat
     free(o);
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
-                                        size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -203,8 +204,8 @@ PMIX_EXPORT pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo)
     return rc;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
-                                          void *cbdata)
+PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -392,7 +393,8 @@ PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[
 
 /* ---- abort ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[], size_t nprocs)
+PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
+                                     size_t nprocs)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -424,8 +426,8 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
 
 /* ---- job control ---- */
 
-static pmix_status_t pack_jobctl(pmix_data_buffer_t *msg, const pmix_proc_t targets[], size_t ntargets,
-                                 const pmix_info_t directives[], size_t ndirs)
+static pmix_status_t pack_jobctl(pmix_data_buffer_t *msg, const pmix_proc_t targets[],
+                                 size_t ntargets, const pmix_info_t directives[], size_t ndirs)
 {
     return pack_fence(msg, targets, ntargets, directives, ndirs); /* same layout */
 }
@@ -501,7 +503,8 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
     if (rc == PMIX_SUCCESS) {
         i->cb = cbfunc;
         i->cbdata = cbdata;
-        rc = px_cl_request(PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply, i);
+        rc = px_cl_request(PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply,
+                           i);
         if (rc != PMIX_SUCCESS) {
             free(i);
         }
@@ -526,8 +529,8 @@ static pmix_status_t pack_log(pmix_data_buffer_t *msg, const pmix_info_t data[],
     return rc;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
-                                   size_t ndirs)
+PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
+                                   const pmix_info_t directives[], size_t ndirs)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;

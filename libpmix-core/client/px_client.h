@@ -34,12 +34,14 @@ extern px_client_state_t px_cl;
  * (timeout, lost connection). Runs on the loop. */
 typedef void (*px_creq_fn)(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata);
 
-/* Send a request (msg's bytes taken, msg may be NULL; the caller still frees msg); cb runs exactly once on the loop, never inside
- * this call. timeout_ms <= 0: none. PMIX_SUCCESS, or an error and no callback. */
+/* Send a request (msg's bytes taken, msg may be NULL; the caller still frees msg); cb runs exactly
+ * once on the loop, never inside this call. timeout_ms <= 0: none. PMIX_SUCCESS, or an error and no
+ * callback. */
 pmix_status_t px_cl_request(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms, px_creq_fn cb,
                             void *cbdata);
 /* The same, waiting for the answer (reply bytes after the status copied into *reply when
- * non-NULL and always initialised; caller frees). Refused on the loop thread (PMIX_ERR_WOULD_BLOCK). */
+ * non-NULL and always initialised; caller frees). Refused on the loop thread
+ * (PMIX_ERR_WOULD_BLOCK). */
 pmix_status_t px_cl_request_wait(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms,
                                  pmix_data_buffer_t *reply);
 /* Send a plain message (no reply). */

@@ -15,27 +15,27 @@
  * status. COMMIT is a plain message (no reply); it is ordered before any later request
  * of the same client because a connection is processed in order. */
 enum px_tag {
-    PX_TAG_JOBINFO = 1,  /* -> string nspace            <- namespace registration (px_ns_pack) */
-    PX_TAG_FINALIZE = 2, /* -> (empty)                  <- (empty) */
-    PX_TAG_COMMIT = 3,   /* -> info[] local-visible, info[] remote-visible (no reply) */
-    PX_TAG_FENCE = 4,    /* -> size n, proc[n], info[]  <- blob of participants' data */
-    PX_TAG_GET = 5,      /* -> proc, string key, info[] <- blob of the proc's data */
-    PX_TAG_PUBLISH = 6,  /* -> info[]                   <- (empty) */
-    PX_TAG_LOOKUP = 7,   /* -> size n, string[n], info[] <- size n, pdata[n] */
+    PX_TAG_JOBINFO = 1,   /* -> string nspace            <- namespace registration (px_ns_pack) */
+    PX_TAG_FINALIZE = 2,  /* -> (empty)                  <- (empty) */
+    PX_TAG_COMMIT = 3,    /* -> info[] local-visible, info[] remote-visible (no reply) */
+    PX_TAG_FENCE = 4,     /* -> size n, proc[n], info[]  <- blob of participants' data */
+    PX_TAG_GET = 5,       /* -> proc, string key, info[] <- blob of the proc's data */
+    PX_TAG_PUBLISH = 6,   /* -> info[]                   <- (empty) */
+    PX_TAG_LOOKUP = 7,    /* -> size n, string[n], info[] <- size n, pdata[n] */
     PX_TAG_UNPUBLISH = 8, /* -> size n, string[n], info[] <- (empty) */
-    PX_TAG_ABORT = 9,    /* -> int32 status, string msg, size n, proc[n] <- (empty) */
-    PX_TAG_JOBCTL = 10,  /* -> size n, proc[n], info[]  <- info[] results */
-    PX_TAG_LOG = 11,     /* -> info[] data, info[] directives <- (empty) */
+    PX_TAG_ABORT = 9,     /* -> int32 status, string msg, size n, proc[n] <- (empty) */
+    PX_TAG_JOBCTL = 10,   /* -> size n, proc[n], info[]  <- info[] results */
+    PX_TAG_LOG = 11,      /* -> info[] data, info[] directives <- (empty) */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */
-#define PX_ENV_NSPACE     "PMIX_NAMESPACE"
-#define PX_ENV_RANK       "PMIX_RANK"
-#define PX_ENV_URI        "PMIX_SERVER_URI"
-#define PX_ENV_TMPDIR     "PMIX_SERVER_TMPDIR"
-#define PX_ENV_SYSTMPDIR  "PMIX_SYSTEM_TMPDIR"
-#define PX_ENV_VERSION    "PMIX_VERSION"
-#define PX_ENV_HOSTNAME   "PMIX_HOSTNAME"
+#define PX_ENV_NSPACE    "PMIX_NAMESPACE"
+#define PX_ENV_RANK      "PMIX_RANK"
+#define PX_ENV_URI       "PMIX_SERVER_URI"
+#define PX_ENV_TMPDIR    "PMIX_SERVER_TMPDIR"
+#define PX_ENV_SYSTMPDIR "PMIX_SYSTEM_TMPDIR"
+#define PX_ENV_VERSION   "PMIX_VERSION"
+#define PX_ENV_HOSTNAME  "PMIX_HOSTNAME"
 
 /* A server URI: "<nspace>.<rank>;usock:<absolute socket path>". */
 #define PX_URI_USOCK "usock:"

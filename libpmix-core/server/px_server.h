@@ -42,7 +42,7 @@ typedef struct px_fence px_fence_t;
 typedef struct px_waiter px_waiter_t;
 
 typedef struct px_pset {
-    char *name;          /* owned */
+    char *name;           /* owned */
     pmix_proc_t *members; /* owned */
     size_t nmembers;
     struct px_pset *next;
@@ -55,12 +55,12 @@ typedef struct px_server {
     px_store_t store;
     px_usock_listener_t *listener;
     pmix_proc_t myproc;
-    char *tmpdir;    /* owned: PMIX_SERVER_TMPDIR */
-    char *systmpdir; /* owned: PMIX_SYSTEM_TMPDIR */
-    char *sockpath;  /* owned */
-    char *uri;       /* owned */
+    char *tmpdir;      /* owned: PMIX_SERVER_TMPDIR */
+    char *systmpdir;   /* owned: PMIX_SYSTEM_TMPDIR */
+    char *sockpath;    /* owned */
+    char *uri;         /* owned */
     char **rndz_files; /* owned argv: rendezvous files we created */
-    bool host_base; /* the host gave PMIX_EVENT_BASE and runs the loop */
+    bool host_base;    /* the host gave PMIX_EVENT_BASE and runs the loop */
     bool tool_support, system_support, remote_connections;
     px_srv_client_t *clients;
     px_fence_t *fences;

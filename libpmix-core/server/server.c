@@ -118,9 +118,8 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
         pmix_data_buffer_t body;
         px_bfrops_buf_init(&body);
         pmix_status_t rc = px_bfrops_unpack(payload, &nspace, &one, PMIX_STRING);
-        px_nspace_t *ns = (rc == PMIX_SUCCESS && nspace != NULL)
-                              ? px_store_find(&px_srv->store, nspace)
-                              : NULL;
+        px_nspace_t *ns =
+            (rc == PMIX_SUCCESS && nspace != NULL) ? px_store_find(&px_srv->store, nspace) : NULL;
         if (rc == PMIX_SUCCESS) {
             rc = (ns != NULL && ns->complete) ? px_ns_pack(&body, ns) : PMIX_ERR_NOT_FOUND;
         }
@@ -129,16 +128,36 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
         free(nspace);
         break;
     }
-    case PX_TAG_FINALIZE: px_srv_finalize_req(c, seq); break;
-    case PX_TAG_COMMIT: px_srv_commit(c, payload); break;
-    case PX_TAG_FENCE: px_srv_fence(c, seq, payload); break;
-    case PX_TAG_GET: px_srv_get(c, seq, payload); break;
-    case PX_TAG_PUBLISH: px_srv_publish(c, seq, payload); break;
-    case PX_TAG_LOOKUP: px_srv_lookup(c, seq, payload); break;
-    case PX_TAG_UNPUBLISH: px_srv_unpublish(c, seq, payload); break;
-    case PX_TAG_ABORT: px_srv_abort(c, seq, payload); break;
-    case PX_TAG_JOBCTL: px_srv_jobctl(c, seq, payload); break;
-    case PX_TAG_LOG: px_srv_log(c, seq, payload); break;
+    case PX_TAG_FINALIZE:
+        px_srv_finalize_req(c, seq);
+        break;
+    case PX_TAG_COMMIT:
+        px_srv_commit(c, payload);
+        break;
+    case PX_TAG_FENCE:
+        px_srv_fence(c, seq, payload);
+        break;
+    case PX_TAG_GET:
+        px_srv_get(c, seq, payload);
+        break;
+    case PX_TAG_PUBLISH:
+        px_srv_publish(c, seq, payload);
+        break;
+    case PX_TAG_LOOKUP:
+        px_srv_lookup(c, seq, payload);
+        break;
+    case PX_TAG_UNPUBLISH:
+        px_srv_unpublish(c, seq, payload);
+        break;
+    case PX_TAG_ABORT:
+        px_srv_abort(c, seq, payload);
+        break;
+    case PX_TAG_JOBCTL:
+        px_srv_jobctl(c, seq, payload);
+        break;
+    case PX_TAG_LOG:
+        px_srv_log(c, seq, payload);
+        break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
          * message with an unknown tag is a protocol violation. */
@@ -167,8 +186,8 @@ static void client_lost(px_peer_t *peer, int err, void *cbdata)
         c->peer = NULL;
     }
     c->departed = true;
-    px_debug(1, "server", "connection of %s:%u (pid %d) closed: %s%s", c->proc.nspace,
-             c->proc.rank, (int)c->pid, err ? strerror(err) : "end of stream",
+    px_debug(1, "server", "connection of %s:%u (pid %d) closed: %s%s", c->proc.nspace, c->proc.rank,
+             (int)c->pid, err ? strerror(err) : "end of stream",
              c->finalized ? "" : " (not finalized)");
     px_srv_data_client_gone(c, false);
     px_srv_run_cleanup(c);
@@ -294,8 +313,8 @@ static int rndz_write(const char *path, bool force)
     if (!force) {
         pid_t other = rndz_pid(path);
         if (other != getpid() && pid_alive(other)) {
-            px_debug(1, "server", "rendezvous file %s belongs to live pid %d: not replaced",
-                     path, (int)other);
+            px_debug(1, "server", "rendezvous file %s belongs to live pid %d: not replaced", path,
+                     (int)other);
             errno = EEXIST;
             return -1;
         }
@@ -336,7 +355,8 @@ static void rndz_create(const char *launcher_file)
         }
     }
     if (px_srv->tool_support) {
-        if (asprintf(&path, "%s/pmix.%s.tool.%s", px_srv->tmpdir, host, px_srv->myproc.nspace) >= 0) {
+        if (asprintf(&path, "%s/pmix.%s.tool.%s", px_srv->tmpdir, host, px_srv->myproc.nspace) >=
+            0) {
             rndz_write(path, false);
             free(path);
         }

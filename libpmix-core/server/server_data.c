@@ -37,13 +37,13 @@ typedef struct {
 } fence_part_t;
 
 struct px_fence {
-    char *sig; /* owned: canonical participant list */
+    char *sig;          /* owned: canonical participant list */
     pmix_proc_t *procs; /* owned */
     size_t nprocs;
     pmix_info_t *info; /* owned: the first caller's directives */
     size_t ninfo;
     bool collect;
-    size_t nexpected; /* local participants */
+    size_t nexpected;    /* local participants */
     fence_part_t *parts; /* owned */
     size_t nparts;
     bool in_host; /* the host's fence_nb has it */
@@ -374,8 +374,8 @@ static void dmreq_on_loop(void *arg)
         pmix_data_buffer_t body;
         px_bfrops_buf_init(&body);
         rc = px_blob_pack(&body, ns->name, d->target.rank, &pr->remote);
-        d->cb(rc, rc == PMIX_SUCCESS ? body.base_ptr : NULL, rc == PMIX_SUCCESS ? body.bytes_used : 0,
-              d->cbdata);
+        d->cb(rc, rc == PMIX_SUCCESS ? body.base_ptr : NULL,
+              rc == PMIX_SUCCESS ? body.bytes_used : 0, d->cbdata);
         px_bfrops_buf_free(&body);
         free(d);
         return;
@@ -659,7 +659,8 @@ static void fence_all_local_in(px_fence_t *t, bool all_local)
     size_t size;
     px_bfrops_buf_take(&mine, &contrib, &size);
     t->in_host = true;
-    rc = px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, contrib, size, fence_cb, t);
+    rc =
+        px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, contrib, size, fence_cb, t);
     if (rc != PMIX_SUCCESS) {
         if (rc != PMIX_OPERATION_SUCCEEDED) {
             free(contrib); /* refused: never became the host's */

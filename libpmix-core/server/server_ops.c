@@ -26,12 +26,12 @@ typedef struct {
     pmix_data_buffer_t body; /* reply after the status */
     pmix_info_t *info;       /* owned */
     size_t ninfo;
-    pmix_info_t *info2;      /* owned */
+    pmix_info_t *info2; /* owned */
     size_t ninfo2;
-    char **keys;             /* owned argv */
-    pmix_proc_t *procs;      /* owned */
+    char **keys;        /* owned argv */
+    pmix_proc_t *procs; /* owned */
     size_t nprocs;
-    char *msg;               /* owned */
+    char *msg; /* owned */
 } up_t;
 
 static up_t *up_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
@@ -257,10 +257,9 @@ void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
     if (rc == PMIX_SUCCESS) {
         px_debug(1, "server", "%s:%u aborts with status %d: %s", c->proc.nspace, c->proc.rank,
                  (int)status, u->msg ? u->msg : "");
-        rc = px_srv->module.abort
-                 ? px_srv->module.abort(&c->proc, c->server_object, status, u->msg, u->procs,
-                                        u->nprocs, up_op_cb, u)
-                 : PMIX_ERR_NOT_SUPPORTED;
+        rc = px_srv->module.abort ? px_srv->module.abort(&c->proc, c->server_object, status, u->msg,
+                                                         u->procs, u->nprocs, up_op_cb, u)
+                                  : PMIX_ERR_NOT_SUPPORTED;
     }
     up_started(u, rc);
 }

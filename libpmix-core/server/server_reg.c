@@ -68,8 +68,8 @@ static void srv_ns_free(px_nspace_t *ns)
 static bool is_env_directive(const pmix_info_t *in)
 {
     return PMIX_CHECK_KEY(in, PMIX_SET_ENVAR) || PMIX_CHECK_KEY(in, PMIX_ADD_ENVAR) ||
-           PMIX_CHECK_KEY(in, PMIX_UNSET_ENVAR) ||
-           PMIX_CHECK_KEY(in, PMIX_PREPEND_ENVAR) || PMIX_CHECK_KEY(in, PMIX_APPEND_ENVAR);
+           PMIX_CHECK_KEY(in, PMIX_UNSET_ENVAR) || PMIX_CHECK_KEY(in, PMIX_PREPEND_ENVAR) ||
+           PMIX_CHECK_KEY(in, PMIX_APPEND_ENVAR);
 }
 
 static pmix_status_t keep_env_directives(px_nspace_t *ns, const pmix_info_t *info, size_t ninfo)
@@ -130,6 +130,16 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     if (rc == PMIX_SUCCESS) {
         rc = keep_env_directives(ns, info, ninfo);
     }
+    /* The session's temporary directories, unless the host named others. */
+    if (rc == PMIX_SUCCESS) {
+        rc = px_kvset_put_str(&ns->job, PMIX_TMPDIR, px_srv->tmpdir, true);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_kvset_put_str(&ns->job, PMIX_SERVER_TMPDIR, px_srv->tmpdir, true);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_kvset_put_str(&ns->job, PMIX_SYSTEM_TMPDIR, px_srv->systmpdir, true);
+    }
     if (rc == PMIX_SUCCESS) {
         px_debug(2, "server", "registered namespace %s (%d local procs, %zu nodes)", nspace,
                  nlocalprocs, ns->nnodes);
@@ -165,8 +175,8 @@ static void client_unregister(px_srv_client_t *c)
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, uid_t uid, gid_t gid,
-                                                      void *server_object,
-                                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
+                                                      void *server_object, pmix_op_cbfunc_t cbfunc,
+                                                      void *cbdata)
 {
     if (px_srv == NULL) {
         return PMIX_ERR_INIT;
@@ -314,7 +324,7 @@ static pmix_status_t apply_env_directive(const pmix_info_t *in, char ***env)
     char sep = ev->separator ? ev->separator : ':';
     char *joined = NULL;
     int n = PMIX_CHECK_KEY(in, PMIX_PREPEND_ENVAR) ? asprintf(&joined, "%s%c%s", val, sep, old)
-                                                 : asprintf(&joined, "%s%c%s", old, sep, val);
+                                                   : asprintf(&joined, "%s%c%s", old, sep, val);
     if (n < 0) {
         return PMIX_ERR_NOMEM;
     }
@@ -335,7 +345,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     snprintf(rank, sizeof(rank), "%u", proc->rank);
     pthread_mutex_lock(&px_srv->lock);
     pmix_status_t rc = PMIX_SUCCESS;
-    const char *uri_vars[] = {PX_ENV_URI, "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
+    const char *uri_vars[] = {PX_ENV_URI,         "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
                               "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
     for (size_t i = 0; i < sizeof(uri_vars) / sizeof(uri_vars[0]) && rc == PMIX_SUCCESS; i++) {
         rc = PMIx_Setenv(uri_vars[i], px_srv->uri, true, env);
@@ -426,8 +436,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
 
 /* ---- process sets ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members, size_t nmembers,
-                                                         const char *pset_name)
+PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
+                                                         size_t nmembers, const char *pset_name)
 {
     if (px_srv == NULL) {
         return PMIX_ERR_INIT;

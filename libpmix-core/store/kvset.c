@@ -106,13 +106,28 @@ pmix_status_t px_kvset_put_num(px_kvset_t *s, const char *key, uint64_t v, bool 
     PMIx_Value_construct(&val);
     val.type = t;
     switch (t) {
-    case PMIX_UINT8: val.data.uint8 = (uint8_t)v; break;
-    case PMIX_UINT16: val.data.uint16 = (uint16_t)v; break;
-    case PMIX_UINT32: val.data.uint32 = (uint32_t)v; break;
-    case PMIX_PROC_RANK: val.data.rank = (pmix_rank_t)v; break;
-    case PMIX_SIZE: val.data.size = (size_t)v; break;
-    case PMIX_INT32: val.data.int32 = (int32_t)v; break;
-    default: val.type = PMIX_UINT64; val.data.uint64 = v; break;
+    case PMIX_UINT8:
+        val.data.uint8 = (uint8_t)v;
+        break;
+    case PMIX_UINT16:
+        val.data.uint16 = (uint16_t)v;
+        break;
+    case PMIX_UINT32:
+        val.data.uint32 = (uint32_t)v;
+        break;
+    case PMIX_PROC_RANK:
+        val.data.rank = (pmix_rank_t)v;
+        break;
+    case PMIX_SIZE:
+        val.data.size = (size_t)v;
+        break;
+    case PMIX_INT32:
+        val.data.int32 = (int32_t)v;
+        break;
+    default:
+        val.type = PMIX_UINT64;
+        val.data.uint64 = v;
+        break;
     }
     return px_kvset_put(s, key, &val);
 }

@@ -200,8 +200,7 @@ static bool value_u32(const pmix_value_t *v, uint32_t *out)
 /* The info array inside a PMIX_*_INFO_ARRAY value. */
 static bool info_array(const pmix_value_t *v, const pmix_info_t **arr, size_t *n)
 {
-    if (v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
-        v->data.darray->type != PMIX_INFO) {
+    if (v->type != PMIX_DATA_ARRAY || v->data.darray == NULL || v->data.darray->type != PMIX_INFO) {
         return false;
     }
     *arr = v->data.darray->array;
@@ -569,9 +568,9 @@ const pmix_value_t *px_ns_lookup(px_nspace_t *ns, pmix_rank_t rank, const char *
 {
     const pmix_value_t *v;
     if (q != NULL && q->node) {
-        px_ns_node_t *n = q->have_nodeid    ? px_ns_node_by_id(ns, q->nodeid)
-                          : q->hostname ? px_ns_node_by_name(ns, q->hostname)
-                                        : rank_node(ns, rank);
+        px_ns_node_t *n = q->have_nodeid ? px_ns_node_by_id(ns, q->nodeid)
+                          : q->hostname  ? px_ns_node_by_name(ns, q->hostname)
+                                         : rank_node(ns, rank);
         return n ? px_kvset_get(&n->info, key) : NULL;
     }
     if (q != NULL && q->app) {

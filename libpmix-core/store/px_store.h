@@ -34,19 +34,19 @@ pmix_status_t px_kvset_put_infos(px_kvset_t *dst, const pmix_info_t *info, size_
 /* ---- a namespace ---- */
 
 typedef struct px_ns_rank {
-    px_kvset_t info;     /* process realm: registered or derived */
-    px_kvset_t local;    /* posted data visible to processes on the rank's node */
-    px_kvset_t remote;   /* posted data visible to processes on other nodes */
-    bool have_local;     /* local holds a commit (server) / a fetched copy (client) */
-    bool have_remote;    /* remote holds the rank's remote-visible data */
-    int32_t node;        /* index into nodes[], -1 unknown */
-    void *ext;           /* borrowed: the owner's per-rank record (the server's client) */
+    px_kvset_t info;   /* process realm: registered or derived */
+    px_kvset_t local;  /* posted data visible to processes on the rank's node */
+    px_kvset_t remote; /* posted data visible to processes on other nodes */
+    bool have_local;   /* local holds a commit (server) / a fetched copy (client) */
+    bool have_remote;  /* remote holds the rank's remote-visible data */
+    int32_t node;      /* index into nodes[], -1 unknown */
+    void *ext;         /* borrowed: the owner's per-rank record (the server's client) */
 } px_ns_rank_t;
 
 typedef struct px_ns_node {
     char *hostname; /* owned */
     uint32_t nodeid;
-    px_kvset_t info; /* node realm */
+    px_kvset_t info;    /* node realm */
     pmix_rank_t *ranks; /* owned: this job's ranks on the node, ascending */
     size_t nranks;
 } px_ns_node_t;
@@ -58,17 +58,17 @@ typedef struct px_ns_app {
 
 typedef struct px_nspace {
     char name[PMIX_MAX_NSLEN + 1];
-    px_kvset_t job;   /* job (and session) realm */
+    px_kvset_t job;    /* job (and session) realm */
     px_ns_app_t *apps; /* owned */
     size_t napps;
     px_ns_node_t *nodes; /* owned */
     size_t nnodes;
     px_ns_rank_t *ranks; /* owned, indexed by rank */
     size_t nranks;
-    int32_t my_node; /* index of the owner's node in nodes[], -1 if none */
+    int32_t my_node;     /* index of the owner's node in nodes[], -1 if none */
     int nlocal_expected; /* the host's nlocalprocs (server side), -1 unknown */
-    bool complete;   /* registration data present (client: downloaded) */
-    void *ext;       /* borrowed: the owner's per-namespace extension */
+    bool complete;       /* registration data present (client: downloaded) */
+    void *ext;           /* borrowed: the owner's per-namespace extension */
     struct px_nspace *next;
 } px_nspace_t;
 
@@ -96,12 +96,13 @@ px_ns_app_t *px_ns_app(px_nspace_t *ns, uint32_t appnum, bool create);
  * PMIX_NODE_INFO_ARRAY, PMIX_PROC_INFO_ARRAY, PMIX_SESSION_INFO_ARRAY (job realm), then
  * derive what the maps give (hostnames, node ids, local/node ranks, local peers and
  * sizes, counts). Explicit values always win over derived ones. */
-pmix_status_t px_ns_register(px_store_t *st, px_nspace_t *ns, const pmix_info_t *info, size_t ninfo);
+pmix_status_t px_ns_register(px_store_t *st, px_nspace_t *ns, const pmix_info_t *info,
+                             size_t ninfo);
 
 /* Realm qualifiers of a PMIx_Get. */
 typedef struct px_getq {
-    bool app;       /* PMIX_APP_INFO */
-    bool node;      /* PMIX_NODE_INFO */
+    bool app;  /* PMIX_APP_INFO */
+    bool node; /* PMIX_NODE_INFO */
     bool have_appnum;
     uint32_t appnum;
     const char *hostname; /* borrowed */

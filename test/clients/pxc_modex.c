@@ -9,6 +9,7 @@
  * rank then fences with collection over just itself and its partner (rank + N/2), all
  * pairs at the same time, and gets the partner's new key.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +94,16 @@ static void check_str(int rank, const char *key, const char *want)
     PMIx_Value_free(v, 1);
 }
 
-static void check_dir(const char *key)
+static void check_dir(const char *key, bool required)
 {
     pmix_status_t rc;
     pmix_value_t *v = get(-1, key, &rc, true);
     struct stat st;
 
     if (!v) {
+        if (required)
+            pxc_fail("PMIx_Get(%s, rank WILDCARD): %s; the server provides it", key,
+                     PMIx_Error_string(rc));
         if (rc != PMIX_ERR_NOT_FOUND)
             pxc_fail("PMIx_Get(%s, rank WILDCARD, optional): expected success or "
                      "PMIX_ERR_NOT_FOUND, got %s",
@@ -135,8 +139,8 @@ static void check_keys(void)
     check_u32(r, PMIX_APPNUM, 0);
     check_str(r, PMIX_HOSTNAME, host);
     check_u32(r, PMIX_NODEID, (uint32_t)node);
-    check_dir(PMIX_TMPDIR);
-    check_dir(PMIX_NSDIR);
+    check_dir(PMIX_TMPDIR, true); /* the server's tmpdir unless the host names one */
+    check_dir(PMIX_NSDIR, false);
     /* a peer on the same node, and one on the next node */
     peer = start + (r - start + 1) % count;
     far = pxc_node_start(nranks, nnodes, (node + 1) % nnodes);

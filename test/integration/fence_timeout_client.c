@@ -40,8 +40,9 @@ int main(void)
         sleep(4); /* until the others' fences have timed out too */
     }
     int ok = rc == PMIX_ERR_TIMEOUT && took > 0.8 && took < 5.0;
-    fprintf(stderr, "fence_timeout_client: rank %u: PMIx_Fence returned %s after %.2f s%s\n", me.rank,
-            PMIx_Error_string(rc), took, ok ? "" : " — expected PMIX_ERR_TIMEOUT after about 1 s");
+    fprintf(stderr, "fence_timeout_client: rank %u: PMIx_Fence returned %s after %.2f s%s\n",
+            me.rank, PMIx_Error_string(rc), took,
+            ok ? "" : " — expected PMIX_ERR_TIMEOUT after about 1 s");
     PMIx_Finalize(NULL, 0);
     return ok ? 0 : 1;
 }

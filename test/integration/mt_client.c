@@ -120,7 +120,8 @@ static void *phase2(void *arg)
                     usleep(1000);
                 }
                 usleep(1000); /* a second callback would show up now */
-                if (atomic_load(&res.calls) != 1 || res.status != PMIX_SUCCESS || res.value != want) {
+                if (atomic_load(&res.calls) != 1 || res.status != PMIX_SUCCESS ||
+                    res.value != want) {
                     fprintf(stderr, "mt_client: rank %u: Get_nb %s: %d callbacks, %s\n", me.rank,
                             key, atomic_load(&res.calls), PMIx_Error_string(res.status));
                     atomic_fetch_add(&failures, 1);
@@ -163,7 +164,8 @@ int main(void)
     bool yes = true;
     PMIx_Info_construct(&collect);
     PMIx_Info_load(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    if ((rc = PMIx_Commit()) != PMIX_SUCCESS || (rc = PMIx_Fence(NULL, 0, &collect, 1)) != PMIX_SUCCESS) {
+    if ((rc = PMIx_Commit()) != PMIX_SUCCESS ||
+        (rc = PMIx_Fence(NULL, 0, &collect, 1)) != PMIX_SUCCESS) {
         fail("Commit/Fence", NULL, rc);
     }
     PMIx_Info_destruct(&collect);

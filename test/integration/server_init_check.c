@@ -86,7 +86,8 @@ static void check_rndz(const char *path)
     }
     char uri[1024], version[64];
     int pid = 0;
-    check(sscanf(text, "%1023s %63s %d", uri, version, &pid) == 3, "%s: malformed \"%s\"", path, text);
+    check(sscanf(text, "%1023s %63s %d", uri, version, &pid) == 3, "%s: malformed \"%s\"", path,
+          text);
     check(pid == (int)getpid(), "%s: pid %d, expected %d", path, pid, (int)getpid());
     const char *sock = strstr(uri, ";usock:");
     check(sock != NULL, "%s: URI \"%s\" has no usock address", path, uri);
@@ -291,7 +292,8 @@ static int do_evbase(char **client_argv)
     PMIx_Argv_append_nosize(&env, "PATH=/usr/bin:/bin");
     rc = PMIx_server_setup_fork(&proc, &env);
     check(rc == PMIX_SUCCESS, "setup_fork: %s", PMIx_Error_string(rc));
-    const char *want[] = {"PMIX_NAMESPACE=evb", "PMIX_RANK=0", "PMIX_SERVER_URI=", "PX_JOB_FLAVOUR=mint"};
+    const char *want[] = {"PMIX_NAMESPACE=evb", "PMIX_RANK=0",
+                          "PMIX_SERVER_URI=", "PX_JOB_FLAVOUR=mint"};
     for (size_t w = 0; w < 4; w++) {
         bool found = false;
         for (size_t i = 0; env[i] != NULL; i++) {

@@ -256,8 +256,9 @@ Test(common, server_uri_round_trips_and_rejects_garbage)
     cr_assert_str_eq(path, "/tmp/x/pmix-1.sock");
     free(path);
     free(uri);
-    const char *bad[] = {"", "noseparator", "ns.1;tcp4://1.2.3.4:5", "ns.x;usock:/p", "ns.1;usock:rel",
-                         ".1;usock:/p"};
+    const char *bad[] = {
+        "",           "noseparator", "ns.1;tcp4://1.2.3.4:5", "ns.x;usock:/p", "ns.1;usock:rel",
+        ".1;usock:/p"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cr_assert_eq(px_uri_parse(bad[i], &back, &path), -1, "accepted \"%s\"", bad[i]);
     }
