@@ -69,35 +69,49 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void)
     return rc;
 }
 
-/* ---- status-only callbacks ---- */
+/* ---- callback records ---- */
 
+/* The caller's callback, kept until the reply comes. */
 typedef struct {
-    pmix_op_cbfunc_t cb;
+    union {
+        pmix_op_cbfunc_t op;
+        pmix_lookup_cbfunc_t lookup;
+    } cb;
     void *cbdata;
-} opcb_t;
+} ucb_t;
 
 static void opcb_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
 {
     (void)reply;
-    opcb_t *o = cbdata;
-    o->cb(st, o->cbdata);
-    free(o);
+    ucb_t *u = cbdata;
+    u->cb.op(st, u->cbdata);
+    free(u);
 }
 
-/* Send msg; cb(status) later. No callback on error. */
-static pmix_status_t op_request(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms,
-                                pmix_op_cbfunc_t cb, void *cbdata)
+/* Send msg (if packing it succeeded: rc); the reply goes to reply_fn with a copy of cb.
+ * No callback on error. msg is freed. */
+static pmix_status_t cb_request(pmix_status_t rc, uint32_t tag, pmix_data_buffer_t *msg,
+                                int timeout_ms, px_creq_fn reply_fn, ucb_t cb)
 {
-    opcb_t *o = malloc(sizeof(*o));
-    if (o == NULL) {
-        return PMIX_ERR_NOMEM;
+    ucb_t *u = rc == PMIX_SUCCESS ? malloc(sizeof(*u)) : NULL;
+    if (rc == PMIX_SUCCESS && u == NULL) {
+        rc = PMIX_ERR_NOMEM;
     }
-    *o = (opcb_t){cb, cbdata};
-    pmix_status_t rc = px_cl_request(tag, msg, timeout_ms, opcb_reply, o);
-    if (rc != PMIX_SUCCESS) {
-        free(o);
+    if (rc == PMIX_SUCCESS) {
+        *u = cb;
+        rc = px_cl_request(tag, msg, timeout_ms, reply_fn, u);
+        if (rc != PMIX_SUCCESS) {
+            free(u);
+        }
     }
+    px_bfrops_buf_free(msg);
     return rc;
+}
+
+static pmix_status_t op_request(pmix_status_t rc, uint32_t tag, pmix_data_buffer_t *msg,
+                                int timeout_ms, pmix_op_cbfunc_t cb, void *cbdata)
+{
+    return cb_request(rc, tag, msg, timeout_ms, opcb_reply, (ucb_t){.cb.op = cb, .cbdata = cbdata});
 }
 
 /* ---- fence ---- */
@@ -141,12 +155,10 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 
 static void fence_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
 {
-    opcb_t *o = cbdata;
     if (st == PMIX_SUCCESS && reply != NULL) {
         st = px_cl_store_blob(reply);
     }
-    o->cb(st, o->cbdata);
-    free(o);
+    opcb_reply(st, NULL, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
@@ -161,19 +173,8 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_fence(&msg, procs, nprocs, info, ninfo);
-    opcb_t *o = rc == PMIX_SUCCESS ? malloc(sizeof(*o)) : NULL;
-    if (rc == PMIX_SUCCESS && o == NULL) {
-        rc = PMIX_ERR_NOMEM;
-    }
-    if (rc == PMIX_SUCCESS) {
-        *o = (opcb_t){cbfunc, cbdata};
-        rc = px_cl_request(PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), fence_reply, o);
-        if (rc != PMIX_SUCCESS) {
-            free(o);
-        }
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return cb_request(rc, PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), fence_reply,
+                      (ucb_t){.cb.op = cbfunc, .cbdata = cbdata});
 }
 
 /* ---- publish / lookup / unpublish ---- */
@@ -215,11 +216,7 @@ PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_infos(&msg, info, ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = op_request(PX_TAG_PUBLISH, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, cbdata);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return op_request(rc, PX_TAG_PUBLISH, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, cbdata);
 }
 
 static pmix_status_t pack_keys(pmix_data_buffer_t *msg, char **keys, const pmix_info_t info[],
@@ -315,20 +312,15 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const p
     return rc;
 }
 
-typedef struct {
-    pmix_lookup_cbfunc_t cb;
-    void *cbdata;
-} lookupcb_t;
-
 static void lookup_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
 {
-    lookupcb_t *l = cbdata;
+    ucb_t *l = cbdata;
     pmix_pdata_t *pd = NULL;
     size_t n = 0;
     if (st == PMIX_SUCCESS && reply != NULL) {
         st = unpack_pdata(reply, &pd, &n);
     }
-    l->cb(st, pd, n, l->cbdata);
+    l->cb.lookup(st, pd, n, l->cbdata);
     PMIx_Pdata_free(pd, n);
     free(l);
 }
@@ -344,19 +336,8 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], 
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_keys(&msg, keys, info, ninfo);
-    lookupcb_t *l = rc == PMIX_SUCCESS ? malloc(sizeof(*l)) : NULL;
-    if (rc == PMIX_SUCCESS && l == NULL) {
-        rc = PMIX_ERR_NOMEM;
-    }
-    if (rc == PMIX_SUCCESS) {
-        *l = (lookupcb_t){cbfunc, cbdata};
-        rc = px_cl_request(PX_TAG_LOOKUP, &msg, px_cl_timeout_ms(info, ninfo), lookup_reply, l);
-        if (rc != PMIX_SUCCESS) {
-            free(l);
-        }
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return cb_request(rc, PX_TAG_LOOKUP, &msg, px_cl_timeout_ms(info, ninfo), lookup_reply,
+                      (ucb_t){.cb.lookup = cbfunc, .cbdata = cbdata});
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], size_t ninfo)
@@ -384,11 +365,7 @@ PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_keys(&msg, keys, info, ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = op_request(PX_TAG_UNPUBLISH, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, cbdata);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return op_request(rc, PX_TAG_UNPUBLISH, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, cbdata);
 }
 
 /* ---- abort ---- */
@@ -556,9 +533,5 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_log(&msg, data, ndata, directives, ndirs);
-    if (rc == PMIX_SUCCESS) {
-        rc = op_request(PX_TAG_LOG, &msg, px_cl_timeout_ms(directives, ndirs), cbfunc, cbdata);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return op_request(rc, PX_TAG_LOG, &msg, px_cl_timeout_ms(directives, ndirs), cbfunc, cbdata);
 }

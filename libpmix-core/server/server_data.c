@@ -195,24 +195,56 @@ void px_srv_commit(px_srv_client_t *c, pmix_data_buffer_t *payload)
 
 /* ---- get ---- */
 
+/* A host's modex answer (fence_nb or direct_modex), copied off the host's thread. */
 typedef struct {
-    pmix_proc_t target;
+    pmix_proc_t target; /* direct_modex: whose data */
+    px_fence_t *t;      /* fence_nb: the tracker */
     pmix_status_t status;
-    char *data;
+    char *data; /* owned copy */
     size_t size;
-} dmodex_done_t;
+} modex_ans_t;
 
-static void dmodex_done_on_loop(void *arg)
+/* Copy the host's bytes (they are the host's again when we return), release them, and
+ * finish on the loop. Any thread. */
+static void modex_capture(modex_ans_t *a, pmix_status_t status, const char *data, size_t ndata,
+                          pmix_release_cbfunc_t relfn, void *relcbdata, px_progress_fn_t on_loop)
 {
-    dmodex_done_t *d = arg;
-    if (d->status == PMIX_SUCCESS) {
+    a->status = status;
+    if (status == PMIX_SUCCESS && ndata > 0) {
+        a->data = malloc(ndata);
+        if (a->data == NULL) {
+            a->status = PMIX_ERR_NOMEM;
+        } else {
+            memcpy(a->data, data, ndata);
+            a->size = ndata;
+        }
+    }
+    if (relfn != NULL) {
+        relfn(relcbdata);
+    }
+    if (px_srv_shift(on_loop, a) != 0) {
+        free(a->data);
+        free(a);
+    }
+}
+
+/* Store the remote ranks' entries of a successful answer; the bytes are consumed. */
+static void modex_store(modex_ans_t *a)
+{
+    if (a->status == PMIX_SUCCESS && a->size > 0) {
         pmix_data_buffer_t buf;
         px_bfrops_buf_init(&buf);
-        px_bfrops_buf_adopt(&buf, d->data, d->size);
-        d->data = NULL;
+        px_bfrops_buf_adopt(&buf, a->data, a->size);
+        a->data = NULL;
         store_remote_blob(&buf);
         px_bfrops_buf_free(&buf);
     }
+}
+
+static void dmodex_done_on_loop(void *arg)
+{
+    modex_ans_t *d = arg;
+    modex_store(d);
     waiters_answer(&d->target, true, d->status);
     free(d->data);
     free(d);
@@ -222,24 +254,7 @@ static void dmodex_done_on_loop(void *arg)
 static void dmodex_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                       pmix_release_cbfunc_t relfn, void *relcbdata)
 {
-    dmodex_done_t *d = cbdata;
-    d->status = status;
-    if (status == PMIX_SUCCESS && ndata > 0) {
-        d->data = malloc(ndata);
-        if (d->data == NULL) {
-            d->status = PMIX_ERR_NOMEM;
-        } else {
-            memcpy(d->data, data, ndata);
-            d->size = ndata;
-        }
-    }
-    if (relfn != NULL) {
-        relfn(relcbdata);
-    }
-    if (px_srv_shift(dmodex_done_on_loop, d) != 0) {
-        free(d->data);
-        free(d);
-    }
+    modex_capture(cbdata, status, data, ndata, relfn, relcbdata, dmodex_done_on_loop);
 }
 
 static pmix_status_t ask_host(const pmix_proc_t *target, const pmix_info_t *info, size_t ninfo)
@@ -247,7 +262,7 @@ static pmix_status_t ask_host(const pmix_proc_t *target, const pmix_info_t *info
     if (px_srv->module.direct_modex == NULL) {
         return PMIX_ERR_NOT_FOUND; /* no other way to reach a remote rank's data */
     }
-    dmodex_done_t *d = calloc(1, sizeof(*d));
+    modex_ans_t *d = calloc(1, sizeof(*d));
     if (d == NULL) {
         return PMIX_ERR_NOMEM;
     }
@@ -559,26 +574,12 @@ static void fence_complete(px_fence_t *t, pmix_status_t status)
     }
 }
 
-typedef struct {
-    px_fence_t *t;
-    pmix_status_t status;
-    char *data;
-    size_t size;
-} fence_done_t;
-
 static void fence_done_on_loop(void *arg)
 {
-    fence_done_t *d = arg;
+    modex_ans_t *d = arg;
     px_fence_t *t = d->t;
     t->in_host = false;
-    if (d->status == PMIX_SUCCESS && d->size > 0) {
-        pmix_data_buffer_t buf;
-        px_bfrops_buf_init(&buf);
-        px_bfrops_buf_adopt(&buf, d->data, d->size);
-        d->data = NULL;
-        store_remote_blob(&buf);
-        px_bfrops_buf_free(&buf);
-    }
+    modex_store(d);
     if (t->done) {
         fence_free(t); /* already failed (timeout or a lost participant) */
     } else {
@@ -592,28 +593,12 @@ static void fence_done_on_loop(void *arg)
 static void fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                      pmix_release_cbfunc_t relfn, void *relcbdata)
 {
-    fence_done_t *d = calloc(1, sizeof(*d));
+    modex_ans_t *d = calloc(1, sizeof(*d));
     if (d == NULL) {
         return; /* cannot even record it; the tracker's timeout (if any) will fire */
     }
     d->t = cbdata;
-    d->status = status;
-    if (status == PMIX_SUCCESS && ndata > 0) {
-        d->data = malloc(ndata);
-        if (d->data == NULL) {
-            d->status = PMIX_ERR_NOMEM;
-        } else {
-            memcpy(d->data, data, ndata);
-            d->size = ndata;
-        }
-    }
-    if (relfn != NULL) {
-        relfn(relcbdata);
-    }
-    if (px_srv_shift(fence_done_on_loop, d) != 0) {
-        free(d->data);
-        free(d);
-    }
+    modex_capture(d, status, data, ndata, relfn, relcbdata, fence_done_on_loop);
 }
 
 static void fence_timeout(evutil_socket_t fd, short what, void *arg)
