@@ -76,8 +76,11 @@ typedef struct {
     union {
         pmix_op_cbfunc_t op;
         pmix_lookup_cbfunc_t lookup;
+        pmix_info_cbfunc_t info;
     } cb;
     void *cbdata;
+    pmix_info_t *results; /* info callbacks: owned until the callee releases them */
+    size_t nresults;
 } ucb_t;
 
 static void opcb_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
@@ -437,28 +440,21 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
     return rc;
 }
 
-typedef struct {
-    pmix_info_cbfunc_t cb;
-    void *cbdata;
-    pmix_info_t *info;
-    size_t ninfo;
-} infocb_t;
-
-static void infocb_release(void *arg)
+static void results_release(void *arg)
 {
-    infocb_t *i = arg;
-    px_bfrops_info_array_free(i->info, i->ninfo);
-    free(i);
+    ucb_t *u = arg;
+    px_bfrops_info_array_free(u->results, u->nresults);
+    free(u);
 }
 
 static void jobctl_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
 {
-    infocb_t *i = cbdata;
+    ucb_t *u = cbdata;
     if (st == PMIX_SUCCESS && reply != NULL && px_bfrops_buf_remaining(reply) > 0) {
-        st = px_bfrops_unpack_info_array(reply, &i->info, &i->ninfo);
+        st = px_bfrops_unpack_info_array(reply, &u->results, &u->nresults);
     }
     /* the results stay valid until the callee calls the release function */
-    i->cb(st, i->info, i->ninfo, i->cbdata, infocb_release, i);
+    u->cb.info(st, u->results, u->nresults, u->cbdata, results_release, u);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
@@ -473,21 +469,8 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_jobctl(&msg, targets, ntargets, directives, ndirs);
-    infocb_t *i = rc == PMIX_SUCCESS ? calloc(1, sizeof(*i)) : NULL;
-    if (rc == PMIX_SUCCESS && i == NULL) {
-        rc = PMIX_ERR_NOMEM;
-    }
-    if (rc == PMIX_SUCCESS) {
-        i->cb = cbfunc;
-        i->cbdata = cbdata;
-        rc = px_cl_request(PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply,
-                           i);
-        if (rc != PMIX_SUCCESS) {
-            free(i);
-        }
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return cb_request(rc, PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply,
+                      (ucb_t){.cb.info = cbfunc, .cbdata = cbdata});
 }
 
 /* ---- log ---- */

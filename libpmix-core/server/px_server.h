@@ -80,6 +80,8 @@ px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank);
 /* Send a reply (status first, then body's bytes if any) to a client's request. */
 void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
                   const pmix_data_buffer_t *body);
+/* Unpack "size n, proc[n]" (n bounded) into a new array of at least one slot. */
+pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
 

@@ -68,6 +68,31 @@ void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t 
     px_bfrops_buf_free(&buf);
 }
 
+pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n)
+{
+    int32_t one = 1;
+    *procs = NULL;
+    *n = 0;
+    pmix_status_t rc = px_bfrops_unpack(payload, n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && *n > 4u * 1024 * 1024) {
+        rc = PMIX_ERR_BAD_PARAM; /* garbage, not a job */
+    }
+    if (rc == PMIX_SUCCESS) {
+        *procs = calloc(*n ? *n : 1, sizeof(**procs));
+        rc = *procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS && *n > 0) {
+        one = (int32_t)*n;
+        rc = px_bfrops_unpack(payload, *procs, &one, PMIX_PROC);
+    }
+    if (rc != PMIX_SUCCESS) {
+        free(*procs);
+        *procs = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
 /* ---- shifting onto the loop with the lock held ---- */
 
 typedef struct {

@@ -672,21 +672,9 @@ void px_srv_fence(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
     pmix_proc_t *procs = NULL;
     pmix_info_t *info = NULL;
     size_t ninfo = 0;
-    int32_t one = 1;
     px_fence_t *t = NULL;
     bool all_local = false;
-    pmix_status_t rc = px_bfrops_unpack(payload, &nprocs, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nprocs > 4u * 1024 * 1024) {
-        rc = PMIX_ERR_BAD_PARAM;
-    }
-    if (rc == PMIX_SUCCESS) {
-        procs = calloc(nprocs ? nprocs : 1, sizeof(*procs));
-        rc = procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-    }
-    if (rc == PMIX_SUCCESS && nprocs > 0) {
-        one = (int32_t)nprocs;
-        rc = px_bfrops_unpack(payload, procs, &one, PMIX_PROC);
-    }
+    pmix_status_t rc = px_srv_unpack_procs(payload, &procs, &nprocs);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
     }

@@ -34,10 +34,13 @@ typedef struct {
     char *msg; /* owned */
 } up_t;
 
+/* NULL when out of memory, the client already answered. */
 static up_t *up_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
 {
     up_t *u = calloc(1, sizeof(*u));
-    if (u != NULL) {
+    if (u == NULL) {
+        px_srv_reply(c, seq, tag, PMIX_ERR_NOMEM, NULL);
+    } else {
         u->client = c;
         px_srv_client_retain(c);
         u->seq = seq;
@@ -155,8 +158,7 @@ void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq)
     c->finalized = true;
     up_t *u = up_new(c, seq, PX_TAG_FINALIZE);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_FINALIZE, PMIX_SUCCESS, NULL);
-        return;
+        return; /* answered; the client leaves anyway */
     }
     if (px_srv->module.client_finalized == NULL) {
         up_started(u, PMIX_OPERATION_SUCCEEDED);
@@ -173,7 +175,6 @@ void px_srv_publish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payloa
 {
     up_t *u = up_new(c, seq, PX_TAG_PUBLISH);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_PUBLISH, PMIX_ERR_NOMEM, NULL);
         return;
     }
     pmix_status_t rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
@@ -190,7 +191,6 @@ void px_srv_lookup(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
 {
     up_t *u = up_new(c, seq, PX_TAG_LOOKUP);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_LOOKUP, PMIX_ERR_NOMEM, NULL);
         return;
     }
     pmix_status_t rc = unpack_keys(payload, &u->keys);
@@ -213,7 +213,6 @@ void px_srv_unpublish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
 {
     up_t *u = up_new(c, seq, PX_TAG_UNPUBLISH);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_UNPUBLISH, PMIX_ERR_NOMEM, NULL);
         return;
     }
     pmix_status_t rc = unpack_keys(payload, &u->keys);
@@ -236,7 +235,6 @@ void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     up_t *u = up_new(c, seq, PX_TAG_ABORT);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_ABORT, PMIX_ERR_NOMEM, NULL);
         return;
     }
     int32_t status = 0, one = 1;
@@ -246,13 +244,7 @@ void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = px_bfrops_unpack(payload, &u->msg, &one, PMIX_STRING);
     }
     if (rc == PMIX_SUCCESS) {
-        one = 1;
-        rc = px_bfrops_unpack(payload, &u->nprocs, &one, PMIX_SIZE);
-    }
-    if (rc == PMIX_SUCCESS && u->nprocs > 0) {
-        u->procs = calloc(u->nprocs, sizeof(*u->procs));
-        one = (int32_t)u->nprocs;
-        rc = u->procs ? px_bfrops_unpack(payload, u->procs, &one, PMIX_PROC) : PMIX_ERR_NOMEM;
+        rc = px_srv_unpack_procs(payload, &u->procs, &u->nprocs);
     }
     if (rc == PMIX_SUCCESS) {
         px_debug(1, "server", "%s:%u aborts with status %d: %s", c->proc.nspace, c->proc.rank,
@@ -333,16 +325,9 @@ void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
 {
     up_t *u = up_new(c, seq, PX_TAG_JOBCTL);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_JOBCTL, PMIX_ERR_NOMEM, NULL);
         return;
     }
-    int32_t one = 1;
-    pmix_status_t rc = px_bfrops_unpack(payload, &u->nprocs, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && u->nprocs > 0) {
-        u->procs = calloc(u->nprocs, sizeof(*u->procs));
-        one = (int32_t)u->nprocs;
-        rc = u->procs ? px_bfrops_unpack(payload, u->procs, &one, PMIX_PROC) : PMIX_ERR_NOMEM;
-    }
+    pmix_status_t rc = px_srv_unpack_procs(payload, &u->procs, &u->nprocs);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
     }
@@ -392,7 +377,6 @@ void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     up_t *u = up_new(c, seq, PX_TAG_LOG);
     if (u == NULL) {
-        px_srv_reply(c, seq, PX_TAG_LOG, PMIX_ERR_NOMEM, NULL);
         return;
     }
     pmix_status_t rc = px_bfrops_unpack_info_array(payload, &u->info, &u->ninfo);
