@@ -2,10 +2,12 @@
  * pxc_misc.c - assorted client API checks: PMIx_Initialized, nested init/finalize,
  * PMIx_Get_version, optional and timed-out gets, PMIx_Get_nb, PMIx_Store_internal,
  * PMIx_Resolve_peers/nodes, PMIX_PSET_NAMES, PMIx_Job_control(PMIX_REGISTER_CLEANUP),
- * PMIx_Log_nb(PMIX_LOG_STDERR).
+ * PMIx_Job_control_nb(PMIX_REGISTER_CLEANUP_DIR, recursive: PATH.d), PMIx_Log_nb(PMIX_LOG_STDERR).
  * Usage: pxc_misc [--nodes K] [--pset NAME:R,R,...]... [--cleanup-file PATH]
  */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +255,56 @@ static void cleanup(const char *path)
         PMIx_Info_free(results, nresults);
 }
 
+/* PMIx_Job_control_nb: callback once, with a release function for the results. */
+static pxc_cb_t jc_cb;
+static bool jc_release_given;
+
+static void jobctl_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    jc_release_given = release_fn != NULL;
+    if (release_fn)
+        release_fn(release_cbdata);
+    pxc_cb_mark(&jc_cb, status);
+}
+
+static void cleanup_dir_nb(const char *path)
+{
+    pmix_info_t info[2];
+    char dir[1024], file[1100];
+    bool yes = true;
+    pmix_status_t rc;
+    int fd;
+
+    if (!path || me.rank != 0)
+        return;
+    snprintf(dir, sizeof(dir), "%s.d", path);
+    snprintf(file, sizeof(file), "%s/inner", dir);
+    if (mkdir(dir, 0700) != 0 || (fd = open(file, O_CREAT | O_WRONLY, 0644)) < 0)
+        pxc_fail("cannot create %s", file);
+    close(fd);
+    PMIx_Info_construct(&info[0]);
+    PMIx_Info_construct(&info[1]);
+    PMIx_Info_load(&info[0], PMIX_REGISTER_CLEANUP_DIR, dir, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_CLEANUP_RECURSIVE, &yes, PMIX_BOOL);
+    pxc_cb_init(&jc_cb);
+    rc = PMIx_Job_control_nb(&me, 1, info, 2, jobctl_cb, NULL);
+    check(rc, PMIX_SUCCESS, "PMIx_Job_control_nb(PMIX_REGISTER_CLEANUP_DIR)");
+    if (!pxc_cb_wait(&jc_cb, 10))
+        pxc_fail("PMIx_Job_control_nb: no callback within 10 s");
+    usleep(100000);
+    if (jc_cb.calls != 1)
+        pxc_fail("PMIx_Job_control_nb: callback called %d times", jc_cb.calls);
+    check(jc_cb.status, PMIX_SUCCESS, "PMIx_Job_control_nb callback");
+    if (!jc_release_given)
+        pxc_fail("PMIx_Job_control_nb: no release function for the results");
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_destruct(&info[1]);
+}
+
 static void log_nb(void)
 {
     pmix_info_t info;
@@ -304,6 +356,7 @@ int main(int argc, char **argv)
     resolve();
     psets(specs, nspecs);
     cleanup(cleanup_path);
+    cleanup_dir_nb(cleanup_path);
     log_nb();
     PMIx_Load_procid(&all, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Fence(&all, 1, NULL, 0);
