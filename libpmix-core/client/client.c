@@ -252,7 +252,7 @@ pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply)
     return rc;
 }
 
-static bool key_is_dynamic(const char *key)
+bool px_cl_key_dynamic(const char *key)
 {
     return strcmp(key, PMIX_PSET_NAMES) == 0;
 }
@@ -284,7 +284,7 @@ pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob)
         }
         for (size_t i = 0; set != NULL && i < n; i++) {
             /* our own puts may be newer than what the server holds of them */
-            if (!mine || px_kvset_get(set, info[i].key) == NULL || key_is_dynamic(info[i].key)) {
+            if (!mine || px_kvset_get(set, info[i].key) == NULL || px_cl_key_dynamic(info[i].key)) {
                 px_kvset_put(set, info[i].key, &info[i].value);
             }
         }
@@ -335,8 +335,7 @@ static void detach_on_loop(void *arg)
 
 static const char *env_uri(const char **name)
 {
-    static const char *names[] = {PX_ENV_URI,         "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
-                                  "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
+    static const char *names[] = PX_ENV_URI_NAMES;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const char *v = getenv(names[i]);
         if (v != NULL && *v != '\0') {

@@ -30,12 +30,6 @@ typedef struct get_op {
 
 enum get_next { GET_DONE, GET_NEED_NS, GET_NEED_SERVER };
 
-/* Keys whose value the server computes at the time of asking. */
-static bool key_dynamic(const char *key)
-{
-    return strcmp(key, PMIX_PSET_NAMES) == 0;
-}
-
 static void get_op_free(get_op_t *op)
 {
     PMIx_Info_free(op->info, op->ninfo);
@@ -105,7 +99,7 @@ static enum get_next get_step(get_op_t *op)
         }
         goto out;
     }
-    bool fresh = key_dynamic(op->key) || op->refresh;
+    bool fresh = px_cl_key_dynamic(op->key) || op->refresh;
     const pmix_value_t *v =
         (fresh && !op->asked) ? NULL : px_ns_lookup(ns, op->proc.rank, op->key, &op->q);
     if (v != NULL) {

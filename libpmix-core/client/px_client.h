@@ -54,6 +54,9 @@ bool px_cl_initialized(void);
 pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply);
 /* Store every entry of a posted-data blob except our own (cl.lock taken inside). */
 pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob);
+/* Keys whose value the server computes at the time of asking (never answered from the
+ * cache). */
+bool px_cl_key_dynamic(const char *key);
 /* PMIX_TIMEOUT (seconds) in info, as milliseconds; 0 if absent. */
 int px_cl_timeout_ms(const pmix_info_t *info, size_t ninfo);
 

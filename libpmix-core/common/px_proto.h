@@ -29,9 +29,16 @@ enum px_tag {
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */
-#define PX_ENV_NSPACE    "PMIX_NAMESPACE"
-#define PX_ENV_RANK      "PMIX_RANK"
-#define PX_ENV_URI       "PMIX_SERVER_URI"
+#define PX_ENV_NSPACE "PMIX_NAMESPACE"
+#define PX_ENV_RANK   "PMIX_RANK"
+#define PX_ENV_URI    "PMIX_SERVER_URI"
+/* Every name the URI is published under (ours first; the others are the names MPI
+ * libraries test to detect a PMIx server). */
+#define PX_ENV_URI_NAMES                                                                           \
+    {                                                                                              \
+        PX_ENV_URI, "PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",                   \
+            "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"                                                \
+    }
 #define PX_ENV_TMPDIR    "PMIX_SERVER_TMPDIR"
 #define PX_ENV_SYSTMPDIR "PMIX_SYSTEM_TMPDIR"
 #define PX_ENV_VERSION   "PMIX_VERSION"

@@ -345,8 +345,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     snprintf(rank, sizeof(rank), "%u", proc->rank);
     pthread_mutex_lock(&px_srv->lock);
     pmix_status_t rc = PMIX_SUCCESS;
-    const char *uri_vars[] = {PX_ENV_URI,         "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
-                              "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
+    const char *uri_vars[] = PX_ENV_URI_NAMES;
     for (size_t i = 0; i < sizeof(uri_vars) / sizeof(uri_vars[0]) && rc == PMIX_SUCCESS; i++) {
         rc = PMIx_Setenv(uri_vars[i], px_srv->uri, true, env);
     }
