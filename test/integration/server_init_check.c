@@ -2,6 +2,7 @@
  *   server_init_check rndz DIR     rendezvous files: names, mode 0600, stale/live files,
  *                                  the launcher file, removal at finalize
  *   server_init_check twice        a second init and a second finalize are refused
+ *   server_init_check badargs      the server API's answers to bad input
  *   server_init_check module422    the plain PMIx_server_init symbol (what a host built
  *                                  against 4.2.2 headers calls) reads only a 4.2.2-sized
  *                                  module (ASan catches a read past it)
@@ -188,6 +189,72 @@ static int do_twice(void)
     return failures ? 1 : 0;
 }
 
+static void expect(pmix_status_t got, pmix_status_t want, const char *what)
+{
+    check(got == want, "%s: expected %s, got %s", what, PMIx_Error_string(want),
+          PMIx_Error_string(got));
+}
+
+static int do_badargs(void)
+{
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "bad");
+    pmix_proc_t proc;
+    PMIx_Load_procid(&proc, "bad", 0);
+    char **env = NULL;
+    expect(PMIx_server_register_nspace(ns, 1, NULL, 0, NULL, NULL), PMIX_ERR_INIT,
+           "register_nspace before init");
+    expect(PMIx_server_setup_fork(&proc, &env), PMIX_ERR_INIT, "setup_fork before init");
+    expect(PMIx_server_finalize(), PMIX_ERR_INIT, "finalize before init");
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    pmix_status_t rc = PMIx_server_init(&module, NULL, 1);
+    expect(rc, PMIX_ERR_BAD_PARAM, "init with NULL info, ninfo=1");
+    rc = PMIx_server_init(&module, NULL, 0);
+    expect(rc, PMIX_SUCCESS, "init");
+    if (rc != PMIX_SUCCESS) {
+        return 1;
+    }
+    expect(PMIx_server_register_nspace(NULL, 1, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "register_nspace(NULL)");
+    expect(PMIx_server_register_nspace(ns, 1, NULL, 2, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "register_nspace(NULL info, n=2)");
+    pmix_info_t badmap;
+    PMIx_Info_construct(&badmap);
+    PMIx_Info_load(&badmap, PMIX_NODE_MAP, "pmix:n[5-3]", PMIX_STRING);
+    expect(PMIx_server_register_nspace(ns, 1, &badmap, 1, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "register_nspace with a malformed node map");
+    PMIx_Info_destruct(&badmap);
+    expect(PMIx_server_setup_fork(&proc, &env), PMIX_SUCCESS,
+           "setup_fork of an unknown namespace (connection env only)");
+    PMIx_Argv_free(env);
+    expect(PMIx_server_setup_fork(&proc, NULL), PMIX_ERR_BAD_PARAM, "setup_fork(NULL env)");
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, "bad", PMIX_RANK_WILDCARD);
+    expect(PMIx_server_register_client(&wild, getuid(), getgid(), NULL, NULL, NULL),
+           PMIX_ERR_BAD_PARAM, "register_client(wildcard rank)");
+    expect(PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL), PMIX_SUCCESS,
+           "register_client");
+    expect(PMIx_server_register_client(&proc, getuid(), getgid(), NULL, NULL, NULL), PMIX_EXISTS,
+           "register_client twice");
+    expect(PMIx_server_define_process_set(&proc, 1, NULL), PMIX_ERR_BAD_PARAM,
+           "define_process_set(NULL name)");
+    expect(PMIx_server_define_process_set(NULL, 2, "p"), PMIX_ERR_BAD_PARAM,
+           "define_process_set(NULL members, n=2)");
+    expect(PMIx_server_define_process_set(&proc, 1, "p"), PMIX_SUCCESS, "define_process_set");
+    expect(PMIx_server_define_process_set(&proc, 1, "p"), PMIX_EXISTS, "define_process_set twice");
+    expect(PMIx_server_delete_process_set("p"), PMIX_SUCCESS, "delete_process_set");
+    expect(PMIx_server_delete_process_set("p"), PMIX_ERR_NOT_FOUND, "delete_process_set twice");
+    expect(PMIx_server_dmodex_request(&proc, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "dmodex_request(NULL cb)");
+    expect(PMIx_server_setup_application(ns, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "setup_application(NULL cb)");
+    expect(PMIx_Register_attributes(NULL, NULL), PMIX_ERR_BAD_PARAM, "Register_attributes(NULL)");
+    PMIx_server_deregister_nspace(ns, NULL, NULL);
+    expect(PMIx_server_finalize(), PMIX_SUCCESS, "finalize");
+    return failures ? 1 : 0;
+}
+
 /* The symbol a 4.2.2-built host binds PMIx_server_init to. */
 extern pmix_status_t init_symbol_422(pmix_server_module_t *module, pmix_info_t info[],
                                      size_t ninfo) __asm__("PMIx_server_init");
@@ -340,12 +407,16 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "twice") == 0) {
         return do_twice();
     }
+    if (argc >= 2 && strcmp(argv[1], "badargs") == 0) {
+        return do_badargs();
+    }
     if (argc >= 2 && strcmp(argv[1], "module422") == 0) {
         return do_module422();
     }
     if (argc >= 3 && strcmp(argv[1], "evbase") == 0) {
         return do_evbase(&argv[2]);
     }
-    fprintf(stderr, "usage: %s rndz DIR | twice | module422 | evbase CLIENT [ARGS]\n", argv[0]);
+    fprintf(stderr, "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS]\n",
+            argv[0]);
     return 2;
 }
