@@ -122,10 +122,10 @@ static pmix_status_t op_request(pmix_status_t rc, uint32_t tag, pmix_data_buffer
 static pmix_status_t pack_fence(pmix_data_buffer_t *msg, const pmix_proc_t procs[], size_t nprocs,
                                 const pmix_info_t info[], size_t ninfo)
 {
+    px_bfrops_buf_init(msg); /* the caller frees it whatever we return */
     if ((nprocs > 0 && procs == NULL) || (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    px_bfrops_buf_init(msg);
     pmix_status_t rc = px_bfrops_pack(msg, &nprocs, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS && nprocs > 0) {
         rc = px_bfrops_pack(msg, procs, (int32_t)nprocs, PMIX_PROC);
