@@ -26,6 +26,17 @@ enum px_tag {
     PX_TAG_ABORT = 9,     /* -> int32 status, string msg, size n, proc[n] <- (empty) */
     PX_TAG_JOBCTL = 10,   /* -> size n, proc[n], info[]  <- info[] results */
     PX_TAG_LOG = 11,      /* -> info[] data, info[] directives <- (empty) */
+    /* events (event/, client/client_event.c, server/server_event.c) */
+    PX_TAG_EVT_REGISTER = 12, /* -> size n, int32 code[n] (n 0: every code), info[] <- (empty);
+                               * cached events the registration matches follow the reply */
+    PX_TAG_NOTIFY = 13,       /* -> int32 status, proc source, uint8 range, info[] (no reply) */
+    PX_TAG_EVENT = 14,        /* server -> client, no reply: int32 status, proc source,
+                               * uint8 range, info[] */
+    /* queries (client/client_query.c, server/server_query.c) */
+    PX_TAG_QUERY = 15,        /* -> size n, query[n] <- info[] results */
+    /* tools (client/tool*.c, server/server_tool.c): the first request of a tool
+     * connection; nothing else is served before it is approved */
+    PX_TAG_TOOL_ATTACH = 16,  /* -> info[] (the tool's init attributes) <- proc assigned */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

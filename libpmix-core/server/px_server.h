@@ -35,6 +35,8 @@ typedef struct px_srv_client {
     char **cleanup_files; /* owned argv: PMIX_REGISTER_CLEANUP */
     char **cleanup_dirs;  /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
     bool cleanup_recursive;
+    bool is_tool;  /* a tool connection (server_tool.c); lives on px_srv->tools */
+    bool approved; /* tools: the host's tool_connected approved it (clients: always) */
     struct px_srv_client *next;
 } px_srv_client_t;
 
@@ -63,6 +65,7 @@ typedef struct px_server {
     bool host_base;    /* the host gave PMIX_EVENT_BASE and runs the loop */
     bool tool_support, system_support, remote_connections;
     px_srv_client_t *clients;
+    px_srv_client_t *tools; /* connected tools (server_tool.c) */
     px_fence_t *fences;
     px_waiter_t *waiters;
     px_pset_t *psets;
