@@ -15,6 +15,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "event/px_event.h"
 #include "help/px_help.h"
 #include "net/px_usock.h"
 
@@ -300,9 +301,11 @@ static void cl_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffe
                     void *cbdata)
 {
     (void)peer;
-    (void)payload;
     (void)cbdata;
-    /* The server sends nothing unsolicited yet (events arrive with issue 4's work). */
+    if (tag == PX_TAG_EVENT && seq == 0) {
+        px_cl_event_recv(payload);
+        return;
+    }
     px_debug(1, "client", "unexpected message tag %u seq %u from the server", tag, seq);
 }
 
@@ -312,6 +315,7 @@ static void cl_lost(px_peer_t *peer, int err, void *cbdata)
     px_debug(1, "client", "connection to the server lost: %s", err ? strerror(err) : "closed");
     px_peer_destroy(peer);
     px_cl.peer = NULL;
+    px_cl_event_lost();
 }
 
 typedef struct {
@@ -427,6 +431,10 @@ static pmix_status_t cl_connect(const char *nspace, pmix_rank_t rank)
 
 static void cl_teardown(void)
 {
+    if (px_cl.event_bound) {
+        px_evt_unbind();
+        px_cl.event_bound = false;
+    }
     if (px_cl.prog != NULL) {
         px_progress_shift_wait(px_cl.prog, detach_on_loop, NULL, 10000);
         px_progress_destroy(px_cl.prog);
@@ -474,6 +482,8 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     if (px_cl.prog == NULL || px_progress_start(px_cl.prog) != 0) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
     } else {
+        /* a process that is also a server keeps the engine on the server's loop */
+        px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
         rc = cl_connect(nspace, (pmix_rank_t)rank);
     }
     if (rc != PMIX_SUCCESS) {

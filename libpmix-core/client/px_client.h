@@ -26,6 +26,7 @@ typedef struct px_client_state {
     px_store_t store;
     px_kvset_t commit_local;  /* puts since the last commit, local-visible */
     px_kvset_t commit_remote; /* ... remote-visible */
+    bool event_bound;         /* the event engine runs on our loop */
 } px_client_state_t;
 
 extern px_client_state_t px_cl;
@@ -59,5 +60,13 @@ pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob);
 bool px_cl_key_dynamic(const char *key);
 /* PMIX_TIMEOUT (seconds) in info, as milliseconds; 0 if absent. */
 int px_cl_timeout_ms(const pmix_info_t *info, size_t ninfo);
+
+/* ---- client_event.c ---- */
+/* Bind this process's event engine to the client loop (after px_cl.prog and myproc). */
+pmix_status_t px_cl_event_bind(void);
+/* A PX_TAG_EVENT from the server (loop). */
+void px_cl_event_recv(pmix_data_buffer_t *payload);
+/* The connection to the server is gone (loop): the local PMIX_ERR_LOST_CONNECTION event. */
+void px_cl_event_lost(void);
 
 #endif /* PX_CLIENT_H */

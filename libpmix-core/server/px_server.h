@@ -36,7 +36,14 @@ typedef struct px_srv_client {
     char **cleanup_dirs;  /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
     bool cleanup_recursive;
     bool is_tool;  /* a tool connection (server_tool.c); lives on px_srv->tools */
-    bool approved; /* tools: the host's tool_connected approved it (clients: always) */
+    bool approved; /* tools: the host's tool_connected approved it (clients: unused) */
+    /* events (server_event.c): codes it registered for, and the cached events already
+     * sent to it (ids; pruned to what the cache still holds) */
+    pmix_status_t *ev_codes; /* owned */
+    size_t nev_codes;
+    bool ev_all; /* registered a default handler: every code */
+    uint64_t *ev_sent; /* owned */
+    size_t nev_sent, cap_ev_sent;
     struct px_srv_client *next;
 } px_srv_client_t;
 
@@ -90,6 +97,8 @@ int px_srv_shift(px_progress_fn_t fn, void *arg);
 
 /* ---- server_reg.c ---- */
 void px_srv_reg_fini(void);
+/* Call cb(status) from the loop, after the caller returned. No cb: returns status. */
+pmix_status_t px_srv_op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status);
 
 /* ---- server_data.c: commit, get, fence, dmodex ---- */
 void px_srv_commit(px_srv_client_t *c, pmix_data_buffer_t *payload);
@@ -100,6 +109,29 @@ void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered);
 void px_srv_data_fini(void);
 /* pack PMIX_PSET_NAMES of proc as a value; NULL-safe for no membership */
 pmix_status_t px_srv_pset_names(const pmix_proc_t *proc, pmix_value_t *val);
+
+/* ---- server_event.c: event registration, notification, the event cache ---- */
+/* At init (before the listener exists): cache size, and bind the event engine to our loop
+ * unless another side of this process already did. */
+pmix_status_t px_srv_event_init(const pmix_info_t info[], size_t ninfo);
+/* At finalize, not on the loop, after the loop's last handler ran. */
+void px_srv_event_fini(void);
+void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload);
+/* An event the server itself raises (pset define/delete...), source = the server; any
+ * thread. Handed to the host only when the range reaches beyond this node. */
+void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
+                        size_t ninfo);
+/* The server-process side of the event API (PMIx_* in client/client_event.c call these
+ * when this process is a server and not a client). */
+pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
+                                  const pmix_info_t info[], size_t ninfo,
+                                  pmix_notification_fn_t fn, pmix_hdlr_reg_cbfunc_t cbfunc,
+                                  void *cbdata);
+pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
+                                pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* ---- server_ops.c: requests forwarded to the host ---- */
 void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq);

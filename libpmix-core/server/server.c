@@ -36,6 +36,8 @@ void px_srv_client_release(px_srv_client_t *c)
     }
     PMIx_Argv_free(c->cleanup_files);
     PMIx_Argv_free(c->cleanup_dirs);
+    free(c->ev_codes);
+    free(c->ev_sent);
     free(c);
 }
 
@@ -182,6 +184,12 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
         break;
     case PX_TAG_LOG:
         px_srv_log(c, seq, payload);
+        break;
+    case PX_TAG_EVT_REGISTER:
+        px_srv_evt_register(c, seq, payload);
+        break;
+    case PX_TAG_NOTIFY:
+        px_srv_notify(c, payload);
         break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
@@ -497,6 +505,11 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         goto error;
     }
     px_srv = s;
+    rc = px_srv_event_init(info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        goto error;
+    }
+    rc = PMIX_ERR_OUT_OF_RESOURCE;
     if (asprintf(&s->sockpath, "%s/pmix-%d.sock", s->tmpdir, (int)getpid()) < 0) {
         s->sockpath = NULL;
         goto error;
@@ -527,6 +540,9 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
     return PMIX_SUCCESS;
 error:
     free(env_launcher);
+    if (px_srv != NULL) {
+        px_srv_event_fini();
+    }
     px_srv = NULL;
     if (s->listener != NULL) {
         px_usock_listener_t *l = s->listener;
@@ -607,6 +623,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
     } else if (px_progress_shift_wait(s->prog, teardown_on_loop, NULL, 10000) != 0) {
         return PMIX_ERR_TIMEOUT;
     }
+    px_srv_event_fini();
     px_progress_destroy(s->prog);
     for (size_t i = 0; s->rndz_files != NULL && s->rndz_files[i] != NULL; i++) {
         if (rndz_pid(s->rndz_files[i]) == getpid()) {

@@ -28,8 +28,7 @@ static void op_later_run(void *arg)
     free(o);
 }
 
-/* Call cb(status) from the loop, after the caller returned. No cb: nothing to do. */
-static pmix_status_t op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status)
+pmix_status_t px_srv_op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status)
 {
     if (cb == NULL) {
         return status == PMIX_SUCCESS ? PMIX_SUCCESS : status;
@@ -143,7 +142,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     if (rc == PMIX_SUCCESS) {
         px_debug(2, "server", "registered namespace %s (%d local procs, %zu nodes)", nspace,
                  nlocalprocs, ns->nnodes);
-        rc = op_later(cbfunc, cbdata, PMIX_SUCCESS);
+        rc = px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
     } else if (ns != NULL) {
         srv_ns_free(ns);
         px_store_remove(&px_srv->store, nspace);
@@ -209,7 +208,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, u
     if (pr != NULL) {
         pr->ext = c;
     }
-    rc = op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    rc = px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
 out:
     pthread_mutex_unlock(&px_srv->lock);
     return rc;
@@ -430,10 +429,28 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
         return PMIX_ERR_BAD_PARAM;
     }
     /* setup_application returned nothing that needs local preparation. */
-    return op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
 }
 
 /* ---- process sets ---- */
+
+/* Tell the local processes (Chap_API_Process_Sets: PMIX_PSET_NAME, and PMIX_PSET_MEMBERS
+ * for a definition). */
+static void pset_event(pmix_status_t code, const px_pset_t *p)
+{
+    pmix_info_t info[2];
+    size_t n = 1;
+    PMIX_INFO_LOAD(&info[0], PMIX_PSET_NAME, p->name, PMIX_STRING);
+    pmix_data_array_t members = {.type = PMIX_PROC, .size = p->nmembers, .array = p->members};
+    if (code == PMIX_PROCESS_SET_DEFINE) {
+        PMIX_INFO_LOAD(&info[1], PMIX_PSET_MEMBERS, &members, PMIX_DATA_ARRAY);
+        n = 2;
+    }
+    px_srv_event_raise(code, PMIX_RANGE_LOCAL, info, n);
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
 
 PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
                                                          size_t nmembers, const char *pset_name)
@@ -468,6 +485,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *memb
     p->nmembers = nmembers;
     p->next = px_srv->psets;
     px_srv->psets = p;
+    pset_event(PMIX_PROCESS_SET_DEFINE, p);
 out:
     pthread_mutex_unlock(&px_srv->lock);
     return rc;
@@ -487,6 +505,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_delete_process_set(char *pset_name)
         if (strcmp((*pp)->name, pset_name) == 0) {
             px_pset_t *p = *pp;
             *pp = p->next;
+            pset_event(PMIX_PROCESS_SET_DELETE, p);
             free(p->name);
             free(p->members);
             free(p);

@@ -261,3 +261,30 @@ void PMIx_Data_array_free(pmix_data_array_t *p)
     PMIx_Data_array_destruct(p);
     free(p);
 }
+
+pmix_status_t px_info_array_dup(const pmix_info_t *src, size_t n, pmix_info_t **dest)
+{
+    *dest = NULL;
+    if (n == 0) {
+        return PMIX_SUCCESS;
+    }
+    if (src == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_info_t *d = calloc(n, sizeof(*d));
+    if (d == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pmix_status_t rc = px_info_copy(&d[i], &src[i]);
+        if (rc != PMIX_SUCCESS) {
+            for (size_t j = 0; j < i; j++) {
+                px_type_destruct(&d[j], PMIX_INFO);
+            }
+            free(d);
+            return rc;
+        }
+    }
+    *dest = d;
+    return PMIX_SUCCESS;
+}

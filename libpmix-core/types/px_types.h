@@ -142,6 +142,10 @@ size_t px_type_footprint(const void *elem, pmix_data_type_t t);
 bool px_type_is_number(pmix_data_type_t t);
 
 /* Helpers the struct families share (also used by other areas). */
+/* Deep copy of n infos into a new array (NULL when n is 0), freed with
+ * px_bfrops_info_array_free. */
+pmix_status_t px_info_array_dup(const pmix_info_t *src, size_t n, pmix_info_t **dest);
+
 /* strdup that maps NULL to NULL; returns false on allocation failure of a non-NULL src. */
 bool px_types_strdup(char **dest, const char *src);
 /* Deep copy / free of a NULL-terminated argv (NULL src gives *dest NULL). */

@@ -490,7 +490,8 @@ static void shutdown_node(void)
 
 static void server_init(void)
 {
-    pmix_info_t info[4];
+    pmix_info_t info[5];
+    size_t ninfo = 4;
     char host[32], srvns[PMIX_MAX_NSLEN + 1];
     pmix_rank_t srank = (pmix_rank_t)pxh_node.id;
     pmix_status_t rc;
@@ -501,8 +502,13 @@ static void server_init(void)
     PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, host, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
-    rc = PMIx_server_init(&pxh_module, info, 4);
-    for (int i = 0; i < 4; i++)
+    if (pxh_opts.evcache >= 0) {
+        uint32_t n = (uint32_t)pxh_opts.evcache;
+        PMIX_INFO_LOAD(&info[ninfo], "px.srv.evcache", &n, PMIX_UINT32);
+        ninfo++;
+    }
+    rc = PMIx_server_init(&pxh_module, info, ninfo);
+    for (size_t i = 0; i < ninfo; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "pxhost: node %d: PMIx_server_init failed: %s\n", pxh_node.id,
@@ -595,6 +601,7 @@ void pxh_node_main(int node, int *links, int ctl)
 
     server_init();
     register_job();
+    pxh_event_host_raise();
     for (int i = 0; i < pxh_node.nclients; i++) {
         register_client(&pxh_node.clients[i]);
         start_client(&pxh_node.clients[i]);

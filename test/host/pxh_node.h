@@ -20,6 +20,7 @@ enum {
     PXH_W_FINALIZED,
     PXH_W_JOBCTL,
     PXH_W_LOG,
+    PXH_W_NOTIFY, /* notify_event upcall (pxh_event.c) */
 };
 
 /* A copy of an upcall's arguments (all owned), or of a library callback's result. */
@@ -83,6 +84,9 @@ typedef struct pxh_node {
 
 extern pxh_node_t pxh_node;
 extern pmix_server_module_t pxh_module;
+pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,
+                                  pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* Hand a work item to the loop thread (any thread). */
 void pxh_node_post(pxh_work_t *w);
@@ -99,6 +103,10 @@ void pxh_pubsub_work(pxh_work_t *w);
 void pxh_pubsub_msg(int from, uint8_t cmd, pmix_data_buffer_t *buf);
 int pxh_pubsub_deadline_ms(void);
 void pxh_pubsub_expire(void);
+void pxh_event_work(pxh_work_t *w);
+void pxh_event_msg(int from, pmix_data_buffer_t *buf);
+/* --host-event: the host's own event, before the clients start (pxh_event.c). */
+void pxh_event_host_raise(void);
 
 /* Send buf (released here) to node j, or to the top when j < 0. */
 void pxh_send(int j, pmix_data_buffer_t *buf);

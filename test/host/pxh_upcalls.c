@@ -217,6 +217,7 @@ pmix_server_module_t pxh_module = {
     .job_control = up_job_control,
     .client_connected2 = up_connected2,
     .log2 = up_log2,
+    .notify_event = pxh_up_notify_event,
 };
 
 /* ---- fences (loop thread) ---- */
@@ -745,6 +746,9 @@ void pxh_handle_work(pxh_work_t *w)
     case PXH_W_JOBCTL:
         job_control(w);
         break;
+    case PXH_W_NOTIFY:
+        pxh_event_work(w);
+        break;
     case PXH_W_LOG:
         print_infos("log", &w->proc, w->info, w->ninfo);
         if (w->cb.op)
@@ -769,6 +773,9 @@ void pxh_handle_msg(int from, uint8_t cmd, pmix_data_buffer_t *buf)
         break;
     case PXH_MSG_DMX_RESP:
         dmx_response(buf);
+        break;
+    case PXH_MSG_EVENT:
+        pxh_event_msg(from, buf);
         break;
     case PXH_MSG_PROC_DIED:
         if (pxh_unpack(buf, &rank, 1, PMIX_INT32))

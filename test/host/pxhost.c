@@ -34,6 +34,9 @@ static const char usage[] =
     "  --unregistered R     start rank R without registering it\n"
     "  --nobody R           register rank R as this user but run it as 'nobody' (root only)\n"
     "  --timeout S          kill everything after S seconds (default 30)\n"
+    "  --evcache N          the server's event cache holds N events (px.srv.evcache)\n"
+    "  --host-event CODE    each node raises event CODE (range session) before its clients\n"
+    "                       start; notify_event upcalls are relayed to the other nodes\n"
     "  --help, --version\n"
     "Exit status: 0 if every rank exited 0, the status given to PMIx_Abort, 1 otherwise,\n"
     "77 when the test cannot run here (--nobody without root).\n";
@@ -113,6 +116,7 @@ static void parse_args(int argc, char **argv)
     pxh_opts.timeout = 30;
     pxh_opts.unregistered = -1;
     pxh_opts.nobody = -1;
+    pxh_opts.evcache = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -145,6 +149,10 @@ static void parse_args(int argc, char **argv)
             pxh_opts.nobody = parse_int(a, v, 0, PXH_MAX_RANKS - 1);
         else if (strcmp(a, "--pset") == 0)
             parse_pset(v);
+        else if (strcmp(a, "--evcache") == 0)
+            pxh_opts.evcache = parse_int(a, v, 0, 1 << 20);
+        else if (strcmp(a, "--host-event") == 0)
+            pxh_opts.host_event = parse_int(a, v, 1, 1 << 30);
         else if (strcmp(a, "--rank-cmd") == 0)
             parse_rankcmd(v);
         else {

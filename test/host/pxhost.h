@@ -46,6 +46,8 @@ typedef struct {
     char nspace[PMIX_MAX_NSLEN + 1];
     char tmpdirs[PXH_MAX_NODES][256]; /* created by the top process */
     pid_t top_pid;
+    int evcache;    /* --evcache: the server's event cache size, -1 = default */
+    int host_event; /* --host-event: code each node raises before its clients start */
 } pxh_opts_t;
 
 extern pxh_opts_t pxh_opts;
@@ -96,6 +98,7 @@ enum {
     PXH_MSG_LOOKUP_REQ,  /* uint32 id, proc, keys, size_t n, info[n] */
     PXH_MSG_UNPUB_REQ,   /* uint32 id, proc, keys, size_t n, info[n] */
     PXH_MSG_PUBSUB_RESP, /* uint32 id, int32 status, size_t n, pdata[n] */
+    PXH_MSG_EVENT,       /* int32 code, proc source, uint8 range, size_t n, info[n] */
 };
 
 /* Packing helpers over the public PMIx_Data_pack/unpack; the unpack ones return false

@@ -1,0 +1,332 @@
+/* client: the event API (PMIx_Register_event_handler, PMIx_Deregister_event_handler,
+ * PMIx_Notify_event) for every side of a process, and the client/tool end of event
+ * routing: a registration is recorded in this process's event engine (event/) and its
+ * codes told to the server, which then relays matching events (and first the cached
+ * ones); a notification runs the local chain and, unless process-local, goes to the
+ * server. A process that is a server and not a client is served by server_event.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "bfrops/px_bfrops.h"
+#include "client/px_client.h"
+#include "common/px_common.h"
+#include "common/px_proto.h"
+#include "event/px_event.h"
+#include "server/px_server.h"
+
+/* ---- identity for the engine ---- */
+
+static bool cl_is_local(const pmix_proc_t *proc)
+{
+    if (PMIx_Check_procid(proc, &px_cl.myproc) && proc->rank == px_cl.myproc.rank) {
+        return true;
+    }
+    pthread_mutex_lock(&px_cl.lock);
+    px_nspace_t *ns = px_store_find(&px_cl.store, proc->nspace);
+    bool local = ns != NULL && proc->rank < PMIX_RANK_VALID && px_ns_rank_is_local(ns, proc->rank);
+    pthread_mutex_unlock(&px_cl.lock);
+    return local;
+}
+
+static bool cl_is_rm(const pmix_proc_t *proc)
+{
+    return PMIx_Check_nspace(proc->nspace, px_cl.server.nspace);
+}
+
+pmix_status_t px_cl_event_bind(void)
+{
+    px_evt_self_t self = {.is_local = cl_is_local, .is_rm = cl_is_rm};
+    self.me = px_cl.myproc;
+    return px_evt_bind(px_cl.prog, &self);
+}
+
+/* ---- what the server sends ---- */
+
+void px_cl_event_recv(pmix_data_buffer_t *payload)
+{
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &status, &one, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, &source, &one, PMIX_PROC);
+    }
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, &range, &one, PMIX_DATA_RANGE);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "client", "malformed event from the server: %s", PMIx_Error_string(rc));
+        return;
+    }
+    px_debug(3, "client", "event %s from %s:%u", PMIx_Error_string(status), source.nspace,
+             source.rank);
+    px_evt_deliver(status, &source, range, info, ninfo, NULL, NULL);
+    px_bfrops_info_array_free(info, ninfo);
+}
+
+void px_cl_event_lost(void)
+{
+    /* Chap_API_Event: the process hears of its lost server as an event of its own. */
+    px_evt_deliver(PMIX_ERR_LOST_CONNECTION, &px_cl.server, PMIX_RANGE_PROC_LOCAL, NULL, 0, NULL,
+                   NULL);
+}
+
+/* ---- registration ---- */
+
+typedef struct {
+    size_t id;
+    pmix_hdlr_reg_cbfunc_t cbfunc;
+    void *cbdata;
+    px_latch_t latch; /* blocking form */
+    pmix_status_t status;
+} creg_t;
+
+static void creg_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)reply;
+    creg_t *r = cbdata;
+    /* Not connected (a tool on its own, a lost server): the handler still serves events
+     * of this process. */
+    if (status == PMIX_ERR_UNREACH || status == PMIX_ERR_LOST_CONNECTION) {
+        status = PMIX_SUCCESS;
+    }
+    r->status = status;
+    if (status != PMIX_SUCCESS) {
+        px_evt_deregister(r->id);
+    }
+    if (r->cbfunc != NULL) {
+        r->cbfunc(status, status == PMIX_SUCCESS ? r->id : SIZE_MAX, r->cbdata);
+        if (status == PMIX_SUCCESS) {
+            px_evt_activate(r->id); /* nothing reaches it before its callback returned */
+        }
+        free(r);
+        return;
+    }
+    if (status == PMIX_SUCCESS) {
+        px_evt_activate(r->id);
+    }
+    px_latch_release(&r->latch);
+}
+
+static pmix_status_t cl_register(const pmix_status_t codes[], size_t ncodes,
+                                 const pmix_info_t info[], size_t ninfo, pmix_notification_fn_t fn,
+                                 pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata)
+{
+    creg_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_status_t rc = px_evt_register(codes, ncodes, info, ninfo, fn, &r->id);
+    if (rc != PMIX_SUCCESS) {
+        free(r);
+        return rc;
+    }
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    bool blocking = cbfunc == NULL;
+    if (blocking) {
+        if (px_progress_on_loop(px_cl.prog)) {
+            px_evt_deregister(r->id);
+            free(r);
+            return PMIX_ERR_WOULD_BLOCK;
+        }
+        px_latch_init(&r->latch, 1);
+    }
+    pmix_data_buffer_t msg;
+    px_bfrops_buf_init(&msg);
+    rc = px_bfrops_pack(&msg, &ncodes, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ncodes > 0) {
+        rc = px_bfrops_pack(&msg, (void *)codes, (int32_t)ncodes, PMIX_STATUS);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(&msg, NULL, 0); /* source ranges are judged here */
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_cl_request(PX_TAG_EVT_REGISTER, &msg, 0, creg_reply, r);
+    }
+    px_bfrops_buf_free(&msg);
+    if (rc != PMIX_SUCCESS) {
+        px_evt_deregister(r->id);
+        if (blocking) {
+            px_latch_fini(&r->latch);
+        }
+        free(r);
+        return rc;
+    }
+    if (!blocking) {
+        return PMIX_SUCCESS;
+    }
+    px_latch_wait(&r->latch, -1); /* bounded: reply or connection loss */
+    px_latch_fini(&r->latch);
+    rc = r->status == PMIX_SUCCESS ? (pmix_status_t)r->id : r->status;
+    free(r);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
+                                                      pmix_info_t info[], size_t ninfo,
+                                                      pmix_notification_fn_t evhdlr,
+                                                      pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata)
+{
+    if (evhdlr == NULL || (ncodes > 0 && codes == NULL) || (ninfo > 0 && info == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (px_cl_initialized()) {
+        return cl_register(codes, ncodes, info, ninfo, evhdlr, cbfunc, cbdata);
+    }
+    if (px_srv != NULL) {
+        return px_srv_api_register(codes, ncodes, info, ninfo, evhdlr, cbfunc, cbdata);
+    }
+    return PMIX_ERR_INIT;
+}
+
+/* ---- deregistration ---- */
+
+typedef struct {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} cop_t;
+
+static void cop_run(void *arg)
+{
+    cop_t *o = arg;
+    o->cbfunc(PMIX_SUCCESS, o->cbdata);
+    free(o);
+}
+
+/* cbfunc(SUCCESS) later on the loop; PMIX_SUCCESS, or the error that prevented it. */
+static pmix_status_t cl_op_later(pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (cbfunc == NULL) {
+        return PMIX_SUCCESS;
+    }
+    cop_t *o = malloc(sizeof(*o));
+    if (o == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    *o = (cop_t){cbfunc, cbdata};
+    pmix_status_t rc = px_cl_later(cop_run, o);
+    if (rc != PMIX_SUCCESS) {
+        free(o);
+    }
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_op_cbfunc_t cbfunc,
+                                                        void *cbdata)
+{
+    if (px_cl_initialized()) {
+        /* The server keeps relaying the codes; this process no longer runs the handler. */
+        pmix_status_t rc = px_evt_deregister(evhdlr_ref);
+        return rc == PMIX_SUCCESS ? cl_op_later(cbfunc, cbdata) : rc;
+    }
+    if (px_srv != NULL) {
+        return px_srv_api_deregister(evhdlr_ref, cbfunc, cbdata);
+    }
+    return PMIX_ERR_INIT;
+}
+
+/* ---- notification ---- */
+
+static bool range_valid(pmix_data_range_t range)
+{
+    return range <= PMIX_RANGE_PROC_LOCAL;
+}
+
+static bool has_custom_range(const pmix_info_t info[], size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            return info[i].value.type == PMIX_PROC ||
+                   (info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray != NULL &&
+                    info[i].value.data.darray->type == PMIX_PROC);
+        }
+    }
+    return false;
+}
+
+/* Is this process within the event's range? Every range holds it but the RM's, and a
+ * custom range only when it names us. */
+static bool self_in_range(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
+{
+    if (range == PMIX_RANGE_RM) {
+        return false;
+    }
+    if (range != PMIX_RANGE_CUSTOM) {
+        return true;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        const pmix_value_t *v = &info[i].value;
+        const pmix_proc_t *p = v->type == PMIX_PROC ? v->data.proc : v->data.darray->array;
+        size_t n = v->type == PMIX_PROC ? 1 : v->data.darray->size;
+        for (size_t k = 0; p != NULL && k < n; k++) {
+            if (PMIx_Check_procid(&p[k], &px_cl.myproc)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
+                               pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (range != PMIX_RANGE_PROC_LOCAL) {
+        pmix_data_buffer_t msg;
+        px_bfrops_buf_init(&msg);
+        rc = px_bfrops_pack(&msg, &status, 1, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, (void *)source, 1, PMIX_PROC);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, &range, 1, PMIX_DATA_RANGE);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack_info_array(&msg, info, ninfo);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_cl_send(PX_TAG_NOTIFY, &msg);
+        } else {
+            rc = PMIX_ERR_BAD_PARAM; /* info we cannot carry (e.g. a pointer) */
+        }
+        px_bfrops_buf_free(&msg);
+    }
+    if (rc == PMIX_SUCCESS && self_in_range(range, info, ninfo)) {
+        rc = px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
+    }
+    return rc == PMIX_SUCCESS ? cl_op_later(cbfunc, cbdata) : rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
+                                            pmix_data_range_t range, const pmix_info_t info[],
+                                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!range_valid(range) || (ninfo > 0 && info == NULL) ||
+        (range == PMIX_RANGE_CUSTOM && !has_custom_range(info, ninfo))) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (px_cl_initialized()) {
+        return cl_notify(status, source != NULL ? source : &px_cl.myproc, range, info, ninfo,
+                         cbfunc, cbdata);
+    }
+    if (px_srv != NULL) {
+        return px_srv_api_notify(status, source, range, info, ninfo, cbfunc, cbdata);
+    }
+    return PMIX_ERR_INIT;
+}

@@ -1,0 +1,632 @@
+/* server: events on the server side (Events chapter) — what each connected client or
+ * tool registered for, relaying an event to the local processes in its target range, the
+ * host's notify_event upcall for ranges beyond this node, and the event cache: every event
+ * the server receives is kept (bounded, oldest dropped first) and handed, in arrival
+ * order, to a process that registers for its code later.
+ * Message handlers run on the loop with px_srv->lock held. The event engine
+ * (event/px_event.h) is never called with that lock held: local delivery is shifted to a
+ * loop item of its own.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_server.h>
+
+#include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
+#include "common/px_proto.h"
+#include "event/px_event.h"
+#include "server/px_server.h"
+#include "types/px_types.h"
+
+/* Default number of events the cache holds; PX_ATTR_EVENT_CACHE at init changes it. */
+#define PX_EVCACHE_DEFAULT 512
+/* Our own server init attribute (uint32): the event cache's size, 0 = no cache. */
+#define PX_ATTR_EVENT_CACHE "px.srv.evcache"
+
+typedef struct px_srv_event {
+    uint64_t id;
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info; /* owned */
+    size_t ninfo;
+    pmix_proc_t *targets; /* owned: PMIX_EVENT_CUSTOM_RANGE */
+    size_t ntargets;
+    bool has_origin;    /* came from a connected process: never sent back to it */
+    pmix_proc_t origin;
+    pmix_data_buffer_t wire; /* the PX_TAG_EVENT payload, packed once */
+    struct px_srv_event *next;
+} px_srv_event_t;
+
+static struct {
+    px_srv_event_t *head, *tail; /* the cache, oldest first */
+    size_t n, max;
+    uint64_t next_id;
+    bool bound; /* we bound the event engine to the server's loop */
+} ev;
+
+static void event_free(px_srv_event_t *e)
+{
+    if (e != NULL) {
+        px_bfrops_info_array_free(e->info, e->ninfo);
+        free(e->targets);
+        px_bfrops_buf_free(&e->wire);
+        free(e);
+    }
+}
+
+/* ---- identity for the engine ---- */
+
+static bool srv_is_local(const pmix_proc_t *proc)
+{
+    pthread_mutex_lock(&px_srv->lock);
+    bool local = px_srv_client_find(proc->nspace, proc->rank) != NULL ||
+                 PMIx_Check_procid(proc, &px_srv->myproc);
+    for (px_srv_client_t *t = px_srv->tools; !local && t != NULL; t = t->next) {
+        local = t->approved && PMIx_Check_procid(proc, &t->proc);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    return local;
+}
+
+static bool srv_is_rm(const pmix_proc_t *proc)
+{
+    return PMIx_Check_nspace(proc->nspace, px_srv->myproc.nspace);
+}
+
+pmix_status_t px_srv_event_init(const pmix_info_t info[], size_t ninfo)
+{
+    memset(&ev, 0, sizeof(ev));
+    ev.max = PX_EVCACHE_DEFAULT;
+    ev.next_id = 1;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PX_ATTR_EVENT_CACHE)) {
+            uint32_t n = 0;
+            if (PMIx_Value_get_number(&info[i].value, &n, PMIX_UINT32) != PMIX_SUCCESS) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            ev.max = n;
+        }
+    }
+    if (!px_evt_bound()) {
+        px_evt_self_t self = {.is_local = srv_is_local, .is_rm = srv_is_rm};
+        self.me = px_srv->myproc;
+        pmix_status_t rc = px_evt_bind(px_srv->prog, &self);
+        if (rc != PMIX_SUCCESS) {
+            return rc;
+        }
+        ev.bound = true;
+    }
+    return PMIX_SUCCESS;
+}
+
+void px_srv_event_fini(void)
+{
+    if (ev.bound) {
+        px_evt_unbind();
+        ev.bound = false;
+    }
+    while (ev.head != NULL) {
+        px_srv_event_t *e = ev.head;
+        ev.head = e->next;
+        event_free(e);
+    }
+    ev.tail = NULL;
+    ev.n = 0;
+}
+
+/* ---- building an event record ---- */
+
+/* The custom range (a proc or an array of procs) of an event's info, copied. */
+static pmix_status_t custom_targets(px_srv_event_t *e)
+{
+    for (size_t i = 0; i < e->ninfo; i++) {
+        if (!PMIX_CHECK_KEY(&e->info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        const pmix_value_t *v = &e->info[i].value;
+        const pmix_proc_t *src = NULL;
+        size_t n = 0;
+        if (v->type == PMIX_PROC && v->data.proc != NULL) {
+            src = v->data.proc;
+            n = 1;
+        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+                   v->data.darray->type == PMIX_PROC) {
+            src = v->data.darray->array;
+            n = v->data.darray->size;
+        } else {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        e->targets = calloc(n ? n : 1, sizeof(pmix_proc_t));
+        if (e->targets == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        if (n > 0) {
+            memcpy(e->targets, src, n * sizeof(pmix_proc_t));
+        }
+        e->ntargets = n;
+        return PMIX_SUCCESS;
+    }
+    return e->range == PMIX_RANGE_CUSTOM ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+}
+
+static bool info_flag(const pmix_info_t *info, size_t ninfo, const char *key)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], key)) {
+            return PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    return false;
+}
+
+/* A new record owning info (taken). NULL: info freed. */
+static px_srv_event_t *event_new(pmix_status_t status, const pmix_proc_t *source,
+                                 pmix_data_range_t range, pmix_info_t *info, size_t ninfo)
+{
+    px_srv_event_t *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        px_bfrops_info_array_free(info, ninfo);
+        return NULL;
+    }
+    e->status = status;
+    e->source = *source;
+    e->range = range;
+    e->info = info;
+    e->ninfo = ninfo;
+    px_bfrops_buf_init(&e->wire);
+    pmix_status_t rc = custom_targets(e);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(&e->wire, &status, 1, PMIX_STATUS);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(&e->wire, &e->source, 1, PMIX_PROC);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(&e->wire, &range, 1, PMIX_DATA_RANGE);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(&e->wire, info, ninfo);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "server", "event %s dropped: %s", PMIx_Error_string(status),
+                 PMIx_Error_string(rc));
+        event_free(e);
+        return NULL;
+    }
+    e->id = ev.next_id++;
+    return e;
+}
+
+/* ---- who gets what ---- */
+
+/* Is target within the event's target range? (Never the RM-only or process-local ones.) */
+static bool in_range(const px_srv_event_t *e, const pmix_proc_t *target)
+{
+    switch (e->range) {
+    case PMIX_RANGE_PROC_LOCAL:
+    case PMIX_RANGE_RM:
+        return false;
+    case PMIX_RANGE_NAMESPACE:
+        return PMIx_Check_nspace(e->source.nspace, target->nspace);
+    case PMIX_RANGE_CUSTOM:
+        for (size_t i = 0; i < e->ntargets; i++) {
+            if (PMIx_Check_procid(&e->targets[i], target)) {
+                return true;
+            }
+        }
+        return false;
+    default: /* LOCAL, SESSION, GLOBAL, UNDEF: everyone on this node */
+        return true;
+    }
+}
+
+static bool wants(const pmix_status_t *codes, size_t ncodes, bool all, pmix_status_t code)
+{
+    if (all) {
+        return true;
+    }
+    for (size_t i = 0; i < ncodes; i++) {
+        if (codes[i] == code) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool was_sent(const px_srv_client_t *c, uint64_t id)
+{
+    for (size_t i = 0; i < c->nev_sent; i++) {
+        if (c->ev_sent[i] == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void mark_sent(px_srv_client_t *c, uint64_t id)
+{
+    if (c->nev_sent == c->cap_ev_sent) {
+        /* forget what the cache no longer holds before growing */
+        uint64_t oldest = ev.head != NULL ? ev.head->id : ev.next_id;
+        size_t k = 0;
+        for (size_t i = 0; i < c->nev_sent; i++) {
+            if (c->ev_sent[i] >= oldest) {
+                c->ev_sent[k++] = c->ev_sent[i];
+            }
+        }
+        c->nev_sent = k;
+    }
+    if (c->nev_sent == c->cap_ev_sent) {
+        size_t cap = c->cap_ev_sent ? 2 * c->cap_ev_sent : 16;
+        uint64_t *p = realloc(c->ev_sent, cap * sizeof(*p));
+        if (p == NULL) {
+            return; /* at worst a replay sends it again */
+        }
+        c->ev_sent = p;
+        c->cap_ev_sent = cap;
+    }
+    c->ev_sent[c->nev_sent++] = id;
+}
+
+static void send_event(px_srv_client_t *c, px_srv_event_t *e)
+{
+    if (c->peer != NULL && px_peer_send(c->peer, PX_TAG_EVENT, &e->wire) == 0) {
+        mark_sent(c, e->id);
+        px_debug(3, "server", "event %s sent to %s:%u", PMIx_Error_string(e->status),
+                 c->proc.nspace, c->proc.rank);
+    }
+}
+
+static bool is_origin(const px_srv_event_t *e, const px_srv_client_t *c)
+{
+    return e->has_origin && PMIx_Check_procid(&e->origin, &c->proc) &&
+           e->origin.rank == c->proc.rank;
+}
+
+static void relay_to(px_srv_client_t *list, px_srv_event_t *e)
+{
+    for (px_srv_client_t *c = list; c != NULL; c = c->next) {
+        if (c->peer != NULL && (!c->is_tool || c->approved) && !is_origin(e, c) &&
+            wants(c->ev_codes, c->nev_codes, c->ev_all, e->status) && in_range(e, &c->proc)) {
+            send_event(c, e);
+        }
+    }
+}
+
+/* ---- the server process's own handlers (outside the lock) ---- */
+
+typedef struct {
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info;
+    size_t ninfo;
+} local_t;
+
+static void local_deliver(void *arg)
+{
+    local_t *l = arg;
+    px_evt_deliver(l->status, &l->source, l->range, l->info, l->ninfo, NULL, NULL);
+    px_bfrops_info_array_free(l->info, l->ninfo);
+    free(l);
+}
+
+static void deliver_here(const px_srv_event_t *e)
+{
+    if (!ev.bound || px_evt_count() == 0) {
+        return;
+    }
+    bool mine;
+    switch (e->range) {
+    case PMIX_RANGE_PROC_LOCAL:
+        mine = PMIx_Check_procid(&e->source, &px_srv->myproc);
+        break;
+    case PMIX_RANGE_NAMESPACE:
+    case PMIX_RANGE_CUSTOM:
+        mine = in_range(e, &px_srv->myproc);
+        break;
+    default: /* RM, LOCAL, SESSION, GLOBAL, UNDEF: the server is part of all of them */
+        mine = true;
+        break;
+    }
+    if (!mine) {
+        return;
+    }
+    local_t *l = calloc(1, sizeof(*l));
+    if (l == NULL) {
+        return;
+    }
+    *l = (local_t){e->status, e->source, e->range, NULL, 0};
+    if (e->ninfo > 0 && px_info_array_dup(e->info, e->ninfo, &l->info) != PMIX_SUCCESS) {
+        free(l);
+        return;
+    }
+    l->ninfo = e->ninfo;
+    if (px_progress_shift(px_srv->prog, local_deliver, l) != 0) {
+        px_bfrops_info_array_free(l->info, l->ninfo);
+        free(l);
+    }
+}
+
+/* ---- the host ---- */
+
+typedef struct {
+    pmix_info_t *info;
+    size_t ninfo;
+} upcall_t;
+
+static void upcall_done(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    upcall_t *u = cbdata;
+    px_bfrops_info_array_free(u->info, u->ninfo);
+    free(u);
+}
+
+static bool beyond_node(pmix_data_range_t range)
+{
+    return range != PMIX_RANGE_LOCAL && range != PMIX_RANGE_PROC_LOCAL;
+}
+
+static void upcall(const px_srv_event_t *e)
+{
+    if (px_srv->module.notify_event == NULL) {
+        px_debug(2, "server", "event %s: range beyond this node, host has no notify_event",
+                 PMIx_Error_string(e->status));
+        return;
+    }
+    upcall_t *u = calloc(1, sizeof(*u));
+    if (u == NULL || (e->ninfo > 0 && px_info_array_dup(e->info, e->ninfo, &u->info) != PMIX_SUCCESS)) {
+        free(u);
+        return;
+    }
+    u->ninfo = e->ninfo;
+    pmix_status_t rc = px_srv->module.notify_event(e->status, &e->source, e->range, u->info,
+                                                   u->ninfo, upcall_done, u);
+    if (rc != PMIX_SUCCESS) {
+        upcall_done(rc, u);
+    }
+}
+
+/* Deliver, relay, hand up, cache: the common path of every event the server sees. */
+static void process(px_srv_event_t *e, bool to_host)
+{
+    relay_to(px_srv->clients, e);
+    relay_to(px_srv->tools, e);
+    deliver_here(e);
+    if (to_host && beyond_node(e->range)) {
+        upcall(e);
+    }
+    if (ev.max == 0 || info_flag(e->info, e->ninfo, PMIX_EVENT_DO_NOT_CACHE)) {
+        event_free(e);
+        return;
+    }
+    if (ev.tail != NULL) {
+        ev.tail->next = e;
+    } else {
+        ev.head = e;
+    }
+    ev.tail = e;
+    if (++ev.n > ev.max) {
+        px_srv_event_t *old = ev.head;
+        ev.head = old->next;
+        if (ev.head == NULL) {
+            ev.tail = NULL;
+        }
+        ev.n--;
+        event_free(old);
+    }
+}
+
+/* ---- requests of connected processes ---- */
+
+void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t *codes = NULL;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 65536) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        codes = calloc(n ? n : 1, sizeof(*codes));
+        rc = codes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS && n > 0) {
+        one = (int32_t)n;
+        rc = px_bfrops_unpack(payload, codes, &one, PMIX_STATUS);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
+    }
+    if (rc == PMIX_SUCCESS && n > 0 && !c->ev_all) {
+        pmix_status_t *all = realloc(c->ev_codes, (c->nev_codes + n) * sizeof(*all));
+        if (all == NULL) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            c->ev_codes = all;
+            for (size_t i = 0; i < n; i++) {
+                if (!wants(c->ev_codes, c->nev_codes, false, codes[i])) {
+                    c->ev_codes[c->nev_codes++] = codes[i];
+                }
+            }
+        }
+    } else if (rc == PMIX_SUCCESS && n == 0) {
+        c->ev_all = true;
+    }
+    /* the reply first: the registration completes before anything it matches arrives */
+    px_srv_reply(c, seq, PX_TAG_EVT_REGISTER, rc, NULL);
+    if (rc == PMIX_SUCCESS) {
+        for (px_srv_event_t *e = ev.head; e != NULL; e = e->next) {
+            if (wants(codes, n, n == 0, e->status) && !was_sent(c, e->id) && !is_origin(e, c) &&
+                in_range(e, &c->proc)) {
+                send_event(c, e);
+            }
+        }
+    }
+    free(codes);
+    px_bfrops_info_array_free(info, ninfo);
+}
+
+/* Unpack "int32 status, proc source, uint8 range, info[]". */
+static pmix_status_t unpack_event(pmix_data_buffer_t *payload, pmix_status_t *status,
+                                  pmix_proc_t *source, pmix_data_range_t *range,
+                                  pmix_info_t **info, size_t *ninfo)
+{
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, status, &one, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, source, &one, PMIX_PROC);
+    }
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = px_bfrops_unpack(payload, range, &one, PMIX_DATA_RANGE);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, info, ninfo);
+    }
+    return rc;
+}
+
+void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload)
+{
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (unpack_event(payload, &status, &source, &range, &info, &ninfo) != PMIX_SUCCESS) {
+        px_debug(1, "server", "malformed event notification from %s:%u", c->proc.nspace,
+                 c->proc.rank);
+        return;
+    }
+    px_debug(2, "server", "event %s from %s:%u (range %s)", PMIx_Error_string(status),
+             c->proc.nspace, c->proc.rank, PMIx_Data_range_string(range));
+    px_srv_event_t *e = event_new(status, &source, range, info, ninfo);
+    if (e != NULL) {
+        e->has_origin = true;
+        e->origin = c->proc;
+        process(e, true);
+    }
+}
+
+/* ---- events of the server process ---- */
+
+typedef struct {
+    px_srv_event_t *e;
+    bool to_host;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} api_notify_t;
+
+static void api_notify_on_loop(void *arg)
+{
+    api_notify_t *a = arg;
+    process(a->e, a->to_host);
+    if (a->cbfunc != NULL) {
+        a->cbfunc(PMIX_SUCCESS, a->cbdata);
+    }
+    free(a);
+}
+
+pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
+                                pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_info_t *copy = NULL;
+    if (ninfo > 0 && px_info_array_dup(info, ninfo, &copy) != PMIX_SUCCESS) {
+        return PMIX_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_event_t *e = event_new(status, source != NULL ? source : &px_srv->myproc, range, copy,
+                                  ninfo);
+    pthread_mutex_unlock(&px_srv->lock);
+    if (e == NULL) {
+        return PMIX_ERR_BAD_PARAM; /* a custom range without targets, or info we cannot carry */
+    }
+    api_notify_t *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        event_free(e);
+        return PMIX_ERR_NOMEM;
+    }
+    /* The host passes events down to us; what the server itself raises goes up. */
+    *a = (api_notify_t){e, PMIx_Check_procid(&e->source, &px_srv->myproc) &&
+                               e->source.rank == px_srv->myproc.rank,
+                        cbfunc, cbdata};
+    if (px_srv_shift(api_notify_on_loop, a) != 0) {
+        event_free(e);
+        free(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
+                        size_t ninfo)
+{
+    pmix_status_t rc = px_srv_api_notify(status, &px_srv->myproc, range, info, ninfo, NULL, NULL);
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "server", "cannot raise event %s: %s", PMIx_Error_string(status),
+                 PMIx_Error_string(rc));
+    }
+}
+
+/* ---- the server process's registrations ---- */
+
+typedef struct {
+    size_t id;
+    pmix_hdlr_reg_cbfunc_t cbfunc;
+    void *cbdata;
+} api_reg_t;
+
+static void api_reg_done(void *arg)
+{
+    api_reg_t *r = arg;
+    r->cbfunc(PMIX_SUCCESS, r->id, r->cbdata);
+    px_evt_activate(r->id); /* nothing reaches it before its callback returned */
+    free(r);
+}
+
+pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
+                                  const pmix_info_t info[], size_t ninfo,
+                                  pmix_notification_fn_t fn, pmix_hdlr_reg_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
+    size_t id = 0;
+    pmix_status_t rc = px_evt_register(codes, ncodes, info, ninfo, fn, &id);
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    if (cbfunc == NULL) {
+        px_evt_activate(id);
+        return (pmix_status_t)id;
+    }
+    api_reg_t *r = malloc(sizeof(*r));
+    if (r == NULL) {
+        px_evt_deregister(id);
+        return PMIX_ERR_NOMEM;
+    }
+    *r = (api_reg_t){id, cbfunc, cbdata};
+    if (px_progress_shift(px_srv->prog, api_reg_done, r) != 0) {
+        px_evt_deregister(id);
+        free(r);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_status_t rc = px_evt_deregister(id);
+    if (rc != PMIX_SUCCESS || cbfunc == NULL) {
+        return rc;
+    }
+    return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+}
