@@ -470,7 +470,9 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     char *end;
     unsigned long rank = strtoul(rank_s, &end, 10);
     if (*end != '\0' || rank >= PMIX_RANK_VALID || strlen(nspace) > PMIX_MAX_NSLEN) {
-        px_show_help("help-pmix-client.txt", "bad-uri", PX_ENV_RANK, rank_s);
+        char max_s[16];
+        snprintf(max_s, sizeof(max_s), "%u", PMIX_RANK_VALID - 1);
+        px_show_help("help-pmix-client.txt", "bad-rank", PX_ENV_RANK, rank_s, max_s, PX_ENV_RANK);
         rc = PMIX_ERR_BAD_PARAM;
         goto out;
     }

@@ -64,9 +64,18 @@ static int badenv(void)
     setenv("PMIX_SERVER_URI", "tcp4://10.0.0.1:5000", 1);
     pmix_proc_t me;
     expect(PMIx_Init(&me, NULL, 0), PMIX_ERR_BAD_PARAM, "PMIx_Init with a foreign URI");
+    return failures ? 1 : 0;
+}
+
+static int badrank(void)
+{
+    setenv("PMIX_NAMESPACE", "job", 1);
     setenv("PMIX_SERVER_URI", "job.0;usock:/tmp/x", 1);
     setenv("PMIX_RANK", "zero", 1);
+    pmix_proc_t me;
     expect(PMIx_Init(&me, NULL, 0), PMIX_ERR_BAD_PARAM, "PMIx_Init with PMIX_RANK=zero");
+    setenv("PMIX_RANK", "4294967295", 1);
+    expect(PMIx_Init(&me, NULL, 0), PMIX_ERR_BAD_PARAM, "PMIx_Init with a wildcard rank");
     return failures ? 1 : 0;
 }
 
@@ -125,9 +134,12 @@ int main(int argc, char **argv)
     if (strcmp(mode, "badenv") == 0) {
         return badenv();
     }
+    if (strcmp(mode, "badrank") == 0) {
+        return badrank();
+    }
     if (strcmp(mode, "post") == 0) {
         return post();
     }
-    fprintf(stderr, "usage: %s pre|badenv|post\n", argv[0]);
+    fprintf(stderr, "usage: %s pre|badenv|badrank|post\n", argv[0]);
     return 2;
 }
