@@ -32,7 +32,6 @@ typedef struct px_evt_chain {
     /* the event: all owned */
     pmix_status_t status;
     pmix_proc_t source;
-    pmix_data_range_t range;
     pmix_info_t *info; /* ninfo + 1 slots: the last one carries a return object */
     size_t ninfo;
     /* the handlers: each entry holds a count on its registration */
@@ -420,6 +419,7 @@ pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
     px_evt_chain_t *c = NULL;
     pmix_status_t rc;
 
+    (void)range; /* the router has decided we are within it (see px_event.h) */
     if (ninfo > 0 && NULL == info) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -461,7 +461,6 @@ pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
     }
     c->status = status;
     c->source = m.source;
-    c->range = range;
     c->done = done;
     c->cbdata = cbdata;
 
