@@ -792,13 +792,59 @@ static void check_not_inside(size_t id, pmix_status_t status, const pmix_proc_t 
     cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+static done_t loop_done;
+
+static void on_loop_deliver(void *arg)
+{
+    (void)arg;
+    in_deliver = true; /* the loop thread's own flag */
+    cr_assert_eq(px_evt_deliver(E1, NULL, PMIX_RANGE_SESSION, NULL, 0, on_done, &loop_done),
+                 PMIX_SUCCESS);
+    cr_assert_eq(loop_done.calls, 0, "done not inside deliver");
+    in_deliver = false;
+}
+
 Test(event, handlers_never_run_inside_deliver)
 {
+    /* delivered from the loop thread itself: the handler and done must still come later */
     cr_assert_eq(reg_fn('A', c_e1, 1, NULL, 0, check_not_inside, NULL), PMIX_SUCCESS);
-    in_deliver = true;
-    deliver(E1);
-    in_deliver = false;
+    cr_assert_eq(px_latch_init(&loop_done.latch, 1), 0);
+    cr_assert_eq(px_progress_shift_wait(loop, on_loop_deliver, NULL, WAIT_MS), 0);
+    cr_assert_eq(px_latch_wait(&loop_done.latch, WAIT_MS), 0);
+    px_latch_fini(&loop_done.latch);
+    cr_assert_eq(loop_done.calls, 1);
     cr_assert_eq(atomic_load(&hdlr_in_deliver), 0);
+}
+
+static int copied_seen;
+
+static void copy_hdlr(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                      pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)results, (void)nresults;
+    cr_assert_eq(ninfo, 1);
+    cr_assert_str_eq(info[0].key, "test.v");
+    copied_seen = info[0].value.data.integer;
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+Test(event, deliver_copies_its_inputs)
+{
+    cr_assert_eq(reg_fn('A', c_e1, 1, NULL, 0, copy_hdlr, NULL), PMIX_SUCCESS);
+    done_t d = {0};
+    cr_assert_eq(px_latch_init(&d.latch, 1), 0);
+    int v = 5;
+    pmix_info_t *i = PMIx_Info_create(1);
+    PMIx_Info_load(i, "test.v", &v, PMIX_INT);
+    pmix_proc_t src;
+    PMIx_Load_procid(&src, "job", 3);
+    cr_assert_eq(px_evt_deliver(E1, &src, PMIX_RANGE_SESSION, i, 1, on_done, &d), PMIX_SUCCESS);
+    PMIx_Info_free(i, 1); /* inputs are not borrowed past the call */
+    memset(&src, 0, sizeof(src));
+    cr_assert_eq(px_latch_wait(&d.latch, WAIT_MS), 0);
+    px_latch_fini(&d.latch);
+    cr_assert_eq(copied_seen, 5);
 }
 
 /* ---- deregistration ---- */
