@@ -245,6 +245,7 @@ static void fold_pending_locked(px_evt_chain_t *c)
     size_t n = c->nresults + c->npresults + 1;
     pmix_info_t *grown = realloc(c->results, n * sizeof(*grown));
     px_evt_release_t *rels = realloc(c->rels, (c->nrels + 1) * sizeof(*rels));
+    px_evt_release_t now = {NULL, NULL};
     if (NULL != grown) {
         c->results = grown;
         if (c->npresults > 0) {
@@ -262,16 +263,19 @@ static void fold_pending_locked(px_evt_chain_t *c)
     if (NULL != rels) {
         c->rels = rels;
         c->rels[c->nrels++] = c->prel;
-    } else if (NULL != c->prel.fn) {
-        /* cannot keep it: release now (the handler's array is no longer read) */
-        pthread_mutex_unlock(&px_evt_mod.lock);
-        c->prel.fn(PMIX_SUCCESS, c->prel.cbdata);
-        pthread_mutex_lock(&px_evt_mod.lock);
+    } else {
+        now = c->prel; /* cannot keep it: release now (its array was copied) */
     }
+    c->prel.fn = NULL;
     c->has_pending = false;
     c->ran_any = true;
     c->last_status = c->pstatus;
     c->terminated = PMIX_EVENT_ACTION_COMPLETE == c->pstatus;
+    if (NULL != now.fn) {
+        pthread_mutex_unlock(&px_evt_mod.lock);
+        now.fn(PMIX_SUCCESS, now.cbdata);
+        pthread_mutex_lock(&px_evt_mod.lock);
+    }
 }
 
 /* Lock held on entry and return; the caller holds a step count on c. */
