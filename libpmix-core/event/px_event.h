@@ -33,7 +33,12 @@ typedef struct px_evt_self {
  * a second bind while bound returns PMIX_EXISTS and changes nothing. */
 pmix_status_t px_evt_bind(px_progress_t *loop, const px_evt_self_t *self);
 /* Drop every registration and every chain not yet finished (their done callbacks are not
- * run). Call before the bound loop is destroyed, from a thread that is not the loop. */
+ * run). Call before the bound loop is destroyed, from a thread that is not the loop.
+ * A handler running on the loop at that moment finishes its call; a handler's completion
+ * arriving after unbind (from any thread, at any later time) does not continue anything:
+ * it calls the handler's release function at once and frees the rest of the chain
+ * (chains are counted: the module, the step running on the loop, the handler awaited).
+ * Ids are never reused, even across unbind/bind. */
 void px_evt_unbind(void);
 bool px_evt_bound(void);
 
@@ -42,25 +47,50 @@ bool px_evt_bound(void);
  * PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROC(S), PMIX_EVENT_RETURN_OBJECT).
  * ncodes 0 = a default handler. The handler takes part in no chain until
  * px_evt_activate(id). Errors: PMIX_ERR_INIT (not bound), PMIX_ERR_BAD_PARAM (NULL fn,
- * codes NULL with ncodes > 0, a directive of the wrong type), PMIX_EXISTS (FIRST or LAST
- * asked for while another registration holds it). */
+ * NULL id, codes NULL with ncodes > 0, info NULL with ninfo > 0, a directive of the wrong
+ * type, contradictory directives: FIRST+LAST, FIRST_IN_CATEGORY+LAST_IN_CATEGORY,
+ * PREPEND+APPEND), PMIX_EXISTS (FIRST or LAST asked for while another registration holds
+ * it; a recorded but not yet activated one holds it too).
+ * Types: NAME/BEFORE/AFTER PMIX_STRING; the flags PMIX_BOOL; PMIX_RANGE PMIX_DATA_RANGE;
+ * CUSTOM_RANGE and AFFECTED_PROC(S) a PMIX_PROC or a PMIX_DATA_ARRAY of PMIX_PROC
+ * (a wildcard rank matches any rank); RETURN_OBJECT PMIX_POINTER (borrowed). Unknown keys
+ * are ignored. CUSTOM_RANGE without PMIX_RANGE implies PMIX_RANGE_CUSTOM. */
 pmix_status_t px_evt_register(const pmix_status_t codes[], size_t ncodes, const pmix_info_t info[],
                               size_t ninfo, pmix_notification_fn_t fn, size_t *id);
 /* Make a recorded registration eligible for chains assembled from now on. */
 void px_evt_activate(size_t id);
 /* Remove a registration: once this returns no invocation of it starts (a chain already
- * running skips it when it gets there). PMIX_ERR_BAD_PARAM if id is unknown. */
+ * running skips it when it gets there). PMIX_ERR_BAD_PARAM if id is unknown. Called from
+ * a thread other than the loop while the loop is about to call (or is calling) this very
+ * handler, it waits until that call has returned; from the loop (inside a handler) it
+ * never waits. */
 pmix_status_t px_evt_deregister(size_t id);
 
 /* Called on the loop when a chain ends: status is the last handler's status
  * (PMIX_EVENT_ACTION_COMPLETE when one ended the chain), PMIX_ERR_NOT_FOUND when no
- * handler matched. */
+ * handler matched (or all that matched were deregistered before their turn). By then
+ * every handler's release function has been called.
+ *
+ * What a handler receives: info = the event's info, plus one PMIX_EVENT_RETURN_OBJECT
+ * (PMIX_POINTER) when it registered one; results = for each earlier handler of the
+ * chain, in order, the results it passed to its completion followed by one entry of type
+ * PMIX_STATUS holding the status it passed, keyed by its PMIX_EVENT_HDLR_NAME or, when
+ * unnamed, "px.evhdlr.<id>". Both arrays are valid until the handler calls its
+ * completion. The completion copies the results it is given; the handler's release
+ * function (cbfunc, thiscbdata) is called once, when the chain ends (or at unbind). */
 typedef void (*px_evt_done_fn)(pmix_status_t status, void *cbdata);
 
 /* Run the chain for one event on the loop (inputs are copied; never inside this call).
- * The event's own info may hold PMIX_EVENT_NON_DEFAULT (skip default handlers) and
- * PMIX_EVENT_AFFECTED_PROC(S) (matched against registrations that gave them).
- * done may be NULL. PMIX_ERR_INIT when not bound. */
+ * The chain is assembled in this call: registrations activated after it returns are not
+ * part of it. The event's own info may hold PMIX_EVENT_NON_DEFAULT (skip handlers
+ * registered without codes, a FIRST or LAST one included) and PMIX_EVENT_AFFECTED_PROC(S)
+ * (a registration that gave affected procs runs only when they intersect the event's;
+ * an event naming none matches no such registration). source NULL = this process.
+ * range is the event's target range: the caller (client/server routing) has already
+ * decided this process is within it, so it is not used here. done may be NULL.
+ * PMIX_ERR_INIT when not bound, PMIX_ERR_BAD_PARAM (info NULL with ninfo > 0, an
+ * AFFECTED_PROC(S) of the wrong type), PMIX_ERR_NOMEM, PMIX_ERR_UNREACH (the loop refuses
+ * work); no done callback then. */
 pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                              px_evt_done_fn done, void *cbdata);
