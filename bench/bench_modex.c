@@ -4,50 +4,22 @@
  * it re-executes itself with --client for each rank. Every number is printed next to a
  * baseline measured in the same run (fork/exec of /bin/true, a getpid syscall). A
  * measurement, not a pass/fail test: the exit status only says whether the run worked. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <pmix.h>
-#include <pmix_server.h>
+#include "bench_common.h"
 
 #define PXB_MAX_RANKS 256
 #define PXB_BLOCK     100 /* calls per timed block; latency = median of block means */
 #define PXB_VALUE_LEN 64  /* bytes of each rank's modex value */
-
-static double px_bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Sorts v in place. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The value rank r puts in repetition rep: a pattern the reader can check. */
 static void fill_value(unsigned char *buf, pmix_rank_t r, int rep)
@@ -61,18 +33,6 @@ static void fill_value(unsigned char *buf, pmix_rank_t r, int rep)
 
 static pmix_proc_t me;
 
-static void client_fail(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    int len = snprintf(msg, sizeof(msg), "bench_modex client rank %u: ERROR: ", me.rank);
-    va_start(ap, fmt);
-    vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s\n", msg);
-    exit(1); /* the server sees us go without finalizing and fails our peers' fences */
-}
-
 static void client_fence(bool collect)
 {
     pmix_info_t info;
@@ -82,8 +42,8 @@ static void client_fence(bool collect)
     rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
     PMIx_Info_destruct(&info);
     if (rc != PMIX_SUCCESS) {
-        client_fail("PMIx_Fence(%s) failed: %s", collect ? "collect" : "barrier",
-                    PMIx_Error_string(rc));
+        px_bench_fail("PMIx_Fence(%s) failed: %s", collect ? "collect" : "barrier",
+                      PMIx_Error_string(rc));
     }
 }
 
@@ -93,9 +53,9 @@ static void check_value(const pmix_value_t *v, const char *key, uint32_t want_si
 {
     if (rep < 0) {
         if (v->type != PMIX_UINT32 || v->data.uint32 != want_size) {
-            client_fail("PMIx_Get(%s): expected uint32 %u, got type %s value %u", key, want_size,
-                        PMIx_Data_type_string(v->type),
-                        v->type == PMIX_UINT32 ? v->data.uint32 : 0);
+            px_bench_fail("PMIx_Get(%s): expected uint32 %u, got type %s value %u", key, want_size,
+                          PMIx_Data_type_string(v->type),
+                          v->type == PMIX_UINT32 ? v->data.uint32 : 0);
         }
         return;
     }
@@ -103,8 +63,8 @@ static void check_value(const pmix_value_t *v, const char *key, uint32_t want_si
     fill_value(want, peer, rep);
     if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size != PXB_VALUE_LEN ||
         memcmp(v->data.bo.bytes, want, PXB_VALUE_LEN) != 0) {
-        client_fail("PMIx_Get(rank %u, %s): not the %d-byte value that rank put (type %s)", peer,
-                    key, PXB_VALUE_LEN, PMIx_Data_type_string(v->type));
+        px_bench_fail("PMIx_Get(rank %u, %s): not the %d-byte value that rank put (type %s)", peer,
+                      key, PXB_VALUE_LEN, PMIx_Data_type_string(v->type));
     }
 }
 
@@ -115,7 +75,7 @@ static double one_get(const pmix_proc_t *p, const char *key, uint32_t size, int 
     pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
     double t = px_bench_now() - t0;
     if (rc != PMIX_SUCCESS || v == NULL) {
-        client_fail("PMIx_Get(rank %d, %s) failed: %s", (int)p->rank, key, PMIx_Error_string(rc));
+        px_bench_fail("PMIx_Get(rank %d, %s) failed: %s", (int)p->rank, key, PMIx_Error_string(rc));
     }
     check_value(v, key, size, p->rank, rep);
     PMIx_Value_free(v, 1);
@@ -129,7 +89,7 @@ static void time_get(const pmix_proc_t *p, const char *key, int iters, double *m
     int nblocks = iters / PXB_BLOCK > 0 ? iters / PXB_BLOCK : 1;
     double *blk = calloc((size_t)nblocks, sizeof(double));
     if (blk == NULL) {
-        client_fail("out of memory");
+        px_bench_fail("out of memory");
     }
     double t_all = px_bench_now();
     for (int b = 0; b < nblocks; b++) {
@@ -138,15 +98,15 @@ static void time_get(const pmix_proc_t *p, const char *key, int iters, double *m
             pmix_value_t *v = NULL;
             pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
             if (rc != PMIX_SUCCESS || v == NULL) {
-                client_fail("PMIx_Get(rank %d, %s) failed in the loop: %s", (int)p->rank, key,
-                            PMIx_Error_string(rc));
+                px_bench_fail("PMIx_Get(rank %d, %s) failed in the loop: %s", (int)p->rank, key,
+                              PMIx_Error_string(rc));
             }
             PMIx_Value_free(v, 1);
         }
         blk[b] = (px_bench_now() - t0) / PXB_BLOCK;
     }
     *mean = (px_bench_now() - t_all) / ((double)nblocks * PXB_BLOCK);
-    *med = median(blk, nblocks);
+    *med = px_bench_median(blk, nblocks);
     free(blk);
 }
 
@@ -159,19 +119,20 @@ static int client_main(int iters, int reps)
         fprintf(stderr, "bench_modex client: PMIx_Init failed: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    px_bench_client_start("bench_modex", me.rank);
     pmix_proc_t wild, peer;
     PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32) {
-        client_fail("PMIx_Get(PMIX_JOB_SIZE) failed: %s", PMIx_Error_string(rc));
+        px_bench_fail("PMIx_Get(PMIX_JOB_SIZE) failed: %s", PMIx_Error_string(rc));
     }
     uint32_t n = v->data.uint32;
     PMIx_Value_free(v, 1);
     PMIx_Load_procid(&peer, me.nspace, (me.rank + 1) % n);
     double *fence = calloc((size_t)reps, sizeof(double));
     if (fence == NULL) {
-        client_fail("out of memory");
+        px_bench_fail("out of memory");
     }
 
     /* 1. job-level key; only rank 0 measures, the others wait in the barrier */
@@ -191,7 +152,7 @@ static int client_main(int iters, int reps)
     warm.data.uint32 = me.rank;
     rc = PMIx_Put(PMIX_GLOBAL, "bench.modex.warmup", &warm);
     if (rc != PMIX_SUCCESS || (rc = PMIx_Commit()) != PMIX_SUCCESS) {
-        client_fail("warm-up PMIx_Put/PMIx_Commit failed: %s", PMIx_Error_string(rc));
+        px_bench_fail("warm-up PMIx_Put/PMIx_Commit failed: %s", PMIx_Error_string(rc));
     }
     client_fence(true);
     for (int rep = 0; rep < reps; rep++) {
@@ -206,11 +167,11 @@ static int client_main(int iters, int reps)
         val.data.bo.size = PXB_VALUE_LEN;
         rc = PMIx_Put(PMIX_GLOBAL, key, &val);
         if (rc != PMIX_SUCCESS) {
-            client_fail("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(rc));
+            px_bench_fail("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(rc));
         }
         rc = PMIx_Commit();
         if (rc != PMIX_SUCCESS) {
-            client_fail("PMIx_Commit failed: %s", PMIx_Error_string(rc));
+            px_bench_fail("PMIx_Commit failed: %s", PMIx_Error_string(rc));
         }
         client_fence(true);
         fence[rep] = px_bench_now() - t0;
@@ -240,7 +201,7 @@ static int client_main(int iters, int reps)
     free(fence);
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        client_fail("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
+        px_bench_fail("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
     }
     if (write(1, line, len) != (ssize_t)len) {
         return 1;
@@ -249,114 +210,6 @@ static int client_main(int iters, int reps)
 }
 
 /* ================================ parent ================================ */
-
-/* State the failure paths and the watchdog clean up. */
-static char tmpdir[256];
-static pid_t pids[PXB_MAX_RANKS];
-static volatile int npids;
-static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void kill_children(void)
-{
-    for (int i = 0; i < npids; i++) {
-        if (pids[i] > 0) {
-            kill(pids[i], SIGKILL);
-        }
-    }
-    for (int i = 0; i < npids; i++) {
-        if (pids[i] > 0) {
-            waitpid(pids[i], NULL, 0);
-            pids[i] = 0;
-        }
-    }
-    npids = 0;
-}
-
-static void remove_tmpdir(void)
-{
-    if (tmpdir[0] != '\0') {
-        nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        tmpdir[0] = '\0';
-    }
-}
-
-/* Any failure in the parent: say what, kill and reap the clients, remove the tmpdir. */
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    pthread_mutex_lock(&state_lock);
-    fprintf(stderr, "bench_modex: ERROR: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    kill_children();
-    remove_tmpdir();
-    _exit(1); /* not exit(): the library's progress thread may be mid-operation */
-}
-
-static int timeout_s = 60;
-
-/* Never hang: after timeout_s the whole run is abandoned. A thread, not a signal
- * handler, so that cleaning up may allocate. */
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    struct timespec ts = {timeout_s, 0};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-    fail("no result after %d s (a client or the server hangs); killed %d client(s)", timeout_s,
-         npids);
-    return NULL;
-}
-
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    pmix_status_t status;
-} latch_t;
-
-static void latch_cb(pmix_status_t status, void *cbdata)
-{
-    latch_t *l = cbdata;
-    pthread_mutex_lock(&l->lock);
-    l->status = status;
-    l->done = true;
-    pthread_cond_signal(&l->cond);
-    pthread_mutex_unlock(&l->lock);
-}
-
-/* rc of the call; when PMIX_SUCCESS, the status its callback brought (within 10 s). */
-static pmix_status_t latch_wait(latch_t *l, pmix_status_t rc)
-{
-    if (rc == PMIX_OPERATION_SUCCEEDED) {
-        return PMIX_SUCCESS;
-    }
-    if (rc != PMIX_SUCCESS) {
-        return rc;
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += 10;
-    pthread_mutex_lock(&l->lock);
-    while (!l->done && pthread_cond_timedwait(&l->cond, &l->lock, &ts) == 0) {
-    }
-    rc = l->done ? l->status : PMIX_ERR_TIMEOUT;
-    pthread_mutex_unlock(&l->lock);
-    return rc;
-}
-
-#define LATCH(l) latch_t l = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0}
 
 typedef struct {
     int n;
@@ -372,31 +225,32 @@ typedef struct {
 static double fork_baseline(int n)
 {
     double t[5];
+    pid_t pids[PXB_MAX_RANKS];
     for (int trial = 0; trial < 5; trial++) {
         double t0 = px_bench_now();
         for (int i = 0; i < n; i++) {
             pid_t pid = fork();
             if (pid < 0) {
-                fail("fork: %s", strerror(errno));
+                px_bench_fail("fork: %s", strerror(errno));
             }
             if (pid == 0) {
                 execl("/bin/true", "true", (char *)NULL);
                 _exit(127);
             }
-            pids[npids++] = pid;
+            px_bench_track(pid);
+            pids[i] = pid;
         }
         for (int i = 0; i < n; i++) {
             int st;
             if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                pids[i] = 0;
-                fail("baseline /bin/true did not exit 0 (status 0x%x)", st);
+                px_bench_untrack(pids[i]);
+                px_bench_fail("baseline /bin/true did not exit 0 (status 0x%x)", st);
             }
-            pids[i] = 0;
+            px_bench_untrack(pids[i]);
         }
-        npids = 0;
         t[trial] = px_bench_now() - t0;
     }
-    return median(t, 5);
+    return px_bench_median(t, 5);
 }
 
 /* Baseline (b): seconds per call of a raw getpid syscall (median of 100-call blocks). */
@@ -412,7 +266,7 @@ static double getpid_baseline(int iters)
         }
         blk[b] = (px_bench_now() - t0) / PXB_BLOCK;
     }
-    double m = median(blk, nblocks);
+    double m = px_bench_median(blk, nblocks);
     free(blk);
     (void)sink;
     return m;
@@ -437,111 +291,26 @@ static double mutex_baseline(int iters)
         sink ^= dst[b & 15];
         blk[b] = (px_bench_now() - t0) / PXB_BLOCK;
     }
-    double m = median(blk, nblocks);
+    double m = px_bench_median(blk, nblocks);
     free(blk);
     (void)sink;
     return m;
 }
 
-static void add_info(void *list, const char *key, const void *val, pmix_data_type_t type)
-{
-    pmix_status_t rc = PMIx_Info_list_add(list, key, val, type);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Info_list_add(%s) failed: %s", key, PMIx_Error_string(rc));
-    }
-}
-
-/* Registers nspace with n ranks on this node: sizes and the two maps only. */
-static void register_job(const char *nspace, int n, const char *host)
-{
-    char *regex = NULL, *ppn = NULL, *ranks = calloc((size_t)n, 8);
-    uint32_t size = (uint32_t)n;
-    pmix_data_array_t da;
-    pmix_status_t rc;
-
-    if (ranks == NULL) {
-        fail("out of memory");
-    }
-    for (int r = 0; r < n; r++) {
-        sprintf(ranks + strlen(ranks), r ? ",%d" : "%d", r);
-    }
-    rc = PMIx_generate_regex(host, &regex);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_generate_regex(\"%s\") failed: %s", host, PMIx_Error_string(rc));
-    }
-    rc = PMIx_generate_ppn(ranks, &ppn);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_generate_ppn(\"%s\") failed: %s", ranks, PMIx_Error_string(rc));
-    }
-    void *list = PMIx_Info_list_start();
-    if (list == NULL) {
-        fail("out of memory");
-    }
-    add_info(list, PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    add_info(list, PMIX_UNIV_SIZE, &size, PMIX_UINT32);
-    add_info(list, PMIX_NODE_MAP, regex, PMIX_STRING);
-    add_info(list, PMIX_PROC_MAP, ppn, PMIX_STRING);
-    rc = PMIx_Info_list_convert(list, &da);
-    PMIx_Info_list_release(list);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_Info_list_convert failed: %s", PMIx_Error_string(rc));
-    }
-    LATCH(l);
-    rc = latch_wait(&l, PMIx_server_register_nspace(nspace, n, da.array, da.size, latch_cb, &l));
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_register_nspace(%s, %d ranks) failed: %s", nspace, n,
-             PMIx_Error_string(rc));
-    }
-    PMIx_Data_array_destruct(&da);
-    free(regex);
-    free(ppn);
-    free(ranks);
-}
-
-static void start_client(const char *nspace, int rank, int outfd, const char *self, int iters,
-                         int reps)
-{
-    extern char **environ;
-    pmix_proc_t proc;
-    char **env = PMIx_Argv_copy(environ), a_iters[16], a_reps[16];
-    pid_t parent = getpid();
-    pmix_status_t rc;
-
-    PMIx_Load_procid(&proc, nspace, (pmix_rank_t)rank);
-    LATCH(l);
-    rc = latch_wait(&l, PMIx_server_register_client(&proc, getuid(), getgid(), NULL, latch_cb, &l));
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_register_client(rank %d) failed: %s", rank, PMIx_Error_string(rc));
-    }
-    rc = PMIx_server_setup_fork(&proc, &env);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_setup_fork(rank %d) failed: %s", rank, PMIx_Error_string(rc));
-    }
-    snprintf(a_iters, sizeof(a_iters), "%d", iters);
-    snprintf(a_reps, sizeof(a_reps), "%d", reps);
-    char *argv[] = {(char *)self, "--client", a_iters, a_reps, NULL};
-    pid_t pid = fork();
-    if (pid < 0) {
-        fail("fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the benchmark */
-        if (getppid() != parent) {
-            _exit(1);
-        }
-        dup2(outfd, 1);
-        signal(SIGPIPE, SIG_DFL);
-        execve(self, argv, env);
-        _exit(127);
-    }
-    pids[npids++] = pid;
-    PMIx_Argv_free(env);
-}
+/* What run_job collects from the clients' lines. */
+typedef struct {
+    int n, reps;
+    double *fence; /* [rank * reps + rep] */
+    double *first; /* [rank] */
+    bool *seen;    /* [rank], [n] = rank 0's Get line */
+    result_t *res;
+} collect_t;
 
 /* Reads one line from a client ("PXB ..." or "PXB0 ..."). */
-static void parse_line(char *line, int n, int reps, double *fence, double *first, result_t *res,
-                       bool *seen)
+static void parse_line(char *line, void *arg)
 {
+    collect_t *c = arg;
+    result_t *res = c->res;
     unsigned rank;
     int off = 0;
     if (sscanf(line, "PXB0 getjob %lf %lf peer %lf %lf", &res->job_med, &res->job_mean,
@@ -550,118 +319,62 @@ static void parse_line(char *line, int n, int reps, double *fence, double *first
         res->job_mean *= 1e-9;
         res->peer_med *= 1e-9;
         res->peer_mean *= 1e-9;
-        seen[n] = true;
+        c->seen[c->n] = true;
         return;
     }
     double f;
     if (sscanf(line, "PXB %u first %lf fence%n", &rank, &f, &off) < 2 || off == 0 ||
-        rank >= (unsigned)n || seen[rank]) {
-        fail("unexpected client output: %s", line);
+        rank >= (unsigned)c->n || c->seen[rank]) {
+        px_bench_fail("N=%d: unexpected client output: %s", c->n, line);
     }
-    first[rank] = f;
+    c->first[rank] = f * 1e-9;
     char *p = line + off;
-    for (int rep = 0; rep < reps; rep++) {
+    for (int rep = 0; rep < c->reps; rep++) {
         char *end;
         double v = strtod(p, &end);
         if (end == p) {
-            fail("rank %u reported %d fence times, expected %d", rank, rep, reps);
+            px_bench_fail("rank %u reported %d fence times, expected %d", rank, rep, c->reps);
         }
-        fence[(size_t)rank * (size_t)reps + (size_t)rep] = v * 1e-9;
+        c->fence[(size_t)rank * (size_t)c->reps + (size_t)rep] = v * 1e-9;
         p = end;
     }
-    first[rank] *= 1e-9;
-    seen[rank] = true;
+    c->seen[rank] = true;
 }
 
 /* One job of n ranks: start them, collect their lines, reap them, deregister. */
-static void run_job(result_t *res, int n, const char *self, const char *host, int iters, int reps)
+static void run_job(result_t *res, int n, int iters, int reps)
 {
-    char nspace[PMIX_MAX_NSLEN + 1];
+    char nspace[PMIX_MAX_NSLEN + 1], a_iters[16], a_reps[16];
     int fds[2];
     double *fence = calloc((size_t)n * (size_t)reps, sizeof(double));
     double *first = calloc((size_t)n, sizeof(double));
     bool *seen = calloc((size_t)n + 1, sizeof(bool));
 
     if (fence == NULL || first == NULL || seen == NULL) {
-        fail("out of memory");
+        px_bench_fail("out of memory");
     }
     res->n = n;
     res->fork_s = fork_baseline(n);
 
     snprintf(nspace, sizeof(nspace), "bench.modex.%d.%d", (int)getpid(), n);
-    register_job(nspace, n, host);
+    px_bench_register_job(nspace, n);
     if (pipe2(fds, O_CLOEXEC) < 0) {
-        fail("pipe: %s", strerror(errno));
+        px_bench_fail("pipe: %s", strerror(errno));
     }
+    snprintf(a_iters, sizeof(a_iters), "%d", iters);
+    snprintf(a_reps, sizeof(a_reps), "%d", reps);
+    char *args[] = {a_iters, a_reps, NULL};
     for (int r = 0; r < n; r++) {
-        start_client(nspace, r, fds[1], self, iters, reps);
+        px_bench_start_client(nspace, r, fds[1], args);
     }
     close(fds[1]);
-
-    /* Collect lines until every client closed its stdout; a failing client ends the run. */
-    char buf[1 << 16];
-    size_t have = 0;
-    for (;;) {
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        int prc = poll(&pfd, 1, 100);
-        if (prc < 0 && errno != EINTR) {
-            fail("poll: %s", strerror(errno));
-        }
-        if (prc > 0) {
-            ssize_t got = read(fds[0], buf + have, sizeof(buf) - 1 - have);
-            if (got < 0 && errno != EINTR) {
-                fail("read: %s", strerror(errno));
-            }
-            if (got == 0) {
-                break;
-            }
-            if (got > 0) {
-                have += (size_t)got;
-                buf[have] = '\0';
-                char *nl;
-                while ((nl = strchr(buf, '\n')) != NULL) {
-                    *nl = '\0';
-                    parse_line(buf, n, reps, fence, first, res, seen);
-                    have -= (size_t)(nl + 1 - buf);
-                    memmove(buf, nl + 1, have + 1);
-                }
-                if (have == sizeof(buf) - 1) {
-                    fail("a client line is too long");
-                }
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            int st;
-            if (pids[i] > 0 && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
-                pids[i] = 0;
-                if (WIFSIGNALED(st)) {
-                    fail("N=%d: client rank %d was killed by signal %d (%s)", n, i, WTERMSIG(st),
-                         strsignal(WTERMSIG(st)));
-                }
-                if (WEXITSTATUS(st) != 0) {
-                    fail("N=%d: client rank %d exited with status %d (see its message above)", n, i,
-                         WEXITSTATUS(st));
-                }
-            }
-        }
-    }
+    collect_t c = {n, reps, fence, first, seen, res};
+    px_bench_collect(fds[0], n, parse_line, &c);
     close(fds[0]);
-    for (int i = 0; i < n; i++) {
-        int st;
-        if (pids[i] > 0) {
-            if (waitpid(pids[i], &st, 0) != pids[i]) {
-                fail("waitpid(rank %d): %s", i, strerror(errno));
-            }
-            pids[i] = 0;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                fail("N=%d: client rank %d ended with wait status 0x%x", n, i, st);
-            }
-        }
-    }
-    npids = 0;
     for (int r = 0; r <= n; r++) {
         if (!seen[r]) {
-            fail("N=%d: no result line from %s", n, r < n ? "a rank" : "rank 0 (Get latencies)");
+            px_bench_fail("N=%d: no result line from %s", n,
+                          r < n ? "a rank" : "rank 0 (Get latencies)");
         }
     }
 
@@ -676,36 +389,21 @@ static void run_job(result_t *res, int n, const char *self, const char *host, in
     int q = reps / 4 > 0 ? reps / 4 : 1;
     double *early = calloc((size_t)q, sizeof(double)), *late = calloc((size_t)q, sizeof(double));
     if (early == NULL || late == NULL) {
-        fail("out of memory");
+        px_bench_fail("out of memory");
     }
     memcpy(early, per_rep, (size_t)q * sizeof(double));
     memcpy(late, per_rep + reps - q, (size_t)q * sizeof(double));
-    res->fence_growth = median(late, q) / median(early, q);
+    res->fence_growth = px_bench_median(late, q) / px_bench_median(early, q);
     free(early);
     free(late);
-    res->fence_s = median(per_rep, reps);
+    res->fence_s = px_bench_median(per_rep, reps);
     res->first_max = 0;
     for (int r = 0; r < n; r++) {
         res->first_max = first[r] > res->first_max ? first[r] : res->first_max;
     }
-    res->first_med = median(first, n);
+    res->first_med = px_bench_median(first, n);
 
-    for (int r = 0; r < n; r++) {
-        pmix_proc_t proc;
-        PMIx_Load_procid(&proc, nspace, (pmix_rank_t)r);
-        LATCH(l);
-        PMIx_server_deregister_client(&proc, latch_cb, &l); /* void: always calls back */
-        pmix_status_t rc = latch_wait(&l, PMIX_SUCCESS);
-        if (rc != PMIX_SUCCESS) {
-            fail("PMIx_server_deregister_client(rank %d) failed: %s", r, PMIx_Error_string(rc));
-        }
-    }
-    LATCH(l);
-    PMIx_server_deregister_nspace(nspace, latch_cb, &l); /* void: always calls back */
-    pmix_status_t rc = latch_wait(&l, PMIX_SUCCESS);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_deregister_nspace(%s) failed: %s", nspace, PMIx_Error_string(rc));
-    }
+    px_bench_deregister_job(nspace, n);
     free(per_rep);
     free(fence);
     free(first);
@@ -724,7 +422,7 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-    int iters = 100000, reps = 20, ns[64], nn = 0;
+    int iters = 100000, reps = 20, timeout_s = 60, ns[64], nn = 0;
 
     if (argc == 4 && strcmp(argv[1], "--client") == 0) {
         return client_main(atoi(argv[2]), atoi(argv[3]));
@@ -757,74 +455,19 @@ int main(int argc, char **argv)
         nn = 3;
     }
 
-    char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (sl <= 0) {
-        fprintf(stderr, "bench_modex: ERROR: cannot find my own executable: %s\n", strerror(errno));
-        return 1;
-    }
-    self[sl] = '\0';
-    char host[256];
-    if (gethostname(host, sizeof(host)) != 0) {
-        snprintf(host, sizeof(host), "localhost");
-    }
-    host[sizeof(host) - 1] = '\0';
-    signal(SIGPIPE, SIG_IGN);
-
-    pthread_t wd;
-    if (pthread_create(&wd, NULL, watchdog, NULL) != 0) {
-        fprintf(stderr, "bench_modex: ERROR: cannot start the watchdog thread\n");
-        return 1;
-    }
-    pthread_detach(wd);
-
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof(tmpdir), "%s/bench_modex.XXXXXX", t != NULL && *t ? t : "/tmp");
-    if (mkdtemp(tmpdir) == NULL) {
-        int e = errno;
-        tmpdir[0] = '\0';
-        fail("mkdtemp: %s", strerror(e));
-    }
-    pmix_server_module_t module;
-    memset(&module, 0, sizeof(module)); /* one node: fences complete inside the server */
-    pmix_info_t sinfo[2];
-    PMIx_Info_load(&sinfo[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
-    PMIx_Info_load(&sinfo[1], PMIX_HOSTNAME, host, PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
-    PMIx_Info_destruct(&sinfo[0]);
-    PMIx_Info_destruct(&sinfo[1]);
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_init failed: %s", PMIx_Error_string(rc));
-    }
+    px_bench_host_start("bench_modex", timeout_s);
+    px_bench_server_init(NULL, 0);
 
     double getpid_s = getpid_baseline(iters), mutex_s = mutex_baseline(iters);
     result_t res[64];
     for (int i = 0; i < nn; i++) {
         memset(&res[i], 0, sizeof(res[i]));
-        run_job(&res[i], ns[i], self, host, iters, reps);
+        run_job(&res[i], ns[i], iters, reps);
     }
-    rc = PMIx_server_finalize();
-    if (rc != PMIX_SUCCESS) {
-        fail("PMIx_server_finalize failed: %s", PMIx_Error_string(rc));
-    }
+    int leftovers = px_bench_server_finalize();
 
-    pthread_mutex_lock(&state_lock); /* the watchdog must not fire while we clean up */
-    int leftovers = 0;
-    DIR *d = opendir(tmpdir);
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            fprintf(stderr, "bench_modex: note: %s/%s left behind after PMIx_server_finalize\n",
-                    tmpdir, e->d_name);
-            leftovers++;
-        }
-    }
-    if (d != NULL) {
-        closedir(d);
-    }
-    remove_tmpdir();
-
-    printf("bench_modex: one node (%s), %ld cpus; %d PMIx_Get calls per latency, %d fences\n", host,
-           sysconf(_SC_NPROCESSORS_ONLN), iters, reps);
+    printf("bench_modex: one node (%s), %ld cpus; %d PMIx_Get calls per latency, %d fences\n",
+           px_bench_hostname(), sysconf(_SC_NPROCESSORS_ONLN), iters, reps);
     printf("  baselines: getpid syscall %.1f ns; mutex lock/unlock + 16-byte memcpy %.1f ns\n",
            getpid_s * 1e9, mutex_s * 1e9);
     printf("  fork/exec = fork+exec+waitpid of N /bin/true (median of 5);\n"
