@@ -157,6 +157,7 @@ void pxh_work_free(pxh_work_t *w)
     if (w->info2)
         PMIx_Info_free(w->info2, w->ninfo2);
     PMIx_Argv_free(w->keys);
+    PMIx_Query_free(w->queries, w->nqueries);
     free(w->data);
     free(w->msg);
     free(w);
@@ -490,7 +491,9 @@ static void shutdown_node(void)
 
 static void server_init(void)
 {
-    pmix_info_t info[4];
+    pmix_info_t info[5];
+    bool yes = true;
+    size_t ninfo = 4;
     char host[32], srvns[PMIX_MAX_NSLEN + 1];
     pmix_rank_t srank = (pmix_rank_t)pxh_node.id;
     pmix_status_t rc;
@@ -501,8 +504,10 @@ static void server_init(void)
     PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, host, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
-    rc = PMIx_server_init(&pxh_module, info, 4);
-    for (int i = 0; i < 4; i++)
+    if (pxh_opts.tool_support)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    rc = PMIx_server_init(&pxh_module, info, ninfo);
+    for (size_t i = 0; i < ninfo; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "pxhost: node %d: PMIx_server_init failed: %s\n", pxh_node.id,

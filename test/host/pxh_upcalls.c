@@ -217,6 +217,7 @@ pmix_server_module_t pxh_module = {
     .job_control = up_job_control,
     .client_connected2 = up_connected2,
     .log2 = up_log2,
+    .query = pxh_query_upcall,
 };
 
 /* ---- fences (loop thread) ---- */
@@ -745,6 +746,9 @@ void pxh_handle_work(pxh_work_t *w)
     case PXH_W_JOBCTL:
         job_control(w);
         break;
+    case PXH_W_QUERY:
+        pxh_query_work(w);
+        return;
     case PXH_W_LOG:
         print_infos("log", &w->proc, w->info, w->ninfo);
         if (w->cb.op)
