@@ -363,15 +363,15 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nquerie
 {
     bool server = px_srv != NULL, client = px_cl_initialized();
     bool valid = px_query_check(queries, nqueries) == PMIX_SUCCESS;
-    /* Not initialized: only what needs no server (as a tool would scan for servers). */
-    if (!server && !client && !(valid && all_local(queries, nqueries))) {
-        return PMIX_ERR_INIT;
-    }
     if (results != NULL) {
         *results = NULL;
     }
     if (nresults != NULL) {
         *nresults = 0;
+    }
+    /* Not initialized: only what needs no server (as a tool would scan for servers). */
+    if (!server && !client && !(valid && all_local(queries, nqueries))) {
+        return PMIX_ERR_INIT;
     }
     if (!valid || results == NULL || nresults == NULL) {
         return PMIX_ERR_BAD_PARAM;

@@ -13,6 +13,8 @@
  *   --call                end the current call and start a new one
  *   --rank R              only rank R queries (default 0); the others only init/finalize
  *   --no-init             query without PMIx_Init (a process not connected to any server)
+ *   --bad-args            check the answers to bad input (before and after PMIx_Init)
+ * A string qualifier value "@ns" stands for the caller's namespace.
  * Values: strings in quotes, numbers, true/false, procs NSPACE:RANK, data arrays [a,b],
  * infos KEY=VALUE, regattrs by name, proc infos {NSPACE:RANK HOST EXE pid>0?}.
  */
@@ -260,7 +262,8 @@ static void print_results(int c, pmix_status_t rc, const pmix_info_t *res, size_
 /* ---- non-blocking ---- */
 
 static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool in_call;
+static bool in_call;       /* the caller is inside PMIx_Query_info_nb */
+static pthread_t caller;
 
 typedef struct {
     pxc_cb_t cb;
@@ -274,7 +277,7 @@ static void nb_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *c
     bool inside;
 
     pthread_mutex_lock(&nb_lock);
-    inside = in_call;
+    inside = in_call && pthread_equal(caller, pthread_self());
     pthread_mutex_unlock(&nb_lock);
     if (inside)
         pxc_fail("PMIx_Query_info_nb called back inside the call");
@@ -286,6 +289,8 @@ static void nb_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *c
     pxc_cb_mark(&nb->cb, status);
 }
 
+static pmix_proc_t me;
+
 static void run_call(int c)
 {
     call_t *call = &calls[c];
@@ -293,12 +298,22 @@ static void run_call(int c)
 
     if (call->nq == 0)
         return;
+    for (size_t i = 0; i < call->nq; i++)
+        for (size_t j = 0; j < call->q[i].nqual; j++) {
+            pmix_info_t *qi = &call->q[i].qualifiers[j];
+
+            if (qi->value.type == PMIX_STRING && strcmp(qi->value.data.string, "@ns") == 0) {
+                free(qi->value.data.string);
+                qi->value.data.string = strdup(me.nspace);
+            }
+        }
     if (call->nb) {
         nb_t nb = {.c = c};
 
         pxc_cb_init(&nb.cb);
         pthread_mutex_lock(&nb_lock);
         in_call = true;
+        caller = pthread_self();
         pthread_mutex_unlock(&nb_lock);
         rc = PMIx_Query_info_nb(call->q, call->nq, nb_cb, &nb);
         pthread_mutex_lock(&nb_lock);
@@ -325,11 +340,75 @@ static void run_call(int c)
                  PMIx_Error_string(call->expect));
 }
 
+static void expect_st(pmix_status_t got, pmix_status_t want, const char *what)
+{
+    if (got != want)
+        pxc_fail("%s returned %s, expected %s", what, PMIx_Error_string(got),
+                 PMIx_Error_string(want));
+}
+
+static int cb_calls;
+
+static void never_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                     pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+    (void)status, (void)info, (void)ninfo, (void)cbdata;
+    cb_calls++;
+    if (relfn)
+        relfn(relcbdata);
+}
+
+/* Bad input: every call answers at once, no callback ever comes. */
+static void bad_args(bool initialized)
+{
+    pmix_query_t q, nokeys, emptykeys, noquals;
+    pmix_info_t *res = (pmix_info_t *)&q; /* must come back NULL */
+    size_t n = 7;
+    char *empty[] = {NULL};
+    pmix_status_t want = initialized ? PMIX_ERR_BAD_PARAM : PMIX_ERR_INIT;
+
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_QUERY_CONSTRUCT(&nokeys);
+    PMIX_QUERY_CONSTRUCT(&emptykeys);
+    PMIX_QUERY_CONSTRUCT(&noquals);
+    PMIx_Argv_append_nosize(&q.keys, PMIX_QUERY_NAMESPACES);
+    emptykeys.keys = empty;
+    PMIx_Argv_append_nosize(&noquals.keys, PMIX_QUERY_NAMESPACES);
+    noquals.nqual = 2;
+    if (!initialized) {
+        expect_st(PMIx_Query_info(&q, 1, &res, &n), PMIX_ERR_INIT, "PMIx_Query_info before init");
+        if (res || n)
+            pxc_fail("PMIx_Query_info before init left results");
+        expect_st(PMIx_Query_info_nb(&q, 1, never_cb, NULL), PMIX_ERR_INIT,
+                  "PMIx_Query_info_nb before init");
+    }
+    expect_st(PMIx_Query_info(NULL, 1, &res, &n), want, "PMIx_Query_info(NULL queries)");
+    expect_st(PMIx_Query_info(&q, 0, &res, &n), want, "PMIx_Query_info(0 queries)");
+    expect_st(PMIx_Query_info(&nokeys, 1, &res, &n), want, "PMIx_Query_info(NULL keys)");
+    expect_st(PMIx_Query_info(&emptykeys, 1, &res, &n), want, "PMIx_Query_info(no keys)");
+    expect_st(PMIx_Query_info(&noquals, 1, &res, &n), want, "PMIx_Query_info(nqual 2, NULL)");
+    expect_st(PMIx_Query_info(&q, 1, NULL, &n), want, "PMIx_Query_info(NULL results)");
+    expect_st(PMIx_Query_info(&q, 1, &res, NULL), want, "PMIx_Query_info(NULL nresults)");
+    expect_st(PMIx_Query_info_nb(NULL, 1, never_cb, NULL), want, "PMIx_Query_info_nb(NULL)");
+    expect_st(PMIx_Query_info_nb(&q, 0, never_cb, NULL), want, "PMIx_Query_info_nb(0 queries)");
+    expect_st(PMIx_Query_info_nb(&emptykeys, 1, never_cb, NULL), want,
+              "PMIx_Query_info_nb(no keys)");
+    expect_st(PMIx_Query_info_nb(&q, 1, NULL, NULL), want, "PMIx_Query_info_nb(NULL cbfunc)");
+    if (initialized && (res != NULL || n != 0))
+        pxc_fail("PMIx_Query_info with bad input left results");
+    emptykeys.keys = NULL;
+    PMIX_QUERY_DESTRUCT(&q);
+    PMIX_QUERY_DESTRUCT(&noquals);
+    sleep(1);
+    if (cb_calls)
+        pxc_fail("a query with bad input called back");
+    printf("pxc_query: bad arguments refused (%s)\n", initialized ? "after init" : "before init");
+}
+
 int main(int argc, char **argv)
 {
-    pmix_proc_t me;
     int size, rank = 0;
-    bool init = true;
+    bool init = true, bad = false;
 
     pxc_name = "pxc_query";
     for (int i = 1; i < argc; i++) {
@@ -352,15 +431,21 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(argv[i], "--no-init") == 0) {
             init = false;
+        } else if (strcmp(argv[i], "--bad-args") == 0) {
+            bad = true;
         } else {
             pxc_fail("unknown option %s", argv[i]);
         }
     }
+    if (bad)
+        bad_args(false);
     if (init) {
         pxc_init(&me, &size);
         if ((int)me.rank != rank)
             goto out;
     }
+    if (bad)
+        bad_args(true);
     for (int c = 0; c < ncalls; c++)
         run_call(c);
 out:
