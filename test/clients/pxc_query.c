@@ -216,12 +216,23 @@ static void render(char **b, size_t *l, const pmix_value_t *v)
         size_t esz = 0;
 
         switch (da->type) {
-        case PMIX_INFO: esz = sizeof(pmix_info_t); break;
-        case PMIX_STRING: esz = sizeof(char *); break;
-        case PMIX_PROC: esz = sizeof(pmix_proc_t); break;
-        case PMIX_REGATTR: esz = sizeof(pmix_regattr_t); break;
-        case PMIX_PROC_INFO: esz = sizeof(pmix_proc_info_t); break;
-        default: break;
+        case PMIX_INFO:
+            esz = sizeof(pmix_info_t);
+            break;
+        case PMIX_STRING:
+            esz = sizeof(char *);
+            break;
+        case PMIX_PROC:
+            esz = sizeof(pmix_proc_t);
+            break;
+        case PMIX_REGATTR:
+            esz = sizeof(pmix_regattr_t);
+            break;
+        case PMIX_PROC_INFO:
+            esz = sizeof(pmix_proc_info_t);
+            break;
+        default:
+            break;
         }
         put(b, l, "[");
         for (size_t i = 0; esz && i < da->size; i++) {
@@ -262,7 +273,7 @@ static void print_results(int c, pmix_status_t rc, const pmix_info_t *res, size_
 /* ---- non-blocking ---- */
 
 static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool in_call;       /* the caller is inside PMIx_Query_info_nb */
+static bool in_call; /* the caller is inside PMIx_Query_info_nb */
 static pthread_t caller;
 
 typedef struct {

@@ -66,8 +66,7 @@ static void render_quals(const pmix_query_t *q, char *buf, size_t sz)
             n = snprintf(buf + len, sz - len, "%s%s=%s", sep, q->qualifiers[i].key,
                          v->data.flag ? "true" : "false");
         else if (v->type == PMIX_UINT32)
-            n = snprintf(buf + len, sz - len, "%s%s=%u", sep, q->qualifiers[i].key,
-                         v->data.uint32);
+            n = snprintf(buf + len, sz - len, "%s%s=%u", sep, q->qualifiers[i].key, v->data.uint32);
         else
             n = snprintf(buf + len, sz - len, "%s%s=?", sep, q->qualifiers[i].key);
         if (n < 0)
