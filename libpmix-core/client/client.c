@@ -445,6 +445,7 @@ static void cl_teardown(void)
     px_kvset_fini(&px_cl.commit_local);
     px_kvset_fini(&px_cl.commit_remote);
     pthread_mutex_unlock(&px_cl.lock);
+    px_cl_query_fini();
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)

@@ -58,6 +58,8 @@ pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob);
 /* Keys whose value the server computes at the time of asking (never answered from the
  * cache). */
 bool px_cl_key_dynamic(const char *key);
+/* Drop the query cache (client_query.c); at finalize, after the loop stopped. */
+void px_cl_query_fini(void);
 /* PMIX_TIMEOUT (seconds) in info, as milliseconds; 0 if absent. */
 int px_cl_timeout_ms(const pmix_info_t *info, size_t ninfo);
 

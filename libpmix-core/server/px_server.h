@@ -144,4 +144,13 @@ void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* Run a client's registered cleanups (files and directories). */
 void px_srv_run_cleanup(px_srv_client_t *c);
 
+/* ---- server_query.c: PMIx_Query_info ---- */
+void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* The server process's own query (checked input, copied): answered on the loop, cbfunc
+ * later with the Standard's result list. PMIX_SUCCESS, or an error and no callback. */
+pmix_status_t px_srv_query_local(const pmix_query_t *queries, size_t nqueries,
+                                 pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* The caller is the server's own loop thread (blocking calls must refuse). */
+bool px_srv_on_loop(void);
+
 #endif /* PX_SERVER_H */

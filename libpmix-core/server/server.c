@@ -191,6 +191,9 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     case PX_TAG_NOTIFY:
         px_srv_notify(c, payload);
         break;
+    case PX_TAG_QUERY:
+        px_srv_query(c, seq, payload);
+        break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
          * message with an unknown tag is a protocol violation. */

@@ -157,6 +157,7 @@ void pxh_work_free(pxh_work_t *w)
     if (w->info2)
         PMIx_Info_free(w->info2, w->ninfo2);
     PMIx_Argv_free(w->keys);
+    PMIx_Query_free(w->queries, w->nqueries);
     free(w->data);
     free(w->msg);
     free(w);
@@ -490,7 +491,8 @@ static void shutdown_node(void)
 
 static void server_init(void)
 {
-    pmix_info_t info[5];
+    pmix_info_t info[6];
+    bool yes = true;
     size_t ninfo = 4;
     char host[32], srvns[PMIX_MAX_NSLEN + 1];
     pmix_rank_t srank = (pmix_rank_t)pxh_node.id;
@@ -507,6 +509,8 @@ static void server_init(void)
         PMIX_INFO_LOAD(&info[ninfo], "px.srv.evcache", &n, PMIX_UINT32);
         ninfo++;
     }
+    if (pxh_opts.tool_support)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
     rc = PMIx_server_init(&pxh_module, info, ninfo);
     for (size_t i = 0; i < ninfo; i++)
         PMIX_INFO_DESTRUCT(&info[i]);

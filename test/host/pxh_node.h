@@ -21,6 +21,7 @@ enum {
     PXH_W_JOBCTL,
     PXH_W_LOG,
     PXH_W_NOTIFY, /* notify_event upcall (pxh_event.c) */
+    PXH_W_QUERY, /* pxh_query.c */
 };
 
 /* A copy of an upcall's arguments (all owned), or of a library callback's result. */
@@ -47,6 +48,8 @@ typedef struct pxh_work {
         pmix_info_cbfunc_t info;
     } cb;
     void *cbdata;
+    pmix_query_t *queries; /* PXH_W_QUERY */
+    size_t nqueries;
     struct pxh_work *next;
 } pxh_work_t;
 
@@ -100,6 +103,9 @@ void pxh_proc_died(int rank);
 int pxh_next_deadline_ms(void); /* -1: none */
 void pxh_expire(void);
 void pxh_pubsub_work(pxh_work_t *w);
+pmix_status_t pxh_query_upcall(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata);
+void pxh_query_work(pxh_work_t *w); /* takes w */
 void pxh_pubsub_msg(int from, uint8_t cmd, pmix_data_buffer_t *buf);
 int pxh_pubsub_deadline_ms(void);
 void pxh_pubsub_expire(void);

@@ -218,6 +218,7 @@ pmix_server_module_t pxh_module = {
     .client_connected2 = up_connected2,
     .log2 = up_log2,
     .notify_event = pxh_up_notify_event,
+    .query = pxh_query_upcall,
 };
 
 /* ---- fences (loop thread) ---- */
@@ -749,6 +750,9 @@ void pxh_handle_work(pxh_work_t *w)
     case PXH_W_NOTIFY:
         pxh_event_work(w);
         break;
+    case PXH_W_QUERY:
+        pxh_query_work(w);
+        return;
     case PXH_W_LOG:
         print_infos("log", &w->proc, w->info, w->ninfo);
         if (w->cb.op)

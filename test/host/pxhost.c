@@ -30,6 +30,8 @@ static const char usage[] =
     "  --nodes K            simulated nodes, ranks spread block-wise (default 1)\n"
     "  --derive             register only the sizes, JOBID and the node/proc maps\n"
     "  --pset NAME:R,R,...  define a process set before starting the clients\n"
+    "  --no-query           give the library a module without the query upcall\n"
+    "  --tool-support       PMIx_server_init with PMIX_SERVER_TOOL_SUPPORT\n"
     "  --rank-cmd R=CMD     rank R runs CMD (words separated by spaces) instead of CLIENT\n"
     "  --unregistered R     start rank R without registering it\n"
     "  --nobody R           register rank R as this user but run it as 'nobody' (root only)\n"
@@ -131,6 +133,13 @@ static void parse_args(int argc, char **argv)
             exit(0);
         } else if (strcmp(a, "--derive") == 0) {
             pxh_opts.derive = true;
+            continue;
+        } else if (strcmp(a, "--no-query") == 0) {
+            pxh_opts.no_query = true;
+            pxh_module.query = NULL;
+            continue;
+        } else if (strcmp(a, "--tool-support") == 0) {
+            pxh_opts.tool_support = true;
             continue;
         }
         if (!v) {

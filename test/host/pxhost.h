@@ -35,6 +35,8 @@ typedef struct {
     int nranks;
     int nnodes;
     bool derive;
+    bool no_query;     /* --no-query: the module has no query upcall */
+    bool tool_support; /* --tool-support: PMIX_SERVER_TOOL_SUPPORT (rendezvous files) */
     int timeout;
     int unregistered; /* rank or -1 */
     int nobody;       /* rank or -1 */

@@ -9,9 +9,14 @@
  *   server_init_check evbase CLIENT [ARGS]  the host's own event base (PMIX_EVENT_BASE),
  *                                  run single-threaded by this program, serves a real
  *                                  client; setup_fork's environment carries the job env
+ *   server_init_check query        the server process's own PMIx_Query_info(_nb): library
+ *                                  keys answered locally, the rest by its module's query
+ *                                  upcall; a child not connected to any server finds it
+ *                                  with PMIX_QUERY_AVAIL_SERVERS (mode "avail URI")
  * Exit 0 when every check holds; otherwise a message naming the check.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <signal.h>
@@ -399,6 +404,319 @@ static int do_evbase(char **client_argv)
     return failures ? 1 : 0;
 }
 
+/* ---- queries in the server process ---- */
+
+typedef struct {
+    pmix_info_cbfunc_t cb;
+    void *cbdata;
+    pmix_info_t answer;
+} sic_answer_t;
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static int q_upcalls;
+static char q_seen[1024]; /* requester and qualifiers of the last upcall */
+
+static void sic_release(void *arg)
+{
+    sic_answer_t *a = arg;
+    PMIx_Info_destruct(&a->answer);
+    free(a);
+}
+
+static void *sic_answer(void *arg)
+{
+    sic_answer_t *a = arg;
+    usleep(10000);
+    /* the flat (pre-v4) form: plain key/value pairs */
+    a->cb(PMIX_SUCCESS, &a->answer, 1, a->cbdata, sic_release, a);
+    return NULL;
+}
+
+static pmix_status_t sic_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    pthread_mutex_lock(&q_lock);
+    q_upcalls++;
+    int len = snprintf(q_seen, sizeof(q_seen), "%s:%u", proct->nspace, proct->rank);
+    for (size_t i = 0; i < nqueries; i++) {
+        for (size_t k = 0; queries[i].keys[k] != NULL; k++) {
+            len +=
+                snprintf(q_seen + len, sizeof(q_seen) - (size_t)len, " key %s", queries[i].keys[k]);
+        }
+        for (size_t j = 0; j < queries[i].nqual; j++) {
+            const pmix_info_t *qi = &queries[i].qualifiers[j];
+            len += snprintf(q_seen + len, sizeof(q_seen) - (size_t)len, " qual %s=%s", qi->key,
+                            qi->value.type == PMIX_STRING ? qi->value.data.string : "?");
+        }
+    }
+    pthread_mutex_unlock(&q_lock);
+    sic_answer_t *a = calloc(1, sizeof(*a));
+    pthread_t t;
+    if (a == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    a->cb = cbfunc;
+    a->cbdata = cbdata;
+    PMIx_Info_construct(&a->answer);
+    PMIx_Info_load(&a->answer, "sic.host", "host-answer", PMIX_STRING);
+    if (pthread_create(&t, NULL, sic_answer, a) != 0) {
+        sic_release(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+/* The entries of result i (a PMIX_QUERY_RESULTS data array of infos), or NULL. */
+static const pmix_info_t *result_of(const pmix_info_t *res, size_t n, size_t i, size_t *m)
+{
+    *m = 0;
+    if (i >= n || !PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) ||
+        res[i].value.type != PMIX_DATA_ARRAY || res[i].value.data.darray->type != PMIX_INFO) {
+        return NULL;
+    }
+    *m = res[i].value.data.darray->size;
+    return res[i].value.data.darray->array;
+}
+
+static const pmix_value_t *answer_of(const pmix_info_t *r, size_t m, const char *key)
+{
+    for (size_t j = 0; r != NULL && j < m; j++) {
+        if (PMIX_CHECK_KEY(&r[j], key)) {
+            return &r[j].value;
+        }
+    }
+    return NULL;
+}
+
+static void set_query(pmix_query_t *q, const char *k1, const char *k2, const char *qkey,
+                      const void *qval, pmix_data_type_t qtype)
+{
+    PMIX_QUERY_CONSTRUCT(q);
+    PMIx_Argv_append_nosize(&q->keys, k1);
+    if (k2 != NULL) {
+        PMIx_Argv_append_nosize(&q->keys, k2);
+    }
+    if (qkey != NULL) {
+        q->qualifiers = PMIx_Info_create(1);
+        q->nqual = 1;
+        PMIx_Info_load(&q->qualifiers[0], qkey, qval, qtype);
+    }
+}
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int calls;
+    bool inside;
+    pmix_status_t status;
+    char answer[64];
+} nbq_t;
+
+static void nb_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                    pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+    nbq_t *s = cbdata;
+    size_t m;
+    const pmix_info_t *r = result_of(info, ninfo, 0, &m);
+    const pmix_value_t *v = answer_of(r, m, "sic.host");
+    pthread_mutex_lock(&s->lock);
+    s->calls++;
+    s->status = status;
+    if (v != NULL && v->type == PMIX_STRING) {
+        snprintf(s->answer, sizeof(s->answer), "%s", v->data.string);
+    }
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    if (relfn != NULL) {
+        relfn(relcbdata);
+    }
+}
+
+/* A process that never called any init: the servers on this node, from their files. */
+static int do_avail(const char *uri)
+{
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t n = 0, m = 0;
+    set_query(&q, PMIX_QUERY_AVAIL_SERVERS, NULL, NULL, NULL, PMIX_UNDEF);
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &n);
+    check(rc == PMIX_SUCCESS, "avail: PMIx_Query_info(AVAIL_SERVERS) before init: %s",
+          PMIx_Error_string(rc));
+    const pmix_info_t *r = result_of(res, n, 0, &m);
+    const pmix_value_t *v = answer_of(r, m, PMIX_QUERY_AVAIL_SERVERS);
+    check(v != NULL && v->type == PMIX_DATA_ARRAY,
+          "avail: no PMIX_QUERY_AVAIL_SERVERS answer (%zu results, %zu entries)", n, m);
+    bool found = false;
+    for (size_t i = 0; v != NULL && v->type == PMIX_DATA_ARRAY && i < v->data.darray->size; i++) {
+        const pmix_info_t *srv = &((const pmix_info_t *)v->data.darray->array)[i];
+        const pmix_data_array_t *da = srv->value.data.darray;
+        const pmix_value_t *u = answer_of(da->array, da->size, PMIX_SERVER_URI);
+        check(PMIX_CHECK_KEY(srv, PMIX_SERVER_INFO_ARRAY) &&
+                  PMIX_CHECK_KEY(&((const pmix_info_t *)da->array)[0], PMIX_NSPACE),
+              "avail: a server entry is not a PMIX_SERVER_INFO_ARRAY starting with PMIX_NSPACE");
+        fprintf(stderr, "server_init_check: avail: server %s\n", u ? u->data.string : "?");
+        found = found || (u != NULL && strcmp(u->data.string, uri) == 0);
+    }
+    check(found, "avail: the server %s is not among the available servers", uri);
+    PMIx_Info_free(res, n);
+    PMIX_QUERY_DESTRUCT(&q);
+    set_query(&q, PMIX_QUERY_NAMESPACES, NULL, NULL, NULL, PMIX_UNDEF);
+    rc = PMIx_Query_info(&q, 1, &res, &n);
+    check(rc == PMIX_ERR_INIT, "avail: PMIx_Query_info(NAMESPACES) before init: %s",
+          PMIx_Error_string(rc));
+    PMIX_QUERY_DESTRUCT(&q);
+    return failures ? 1 : 0;
+}
+
+static int do_query(const char *self)
+{
+    char dir[] = "/tmp/pxsicq.XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        return 2;
+    }
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    module.query = sic_query;
+    pmix_info_t info[4];
+    bool yes = true;
+    PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, dir, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, dir, PMIX_STRING);
+    PMIx_Info_load(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIx_Info_load(&info[3], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_server_init(&module, info, 4);
+    for (int i = 0; i < 4; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    check(rc == PMIX_SUCCESS, "PMIx_server_init: %s", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) {
+        rmdir(dir);
+        return 1;
+    }
+    pmix_info_t reg;
+    uint32_t two = 2;
+    PMIx_Info_load(&reg, PMIX_JOB_SIZE, &two, PMIX_UINT32);
+    pmix_status_t reg_done = PMIX_ERR_TIMEOUT;
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "sicq");
+    rc = PMIx_server_register_nspace(ns, 0, &reg, 1, op_done, &reg_done);
+    check(rc == PMIX_SUCCESS, "register_nspace: %s", PMIx_Error_string(rc));
+    PMIx_Info_destruct(&reg);
+    pmix_proc_t members[2];
+    PMIx_Load_procid(&members[0], "sicq", 0);
+    PMIx_Load_procid(&members[1], "sicq", 1);
+    rc = PMIx_server_define_process_set(members, 2, "qset");
+    check(rc == PMIX_SUCCESS, "define_process_set: %s", PMIx_Error_string(rc));
+    char timeout_key[] = PMIX_TIMEOUT, fn[] = "PMIx_Get";
+    char *attrs[] = {timeout_key, NULL};
+    rc = PMIx_Register_attributes(fn, attrs);
+    check(rc == PMIX_SUCCESS, "PMIx_Register_attributes: %s", PMIx_Error_string(rc));
+
+    pmix_query_t q[6];
+    bool t = true;
+    set_query(&q[0], PMIX_QUERY_NAMESPACES, PMIX_QUERY_NUM_PSETS, NULL, NULL, PMIX_UNDEF);
+    set_query(&q[1], PMIX_QUERY_PSET_MEMBERSHIP, NULL, PMIX_PSET_NAME, "qset", PMIX_STRING);
+    set_query(&q[2], PMIX_QUERY_AVAIL_SERVERS, PMIX_SERVER_URI, NULL, NULL, PMIX_UNDEF);
+    set_query(&q[3], "sic.host", NULL, "sic.qual", "v", PMIX_STRING);
+    set_query(&q[4], PMIX_QUERY_ATTRIBUTE_SUPPORT, "PMIx_Get", PMIX_HOST_ATTRIBUTES, &t, PMIX_BOOL);
+    set_query(&q[5], "sic.unknown", NULL, NULL, NULL, PMIX_UNDEF);
+    pmix_info_t *res = NULL;
+    size_t n = 0, m;
+    rc = PMIx_Query_info(q, 6, &res, &n);
+    check(rc == PMIX_QUERY_PARTIAL_SUCCESS && n == 6,
+          "PMIx_Query_info in the server: %s, %zu results (want partial success, 6)",
+          PMIx_Error_string(rc), n);
+    const pmix_info_t *r = result_of(res, n, 0, &m);
+    const pmix_value_t *v = answer_of(r, m, PMIX_QUERY_NAMESPACES);
+    check(v != NULL && v->type == PMIX_STRING && strstr(v->data.string, "sicq") != NULL,
+          "PMIX_QUERY_NAMESPACES lacks sicq");
+    v = answer_of(r, m, PMIX_QUERY_NUM_PSETS);
+    check(v != NULL && v->type == PMIX_SIZE && v->data.size == 1, "PMIX_QUERY_NUM_PSETS is not 1");
+    r = result_of(res, n, 1, &m);
+    check(m == 2 && PMIX_CHECK_KEY(&r[0], PMIX_QUERY_QUALIFIERS),
+          "the membership result does not start with PMIX_QUERY_QUALIFIERS");
+    v = answer_of(r, m, PMIX_QUERY_PSET_MEMBERSHIP);
+    check(v != NULL && v->type == PMIX_DATA_ARRAY && v->data.darray->type == PMIX_PROC &&
+              v->data.darray->size == 2 &&
+              PMIx_Check_procid(&((pmix_proc_t *)v->data.darray->array)[1], &members[1]),
+          "PMIX_QUERY_PSET_MEMBERSHIP of qset is not sicq:0,sicq:1");
+    r = result_of(res, n, 2, &m);
+    v = answer_of(r, m, PMIX_SERVER_URI);
+    char *uri = v != NULL && v->type == PMIX_STRING ? strdup(v->data.string) : NULL;
+    check(uri != NULL, "PMIX_SERVER_URI not answered");
+    v = answer_of(r, m, PMIX_QUERY_AVAIL_SERVERS);
+    bool me = false;
+    for (size_t i = 0; uri && v && v->type == PMIX_DATA_ARRAY && i < v->data.darray->size; i++) {
+        const pmix_data_array_t *da = ((pmix_info_t *)v->data.darray->array)[i].value.data.darray;
+        const pmix_value_t *u = answer_of(da->array, da->size, PMIX_SERVER_URI);
+        const pmix_value_t *p = answer_of(da->array, da->size, PMIX_SERVER_PIDINFO);
+        const pmix_value_t *s = answer_of(da->array, da->size, PMIX_SERVER_SYSTEM_SUPPORT);
+        me = me || (u && strcmp(u->data.string, uri) == 0 && p && p->data.pid == getpid() && s &&
+                    s->data.flag);
+    }
+    check(me, "PMIX_QUERY_AVAIL_SERVERS does not list this server (pid, URI, system support)");
+    r = result_of(res, n, 3, &m);
+    v = answer_of(r, m, "sic.host");
+    check(m == 2 && PMIX_CHECK_KEY(&r[0], PMIX_QUERY_QUALIFIERS) && v != NULL &&
+              v->type == PMIX_STRING && strcmp(v->data.string, "host-answer") == 0,
+          "the host's answer to sic.host is missing or misplaced");
+    pthread_mutex_lock(&q_lock);
+    check(q_upcalls == 1, "%d query upcalls, want 1", q_upcalls);
+    check(strstr(q_seen, " key sic.host qual sic.qual=v qual " PMIX_USERID "=? qual " PMIX_GRPID
+                         "=?") != NULL &&
+              strncmp(q_seen, "pmix-server.", 12) == 0 && strstr(q_seen, "unknown") != NULL,
+          "the query upcall saw \"%s\"", q_seen);
+    pthread_mutex_unlock(&q_lock);
+    r = result_of(res, n, 4, &m);
+    v = answer_of(r, m, "PMIx_Get");
+    const pmix_info_t *lv = v && v->type == PMIX_DATA_ARRAY ? v->data.darray->array : NULL;
+    check(
+        lv != NULL && PMIX_CHECK_KEY(&lv[0], PMIX_HOST_ATTRIBUTES) &&
+            lv[0].value.type == PMIX_DATA_ARRAY && lv[0].value.data.darray->type == PMIX_REGATTR &&
+            strcmp(((pmix_regattr_t *)lv[0].value.data.darray->array)[0].string, PMIX_TIMEOUT) == 0,
+        "attribute support of PMIx_Get at the host level is not [PMIX_TIMEOUT]");
+    r = result_of(res, n, 5, &m);
+    check(n > 5 && m == 0, "the unknown key's result is not an empty array");
+    PMIx_Info_free(res, n);
+
+    /* non-blocking: later, exactly once */
+    nbq_t s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    rc = PMIx_Query_info_nb(&q[3], 1, nb_done, &s);
+    check(rc == PMIX_SUCCESS, "PMIx_Query_info_nb: %s", PMIx_Error_string(rc));
+    pthread_mutex_lock(&s.lock);
+    check(s.calls == 0, "PMIx_Query_info_nb called back inside the call");
+    for (int i = 0; i < 500 && s.calls == 0; i++) {
+        pthread_mutex_unlock(&s.lock);
+        usleep(10000);
+        pthread_mutex_lock(&s.lock);
+    }
+    check(s.calls == 1 && s.status == PMIX_SUCCESS && strcmp(s.answer, "host-answer") == 0,
+          "PMIx_Query_info_nb: %d calls, %s, answer \"%s\"", s.calls, PMIx_Error_string(s.status),
+          s.answer);
+    pthread_mutex_unlock(&s.lock);
+    check(PMIx_Query_info_nb(q, 0, nb_done, &s) == PMIX_ERR_BAD_PARAM,
+          "PMIx_Query_info_nb with no queries is not PMIX_ERR_BAD_PARAM");
+
+    /* a process connected to nothing finds us through the rendezvous files */
+    pid_t pid = uri ? fork() : -1;
+    if (pid == 0) {
+        setenv("TMPDIR", dir, 1);
+        execl(self, self, "avail", uri, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1;
+    check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "the unconnected child did not find the server (status 0x%x)", st);
+    for (int i = 0; i < 6; i++) {
+        PMIX_QUERY_DESTRUCT(&q[i]);
+    }
+    free(uri);
+    rc = PMIx_server_finalize();
+    check(rc == PMIX_SUCCESS, "PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    check(rmdir(dir) == 0, "%s not empty after finalize", dir);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "rndz") == 0) {
@@ -416,7 +734,14 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "evbase") == 0) {
         return do_evbase(&argv[2]);
     }
-    fprintf(stderr, "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS]\n",
+    if (argc >= 2 && strcmp(argv[1], "query") == 0) {
+        return do_query(argv[0]);
+    }
+    if (argc >= 3 && strcmp(argv[1], "avail") == 0) {
+        return do_avail(argv[2]);
+    }
+    fprintf(stderr,
+            "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS] | query\n",
             argv[0]);
     return 2;
 }
