@@ -37,6 +37,7 @@ typedef struct px_srv_client {
     bool cleanup_recursive;
     bool is_tool;  /* a tool connection (server_tool.c); lives on px_srv->tools */
     bool approved; /* tools: the host's tool_connected approved it (clients: always) */
+
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     struct px_srv_client *next;
 } px_srv_client_t;
