@@ -60,4 +60,15 @@ bool px_cl_key_dynamic(const char *key);
 /* PMIX_TIMEOUT (seconds) in info, as milliseconds; 0 if absent. */
 int px_cl_timeout_ms(const pmix_info_t *info, size_t ninfo);
 
+/* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is
+ * initialised here; the caller frees it. */
+pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const char *nspace,
+                               pmix_rank_t rank);
+/* Drop the connection (px_cl.peer), stop the loop, free the store. */
+void px_cl_teardown(void);
+
+/* tool.c: the PMIX_KEEPALIVE_PIPE given at tool init was closed (the parent tool
+ * has gone). Runs on the loop. */
+void px_cl_keepalive_closed(void);
+
 #endif /* PX_CLIENT_H */

@@ -84,6 +84,10 @@ typedef struct pxh_node {
 extern pxh_node_t pxh_node;
 extern pmix_server_module_t pxh_module;
 
+/* The tool_connected upcall (pxh_tool.c). */
+void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                        void *cbdata);
+
 /* Hand a work item to the loop thread (any thread). */
 void pxh_node_post(pxh_work_t *w);
 void pxh_work_free(pxh_work_t *w);

@@ -217,6 +217,7 @@ pmix_server_module_t pxh_module = {
     .job_control = up_job_control,
     .client_connected2 = up_connected2,
     .log2 = up_log2,
+    .tool_connected = pxh_tool_connected,
 };
 
 /* ---- fences (loop thread) ---- */
