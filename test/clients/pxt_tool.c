@@ -15,6 +15,7 @@
  *     --check-env                        the launcher variables are gone after init
  *     --second-pid P                     attach to that server too; then set_server,
  *                                        disconnect, get_servers (see main)
+ *     --linger MS                        stay that long after init (keepalive tests)
  *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
  */
 #include <arpa/inet.h>
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
-    int timeout;
+    int timeout, linger_ms = 0;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (int i = 1; i < argc; i++) {
@@ -191,6 +192,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--second-pid")) {
             NEEDV();
             second = (pid_t)atoi(v);
+        } else if (!strcmp(a, "--linger")) {
+            NEEDV();
+            linger_ms = atoi(v);
         } else if (!strcmp(a, "--raw-tcp")) {
             NEEDV();
             return raw_tcp(v);
@@ -227,6 +231,8 @@ int main(int argc, char **argv)
     printf("pxt_tool: id %s:%u connected %s\n", me.nspace, me.rank,
            PMIx_tool_is_connected() ? "yes" : "no");
     print_servers("after init");
+    if (linger_ms > 0)
+        usleep((useconds_t)linger_ms * 1000);
     int fail = 0;
     if (get != NULL && do_get(get) != 0)
         fail = 1;
