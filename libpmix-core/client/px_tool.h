@@ -18,7 +18,8 @@ typedef struct px_tool_try {
 } px_tool_try_t;
 
 /* Connect to uri, attach (the host approves and may assign our id). PMIX_SUCCESS with
- * *server set; PMIX_EXISTS when already connected to that server; PMIX_ERR_BAD_PARAM
+ * *server set; PMIX_OPERATION_SUCCEEDED when already connected to that server (nothing
+ * done); PMIX_ERR_BAD_PARAM
  * for a malformed URI; PMIX_ERR_UNREACH when nobody answers; else the server's refusal.
  * *server may be NULL. */
 pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmix_proc_t *server);

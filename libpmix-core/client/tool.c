@@ -329,7 +329,7 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
     pthread_mutex_unlock(&tl.lock);
     if (known) {
         px_uri_fini(&u);
-        return PMIX_EXISTS; /* already connected: ignored */
+        return PMIX_OPERATION_SUCCEEDED; /* already connected: ignored */
     }
     rc = px_cl_hello_pack(&hello, PX_HELLO_TOOL, tl.have_id ? px_cl.myproc.nspace : "",
                           tl.have_id ? px_cl.myproc.rank : PMIX_RANK_UNDEF);

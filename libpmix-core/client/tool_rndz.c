@@ -97,6 +97,9 @@ static pmix_status_t connect_file(const ropts_t *o, const char *path, const char
     if (rc == PMIX_ERR_UNREACH && tcp != NULL) {
         how.quiet = quiet;
         rc = px_tool_connect_uri(tcp, &how, server);
+    } else if (rc != PMIX_SUCCESS && rc != PMIX_ERR_UNREACH && rc != PMIX_OPERATION_SUCCEEDED &&
+               rc != PMIX_ERR_BAD_PARAM && how.quiet && !quiet) {
+        px_tool_show_refused(uri, rc); /* refused on the socket: no point in TCP */
     }
     free(uri);
     free(tcp);
@@ -224,7 +227,8 @@ static pmix_status_t search(const ropts_t *o, bool quiet, pmix_proc_t *server)
             }
             if (r == PMIX_SUCCESS) {
                 rc = PMIX_SUCCESS;
-            } else if (r != PMIX_ERR_UNREACH && r != PMIX_EXISTS && r != PMIX_ERR_BAD_PARAM) {
+            } else if (r != PMIX_ERR_UNREACH && r != PMIX_OPERATION_SUCCEEDED &&
+                       r != PMIX_ERR_BAD_PARAM) {
                 refusal = r;
                 free(refused_uri);
                 refused_uri = strdup(uri);
@@ -307,7 +311,7 @@ static void parse(const pmix_info_t *info, size_t ninfo, ropts_t *o)
     o->systmpdir = dir_of(info, ninfo, PMIX_SYSTEM_TMPDIR);
 }
 
-pmix_status_t px_tool_rndz(const pmix_info_t *info, size_t ninfo, const char *env_uri,
+static pmix_status_t chain(const pmix_info_t *info, size_t ninfo, const char *env_uri,
                            const char *env_file, bool quiet, pmix_proc_t *server)
 {
     ropts_t o;
@@ -376,4 +380,12 @@ pmix_status_t px_tool_rndz(const pmix_info_t *info, size_t ninfo, const char *en
         }
     }
     return search(&o, quiet, server);
+}
+
+pmix_status_t px_tool_rndz(const pmix_info_t *info, size_t ninfo, const char *env_uri,
+                           const char *env_file, bool quiet, pmix_proc_t *server)
+{
+    pmix_status_t rc = chain(info, ninfo, env_uri, env_file, quiet, server);
+    /* a named server we are connected to already */
+    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_EXISTS : rc;
 }

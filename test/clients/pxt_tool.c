@@ -116,6 +116,7 @@ int main(int argc, char **argv)
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0;
+    const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (int i = 1; i < argc; i++) {
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
             PMIx_Info_load(&info[n++], PMIX_CONNECT_SYSTEM_FIRST, &yes, PMIX_BOOL);
         } else if (!strcmp(a, "--tmpdir")) {
             NEEDV();
+            tmpdir = v;
             PMIx_Info_load(&info[n++], PMIX_SERVER_TMPDIR, v, PMIX_STRING);
         } else if (!strcmp(a, "--systmpdir")) {
             NEEDV();
@@ -238,16 +240,20 @@ int main(int argc, char **argv)
         fail = 1;
     if (second > 0) {
         pmix_proc_t srv, me2, first;
-        pmix_info_t ai;
+        pmix_info_t ai[2];
         pmix_proc_t *s = NULL;
         size_t ns = 0;
         PMIx_tool_get_servers(&s, &ns);
         first = ns > 0 ? s[0] : me;
         if (s != NULL)
             PMIx_Proc_free(s, ns);
-        PMIx_Info_load(&ai, PMIX_SERVER_PIDINFO, &second, PMIX_PID);
-        rc = PMIx_tool_attach_to_server(&me2, &srv, &ai, 1);
-        PMIx_Info_destruct(&ai);
+        PMIx_Info_load(&ai[0], PMIX_SERVER_PIDINFO, &second, PMIX_PID);
+        if (tmpdir != NULL)
+            PMIx_Info_load(&ai[1], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+        rc = PMIx_tool_attach_to_server(&me2, &srv, ai, tmpdir ? 2 : 1);
+        PMIx_Info_destruct(&ai[0]);
+        if (tmpdir != NULL)
+            PMIx_Info_destruct(&ai[1]);
         printf("pxt_tool: attach_to_server: %s server %s:%u id %s:%u\n", PMIx_Error_string(rc),
                srv.nspace, srv.rank, me2.nspace, me2.rank);
         if (rc != PMIX_SUCCESS)
