@@ -107,10 +107,17 @@ static int ask_server(const char *nspace, const char *when)
     return rc;
 }
 
+static pmix_info_t info[16];
+static size_t n;
+
+static void free_info(void)
+{
+    for (size_t i = 0; i < n; i++)
+        PMIx_Info_destruct(&info[i]);
+}
+
 int main(int argc, char **argv)
 {
-    pmix_info_t info[16];
-    size_t n = 0;
     const char *expect = NULL, *get = NULL;
     bool check_env = false, yes = true;
     uint32_t u32;
@@ -119,6 +126,7 @@ int main(int argc, char **argv)
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    atexit(free_info);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEEDV()                                                                                    \
@@ -280,7 +288,5 @@ int main(int argc, char **argv)
     }
     rc = PMIx_tool_finalize();
     printf("pxt_tool: finalize: %s\n", PMIx_Error_string(rc));
-    for (size_t i = 0; i < n; i++)
-        PMIx_Info_destruct(&info[i]);
     return fail || rc != PMIX_SUCCESS;
 }
