@@ -475,10 +475,15 @@ int px_tcp_connect(const char *addr, uint16_t port, const char *secret,
     }
     be = htonl((uint32_t)(slen + hlen));
     memcpy(head + 4, &be, 4);
-    if (io_all(fd, head, sizeof(head), 1, &deadline) != 0 ||
-        (slen > 0 && io_all(fd, (void *)secret, slen, 1, &deadline) != 0) ||
-        (hlen > 0 && io_all(fd, hello->base_ptr, hlen, 1, &deadline) != 0) ||
+    /* A listener refusing the secret answers and closes without reading the rest, so
+     * a send may fail (EPIPE, ECONNRESET) with its answer already here: read it anyway. */
+    int sent = io_all(fd, head, sizeof(head), 1, &deadline) == 0 &&
+               (slen == 0 || io_all(fd, (void *)secret, slen, 1, &deadline) == 0) &&
+               (hlen == 0 || io_all(fd, hello->base_ptr, hlen, 1, &deadline) == 0);
+    int send_err = sent ? 0 : errno;
+    if ((!sent && send_err != EPIPE && send_err != ECONNRESET) ||
         io_all(fd, ans, sizeof(ans), 0, &deadline) != 0) {
+        errno = send_err != 0 ? send_err : errno;
         goto error;
     }
     memcpy(&be, ans + 4, 4);
