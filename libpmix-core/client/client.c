@@ -364,6 +364,24 @@ static const char *refusal_reason(pmix_status_t st)
     }
 }
 
+pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const char *nspace,
+                               pmix_rank_t rank)
+{
+    const char *version = PMIx_Get_version();
+    px_bfrops_buf_init(hello);
+    pmix_status_t rc = px_bfrops_pack(hello, &kind, 1, PMIX_INT32);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(hello, &nspace, 1, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(hello, &rank, 1, PMIX_PROC_RANK);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(hello, &version, 1, PMIX_STRING);
+    }
+    return rc;
+}
+
 /* Connect, hand the socket to the loop, fetch our namespace. */
 static pmix_status_t cl_connect(const char *nspace, pmix_rank_t rank)
 {
@@ -377,19 +395,7 @@ static pmix_status_t cl_connect(const char *nspace, pmix_rank_t rank)
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_data_buffer_t hello;
-    px_bfrops_buf_init(&hello);
-    int32_t kind = PX_HELLO_CLIENT;
-    const char *version = PMIx_Get_version();
-    pmix_status_t rc = px_bfrops_pack(&hello, &kind, 1, PMIX_INT32);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(&hello, &nspace, 1, PMIX_STRING);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(&hello, &rank, 1, PMIX_PROC_RANK);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(&hello, &version, 1, PMIX_STRING);
-    }
+    pmix_status_t rc = px_cl_hello_pack(&hello, PX_HELLO_CLIENT, nspace, rank);
     pmix_status_t answer = PMIX_SUCCESS;
     int fd = rc == PMIX_SUCCESS ? px_usock_connect(path, &hello, 10000, &answer) : -1;
     px_bfrops_buf_free(&hello);
@@ -429,7 +435,7 @@ static pmix_status_t cl_connect(const char *nspace, pmix_rank_t rank)
     return rc;
 }
 
-static void cl_teardown(void)
+void px_cl_teardown(void)
 {
     if (px_cl.event_bound) {
         px_evt_unbind();
@@ -490,7 +496,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
         rc = cl_connect(nspace, (pmix_rank_t)rank);
     }
     if (rc != PMIX_SUCCESS) {
-        cl_teardown();
+        px_cl_teardown();
         goto out;
     }
     pthread_mutex_lock(&px_cl.lock);
@@ -537,7 +543,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     pthread_mutex_lock(&px_cl.lock);
     px_cl.refs = 0;
     pthread_mutex_unlock(&px_cl.lock);
-    cl_teardown();
+    px_cl_teardown();
 out:
     pthread_mutex_unlock(&px_cl.init_lock);
     return rc;

@@ -70,5 +70,15 @@ pmix_status_t px_cl_event_bind(void);
 void px_cl_event_recv(pmix_data_buffer_t *payload);
 /* The connection to the server is gone (loop): the local PMIX_ERR_LOST_CONNECTION event. */
 void px_cl_event_lost(void);
+/* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is
+ * initialised here; the caller frees it. */
+pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const char *nspace,
+                               pmix_rank_t rank);
+/* Drop the connection (px_cl.peer), stop the loop, free the store. */
+void px_cl_teardown(void);
+
+/* tool.c: the PMIX_KEEPALIVE_PIPE given at tool init was closed (the parent tool
+ * has gone). Runs on the loop. */
+void px_cl_keepalive_closed(void);
 
 #endif /* PX_CLIENT_H */

@@ -1,5 +1,7 @@
 /* common: developer logging, server URIs, host name. Any thread. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,40 +42,134 @@ void px_debug(int level, const char *side, const char *fmt, ...)
     fprintf(stderr, "[pmix:%s %d] %s\n", side, (int)getpid(), line);
 }
 
-int px_uri_parse(const char *uri, pmix_proc_t *server, char **path)
+/* "<nspace>.<rank>;" at the start of uri: the server's identity, and where the
+ * transport part begins. */
+static const char *uri_proc(const char *uri, pmix_proc_t *server)
 {
     const char *semi = uri ? strchr(uri, ';') : NULL;
-    if (semi == NULL || strncmp(semi + 1, PX_URI_USOCK, strlen(PX_URI_USOCK)) != 0) {
-        errno = EINVAL;
-        return -1;
+    if (semi == NULL) {
+        return NULL;
     }
     const char *dot = semi;
     while (dot > uri && *dot != '.') {
         dot--;
     }
-    const char *p = semi + 1 + strlen(PX_URI_USOCK);
-    if (dot == uri || (size_t)(dot - uri) > PMIX_MAX_NSLEN || *p != '/') {
-        errno = EINVAL;
-        return -1;
+    if (dot == uri || (size_t)(dot - uri) > PMIX_MAX_NSLEN || dot[1] < '0' || dot[1] > '9') {
+        return NULL;
     }
     char *end;
+    errno = 0;
     unsigned long rank = strtoul(dot + 1, &end, 10);
-    if (end != semi) {
-        errno = EINVAL;
-        return -1;
+    if (end != semi || errno != 0 || rank > UINT32_MAX) {
+        return NULL;
     }
     char ns[PMIX_MAX_NSLEN + 1];
     memcpy(ns, uri, (size_t)(dot - uri));
     ns[dot - uri] = '\0';
     PMIx_Load_procid(server, ns, (pmix_rank_t)rank);
-    *path = strdup(p);
-    return *path ? 0 : -1;
+    return semi + 1;
+}
+
+/* "tcp4://a.b.c.d:port;secret=<hex>" */
+static int uri_tcp(const char *t, px_uri_t *out)
+{
+    const char *colon = strrchr(t, ':');
+    const char *semi = strchr(t, ';');
+    size_t alen;
+    if (colon == NULL || semi == NULL || colon > semi || colon[1] < '0' || colon[1] > '9') {
+        return -1;
+    }
+    alen = (size_t)(colon - t);
+    if (alen == 0 || alen >= sizeof(out->addr)) {
+        return -1;
+    }
+    memcpy(out->addr, t, alen);
+    out->addr[alen] = '\0';
+    struct in_addr a;
+    if (inet_pton(AF_INET, out->addr, &a) != 1) {
+        return -1;
+    }
+    char *end;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (end != semi || port == 0 || port > 65535) {
+        return -1;
+    }
+    out->port = (unsigned short)port;
+    const char *sec = semi + 1;
+    if (strncmp(sec, PX_URI_SECRET, strlen(PX_URI_SECRET)) != 0) {
+        return -1;
+    }
+    sec += strlen(PX_URI_SECRET);
+    if (strlen(sec) != 32 || strspn(sec, "0123456789abcdef") != 32) {
+        return -1;
+    }
+    memcpy(out->secret, sec, 33);
+    out->tcp = true;
+    return 0;
+}
+
+int px_uri_parse_any(const char *uri, px_uri_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *t = uri_proc(uri, &out->server);
+    int rc = -1;
+    if (t == NULL) {
+        rc = -1;
+    } else if (strncmp(t, PX_URI_USOCK, strlen(PX_URI_USOCK)) == 0) {
+        t += strlen(PX_URI_USOCK);
+        if (*t == '/') {
+            out->path = strdup(t);
+            rc = out->path ? 0 : -1;
+        }
+    } else if (strncmp(t, PX_URI_TCP4, strlen(PX_URI_TCP4)) == 0) {
+        rc = uri_tcp(t + strlen(PX_URI_TCP4), out);
+    }
+    if (rc != 0) {
+        free(out->path);
+        memset(out, 0, sizeof(*out));
+        errno = EINVAL;
+    }
+    return rc;
+}
+
+void px_uri_fini(px_uri_t *u)
+{
+    if (u != NULL) {
+        free(u->path);
+        u->path = NULL;
+    }
+}
+
+int px_uri_parse(const char *uri, pmix_proc_t *server, char **path)
+{
+    px_uri_t u;
+    if (px_uri_parse_any(uri, &u) != 0) {
+        return -1;
+    }
+    if (u.tcp) {
+        errno = EINVAL;
+        return -1;
+    }
+    *server = u.server;
+    *path = u.path;
+    return 0;
 }
 
 char *px_uri_make(const pmix_proc_t *server, const char *path)
 {
     char *s = NULL;
     if (asprintf(&s, "%s.%u;%s%s", server->nspace, server->rank, PX_URI_USOCK, path) < 0) {
+        return NULL;
+    }
+    return s;
+}
+
+char *px_uri_make_tcp(const pmix_proc_t *server, const char *addr, unsigned short port,
+                      const char *secret)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s.%u;%s%s:%u;%s%s", server->nspace, server->rank, PX_URI_TCP4, addr,
+                 (unsigned)port, PX_URI_SECRET, secret) < 0) {
         return NULL;
     }
     return s;

@@ -16,10 +16,27 @@ void px_debug(int level, const char *side, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* "<nspace>.<rank>;usock:<path>" -> server identity and socket path (malloc'd).
- * 0 / -1 with errno EINVAL. */
+ * 0 / -1 with errno EINVAL (also for a TCP URI: clients connect only by socket). */
 int px_uri_parse(const char *uri, pmix_proc_t *server, char **path);
 /* The reverse; malloc'd string or NULL. */
 char *px_uri_make(const pmix_proc_t *server, const char *path);
+
+/* Either URI form (px_proto.h): "<nspace>.<rank>;usock:<path>" or
+ * "<nspace>.<rank>;tcp4://<a.b.c.d>:<port>;secret=<32 hex digits>". */
+typedef struct px_uri {
+    pmix_proc_t server;
+    bool tcp;
+    char *path; /* owned: usock socket path, NULL for tcp */
+    char addr[16];
+    unsigned short port;
+    char secret[33];
+} px_uri_t;
+/* 0 / -1 with errno EINVAL (out then holds nothing to free). */
+int px_uri_parse_any(const char *uri, px_uri_t *out);
+void px_uri_fini(px_uri_t *u);
+/* A TCP URI; malloc'd string or NULL. */
+char *px_uri_make_tcp(const pmix_proc_t *server, const char *addr, unsigned short port,
+                      const char *secret);
 
 /* gethostname(), never NULL (static storage). */
 const char *px_hostname(void);

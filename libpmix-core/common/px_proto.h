@@ -56,7 +56,17 @@ enum px_tag {
 #define PX_ENV_VERSION   "PMIX_VERSION"
 #define PX_ENV_HOSTNAME  "PMIX_HOSTNAME"
 
-/* A server URI: "<nspace>.<rank>;usock:<absolute socket path>". */
-#define PX_URI_USOCK "usock:"
+/* A server URI: "<nspace>.<rank>;usock:<absolute socket path>", or for the TCP
+ * listener of a server with tool support (tools only; see net/px_tcp.h for its
+ * handshake) "<nspace>.<rank>;tcp4://<dotted IPv4>:<port>;secret=<32 lower-case hex
+ * digits>". The secret is the server's, fresh at each start (128 bits of getrandom); it
+ * is what a TCP connector must present, so a TCP URI is as sensitive as the rendezvous
+ * file (mode 0600) it is read from. */
+#define PX_URI_USOCK  "usock:"
+#define PX_URI_TCP4   "tcp4://"
+#define PX_URI_SECRET "secret="
+
+/* Rendezvous file (one line each): 1 usock URI, 2 API level, 3 server pid, 4 TCP URI
+ * (only when the server has a TCP listener). Readers ignore lines past those they know. */
 
 #endif /* PX_PROTO_H */

@@ -44,6 +44,8 @@ typedef struct px_srv_client {
     bool ev_all; /* registered a default handler: every code */
     uint64_t *ev_sent; /* owned */
     size_t nev_sent, cap_ev_sent;
+
+    bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     struct px_srv_client *next;
 } px_srv_client_t;
 
@@ -78,6 +80,11 @@ typedef struct px_server {
     px_pset_t *psets;
     pmix_info_t *attrs; /* owned: PMIx_Register_attributes, key = function name */
     size_t nattrs;
+    /* tools (server_tool.c) */
+    struct px_tcp_listener *tcp_listener; /* owned, loop only; NULL without tool support */
+    char *tcp_uri;                        /* owned: its URI (rendezvous line 4), or NULL */
+    char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
+    int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -94,6 +101,25 @@ void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t 
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
+
+/* Peer callbacks of client connections: tool connections made in server_tool.c are
+ * dispatched through them once approved. */
+void px_srv_peer_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                      void *cbdata);
+void px_srv_peer_lost(px_peer_t *peer, int err, void *cbdata);
+
+/* ---- server_tool.c: tool connections ---- */
+/* At init: keep and unset $PMIX_LAUNCHER_RNDZ_URI and $PMIX_KEEPALIVE_PIPE. */
+void px_srv_tool_env(px_server_t *s);
+/* On the loop at init: the TCP listener and s->tcp_uri when tools may connect. */
+void px_srv_tool_listen(px_server_t *s);
+/* A hello of kind PX_HELLO_TOOL (cred NULL over TCP): a pending tool record. */
+pmix_status_t px_srv_tool_hello(int fd, const px_usock_cred_t *cred, const char *nspace,
+                                pmix_rank_t rank, const char *version);
+/* A tool's connection is gone (from the lost handler): off px_srv->tools. */
+void px_srv_tool_gone(px_srv_client_t *c);
+/* On the loop at finalize: drop the listener and every tool; free the tool fields. */
+void px_srv_tool_fini(void);
 
 /* ---- server_reg.c ---- */
 void px_srv_reg_fini(void);

@@ -227,6 +227,9 @@ static void client_lost(px_peer_t *peer, int err, void *cbdata)
              c->finalized ? "" : " (not finalized)");
     px_srv_data_client_gone(c, false);
     px_srv_run_cleanup(c);
+    if (c->is_tool) {
+        px_srv_tool_gone(c);
+    }
     px_srv_client_release(c); /* the connection's reference */
     pthread_mutex_unlock(&px_srv->lock);
 }
@@ -248,6 +251,10 @@ static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_dat
     if (rc == PMIX_SUCCESS) {
         one = 1;
         rc = px_bfrops_unpack(hello, &version, &one, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS && kind == PX_HELLO_TOOL) {
+        rc = px_srv_tool_hello(fd, cred, nspace, rank, version); /* server_tool.c */
+        goto out;
     }
     if (rc != PMIX_SUCCESS || nspace == NULL) {
         px_debug(1, "server", "refused connection from pid %d (uid %u): malformed handshake",
@@ -304,6 +311,17 @@ out:
     free(nspace);
     free(version);
     return rc;
+}
+
+void px_srv_peer_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                      void *cbdata)
+{
+    client_recv(peer, tag, seq, payload, cbdata);
+}
+
+void px_srv_peer_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    client_lost(peer, err, cbdata);
 }
 
 static pmix_status_t on_accept(px_usock_listener_t *l, int fd, const px_usock_cred_t *cred,
@@ -364,6 +382,9 @@ static int rndz_write(const char *path, bool force)
     int rc = -1;
     if (f != NULL) {
         fprintf(f, "%s\n%s\n%d\n", px_srv->uri, PMIX_RUNTIME_API_LEVEL, (int)getpid());
+        if (px_srv->tcp_uri != NULL) {
+            fprintf(f, "%s\n", px_srv->tcp_uri); /* line 4 (px_proto.h) */
+        }
         rc = fclose(f);
         if (rc == 0) {
             rc = rename(tmp, path);
@@ -423,6 +444,9 @@ static void listen_on_loop(void *arg)
     struct listen_req *ls = arg;
     ls->s->listener = px_usock_listen(ls->s->prog, ls->s->sockpath, on_accept, NULL);
     ls->err = ls->s->listener ? 0 : errno;
+    if (ls->s->listener != NULL) {
+        px_srv_tool_listen(ls->s);
+    }
 }
 
 static void unlisten_on_loop(void *arg)
@@ -507,6 +531,7 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
     if (s->prog == NULL || px_progress_start(s->prog) != 0) {
         goto error;
     }
+    s->keepalive_fd = -1;
     px_srv = s;
     rc = px_srv_event_init(info, ninfo);
     if (rc != PMIX_SUCCESS) {
@@ -539,6 +564,7 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
     }
     rndz_create(launcher_file);
     free(env_launcher);
+    px_srv_tool_env(s);
     px_debug(1, "server", "listening at %s", s->uri);
     return PMIX_SUCCESS;
 error:
@@ -593,6 +619,7 @@ static void teardown_on_loop(void *arg)
     pthread_mutex_lock(&s->lock);
     px_usock_listener_destroy(s->listener);
     s->listener = NULL;
+    px_srv_tool_fini();
     while (s->clients != NULL) {
         px_srv_client_t *c = s->clients;
         s->clients = c->next;

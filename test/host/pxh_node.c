@@ -226,6 +226,8 @@ static char **client_argv(int rank)
     return pxh_opts.client_argv;
 }
 
+static char srvns[PMIX_MAX_NSLEN + 1]; /* this node's server namespace */
+
 static void start_client(pxh_client_t *c)
 {
     extern char **environ;
@@ -244,6 +246,8 @@ static void start_client(pxh_client_t *c)
                 pxh_node.id, c->rank, PMIx_Error_string(rc));
         exit(1);
     }
+    /* what a tool run as this rank needs to name its server (pxt_tool tests) */
+    PMIx_Setenv("PXH_SERVER_NSPACE", srvns, true, &env);
     if (c->rank == pxh_opts.nobody)
         pw = getpwnam("nobody");
     path = resolve_program(argv[0]);
@@ -486,33 +490,43 @@ static void shutdown_node(void)
             rmdir(pxh_node.cleanup[i]);
         free(pxh_node.cleanup[i]);
     }
-    check_tmpdir(pxh_opts.tmpdirs[pxh_node.id]);
+    if (!pxh_opts.shared_tmpdir)
+        check_tmpdir(pxh_opts.tmpdirs[pxh_node.id]);
 }
 
 static void server_init(void)
 {
-    pmix_info_t info[6];
-    bool yes = true;
-    size_t ninfo = 4;
-    char host[32], srvns[PMIX_MAX_NSLEN + 1];
+    pmix_info_t info[10];
+    char host[32];
     pmix_rank_t srank = (pmix_rank_t)pxh_node.id;
     pmix_status_t rc;
+    bool yes = true;
+    size_t n = 4;
 
     snprintf(host, sizeof(host), "pxnode%d", pxh_node.id);
     snprintf(srvns, sizeof(srvns), "pxhost.%d", (int)pxh_opts.top_pid);
+    if (pxh_opts.tools != PXH_TOOLS_OFF) /* one namespace per server: one file each */
+        snprintf(srvns, sizeof(srvns), "pxhost-srv%d.%d", pxh_node.id, (int)pxh_opts.top_pid);
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, pxh_opts.tmpdirs[pxh_node.id], PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, host, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
     if (pxh_opts.evcache >= 0) {
-        uint32_t n = (uint32_t)pxh_opts.evcache;
-        PMIX_INFO_LOAD(&info[ninfo], "px.srv.evcache", &n, PMIX_UINT32);
-        ninfo++;
+        uint32_t cache = (uint32_t)pxh_opts.evcache;
+        PMIX_INFO_LOAD(&info[n++], "px.srv.evcache", &cache, PMIX_UINT32);
     }
-    if (pxh_opts.tool_support)
-        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
-    rc = PMIx_server_init(&pxh_module, info, ninfo);
-    for (size_t i = 0; i < ninfo; i++)
+    if (pxh_opts.tools != PXH_TOOLS_OFF)
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    if (pxh_opts.tools == PXH_TOOLS_NOHOOK)
+        pxh_module.tool_connected = NULL;
+    if (pxh_opts.remote)
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_REMOTE_CONNECTIONS, &yes, PMIX_BOOL);
+    if (pxh_opts.system_server) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&info[n++], PMIX_SYSTEM_TMPDIR, pxh_opts.tmpdirs[pxh_node.id], PMIX_STRING);
+    }
+    rc = PMIx_server_init(&pxh_module, info, n);
+    for (size_t i = 0; i < n; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "pxhost: node %d: PMIx_server_init failed: %s\n", pxh_node.id,

@@ -91,6 +91,10 @@ pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,
                                   pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* The tool_connected upcall (pxh_tool.c). */
+void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                        void *cbdata);
+
 /* Hand a work item to the loop thread (any thread). */
 void pxh_node_post(pxh_work_t *w);
 void pxh_work_free(pxh_work_t *w);

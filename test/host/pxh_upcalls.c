@@ -219,6 +219,7 @@ pmix_server_module_t pxh_module = {
     .log2 = up_log2,
     .notify_event = pxh_up_notify_event,
     .query = pxh_query_upcall,
+    .tool_connected = pxh_tool_connected,
 };
 
 /* ---- fences (loop thread) ---- */

@@ -3,6 +3,7 @@
  * command line, forks one process per simulated node (pxh_node.c), links them with
  * socketpairs, and supervises them on its single thread: timeout, abort, exit statuses.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <poll.h>
@@ -39,6 +40,11 @@ static const char usage[] =
     "  --evcache N          the server's event cache holds N events (px.srv.evcache)\n"
     "  --host-event CODE    each node raises event CODE (range session) before its clients\n"
     "                       start; notify_event upcalls are relayed to the other nodes\n"
+    "  --tools MODE         tool support; tool_connected approves, refuses, or is absent\n"
+    "                       (MODE approve|refuse|nohook)\n"
+    "  --remote             allow remote tool connections (TCP on every interface)\n"
+    "  --system-server      the servers are system servers (pmix.sys.<host> files)\n"
+    "  --shared-tmpdir      every node's server uses one tmpdir (node 0's)\n"
     "  --help, --version\n"
     "Exit status: 0 if every rank exited 0, the status given to PMIx_Abort, 1 otherwise,\n"
     "77 when the test cannot run here (--nobody without root).\n";
@@ -111,6 +117,18 @@ static void parse_rankcmd(const char *arg)
     pxh_opts.nrankcmds++;
 }
 
+static int parse_tools(const char *v)
+{
+    if (strcmp(v, "approve") == 0)
+        return PXH_TOOLS_APPROVE;
+    if (strcmp(v, "refuse") == 0)
+        return PXH_TOOLS_REFUSE;
+    if (strcmp(v, "nohook") == 0)
+        return PXH_TOOLS_NOHOOK;
+    fprintf(stderr, "pxhost: --tools wants approve, refuse or nohook (got \"%s\")\n", v);
+    exit(2);
+}
+
 static void parse_args(int argc, char **argv)
 {
     pxh_opts.nranks = 1;
@@ -139,7 +157,17 @@ static void parse_args(int argc, char **argv)
             pxh_module.query = NULL;
             continue;
         } else if (strcmp(a, "--tool-support") == 0) {
-            pxh_opts.tool_support = true;
+            if (pxh_opts.tools == PXH_TOOLS_OFF) /* rendezvous files, tools approved */
+                pxh_opts.tools = PXH_TOOLS_APPROVE;
+            continue;
+        } else if (strcmp(a, "--remote") == 0) {
+            pxh_opts.remote = true;
+            continue;
+        } else if (strcmp(a, "--system-server") == 0) {
+            pxh_opts.system_server = true;
+            continue;
+        } else if (strcmp(a, "--shared-tmpdir") == 0) {
+            pxh_opts.shared_tmpdir = true;
             continue;
         }
         if (!v) {
@@ -164,6 +192,8 @@ static void parse_args(int argc, char **argv)
             pxh_opts.host_event = parse_int(a, v, 1, 1 << 30);
         else if (strcmp(a, "--rank-cmd") == 0)
             parse_rankcmd(v);
+        else if (strcmp(a, "--tools") == 0)
+            pxh_opts.tools = parse_tools(v);
         else {
             fprintf(stderr, "pxhost: unknown option \"%s\" (see pxhost --help)\n", a);
             exit(2);
@@ -221,6 +251,10 @@ static void check_nobody(void)
 static void make_tmpdirs(void)
 {
     for (int i = 0; i < pxh_opts.nnodes; i++) {
+        if (i > 0 && pxh_opts.shared_tmpdir) {
+            strcpy(pxh_opts.tmpdirs[i], pxh_opts.tmpdirs[0]);
+            continue;
+        }
         snprintf(pxh_opts.tmpdirs[i], sizeof(pxh_opts.tmpdirs[i]), "/tmp/pxhost.%d.node%d.XXXXXX",
                  (int)pxh_opts.top_pid, i);
         if (!mkdtemp(pxh_opts.tmpdirs[i])) {
@@ -237,6 +271,27 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 {
     remove(path);
     return 0;
+}
+
+/* --shared-tmpdir: the nodes cannot check it each (the others' files are still
+ * there when one finalizes); the top does once they all exited. */
+static bool shared_tmpdir_empty(void)
+{
+    DIR *d = opendir(pxh_opts.tmpdirs[0]);
+    struct dirent *e;
+    bool empty = true;
+
+    if (!d)
+        return true;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            fprintf(stderr, "pxhost: ERROR: %s/%s is left behind after PMIx_server_finalize\n",
+                    pxh_opts.tmpdirs[0], e->d_name);
+            empty = false;
+        }
+    }
+    closedir(d);
+    return empty;
 }
 
 static void remove_tmpdirs(void)
@@ -538,7 +593,9 @@ int main(int argc, char **argv)
     make_tmpdirs();
     fork_nodes();
     supervise(&s, sigfd);
-    remove_tmpdirs();
     status = report(&s);
+    if (pxh_opts.shared_tmpdir && !shared_tmpdir_empty() && status == 0)
+        status = 1;
+    remove_tmpdirs();
     return status;
 }

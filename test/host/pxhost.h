@@ -36,7 +36,6 @@ typedef struct {
     int nnodes;
     bool derive;
     bool no_query;     /* --no-query: the module has no query upcall */
-    bool tool_support; /* --tool-support: PMIX_SERVER_TOOL_SUPPORT (rendezvous files) */
     int timeout;
     int unregistered; /* rank or -1 */
     int nobody;       /* rank or -1 */
@@ -45,6 +44,10 @@ typedef struct {
     pxh_rankcmd_t rankcmds[16];
     int nrankcmds;
     char **client_argv; /* borrowed from argv */
+    /* tools (pxh_tool.c): --tools approve|refuse|nohook (0: no tool support), --remote,
+     * --system-server, --shared-tmpdir */
+    int tools;
+    bool remote, system_server, shared_tmpdir;
     char nspace[PMIX_MAX_NSLEN + 1];
     char tmpdirs[PXH_MAX_NODES][256]; /* created by the top process */
     pid_t top_pid;
@@ -116,6 +119,9 @@ bool pxh_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *n);
 /* The node process: never returns. links[j] is the socketpair end towards node j (-1
  * for itself), ctl the one towards the top process. */
 void pxh_node_main(int node, int *links, int ctl) __attribute__((noreturn));
+
+/* --tools modes */
+enum { PXH_TOOLS_OFF = 0, PXH_TOOLS_APPROVE, PXH_TOOLS_REFUSE, PXH_TOOLS_NOHOOK };
 
 /* Registration data for PMIx_server_register_nspace (pxh_reg.c). */
 pmix_status_t pxh_reg_build(pmix_info_t **info, size_t *ninfo);

@@ -264,3 +264,59 @@ Test(common, server_uri_round_trips_and_rejects_garbage)
     }
     cr_assert_eq(px_uri_parse(NULL, &back, &path), -1);
 }
+
+Test(common, tcp_uri_round_trips_and_rejects_bad_forms)
+{
+    pmix_proc_t srv;
+    px_uri_t u;
+    const char *sec = "0123456789abcdef0123456789abcdef";
+    PMIx_Load_procid(&srv, "srv.ns", 3);
+    char *uri = px_uri_make_tcp(&srv, "10.1.2.3", 40001, sec);
+    cr_assert_str_eq(uri, "srv.ns.3;tcp4://10.1.2.3:40001;secret=0123456789abcdef0123456789abcdef");
+    cr_assert_eq(px_uri_parse_any(uri, &u), 0);
+    cr_assert(u.tcp);
+    cr_assert_null(u.path);
+    cr_assert_str_eq(u.server.nspace, "srv.ns");
+    cr_assert_eq(u.server.rank, 3);
+    cr_assert_str_eq(u.addr, "10.1.2.3");
+    cr_assert_eq(u.port, 40001);
+    cr_assert_str_eq(u.secret, sec);
+    px_uri_fini(&u);
+    /* a client only takes a socket URI */
+    pmix_proc_t back;
+    char *path = NULL;
+    cr_assert_eq(px_uri_parse(uri, &back, &path), -1);
+    free(uri);
+    cr_assert_eq(px_uri_parse_any("a.b.0;usock:/tmp/s", &u), 0);
+    cr_assert(!u.tcp);
+    cr_assert_str_eq(u.path, "/tmp/s");
+    cr_assert_str_eq(u.server.nspace, "a.b");
+    px_uri_fini(&u);
+    const char *bad[] = {
+        "ns.1;tcp4://1.2.3.4:5",                                             /* no secret */
+        "ns.1;tcp4://1.2.3.4:5;secret=",                                     /* empty secret */
+        "ns.1;tcp4://1.2.3.4:5;secret=0123456789abcdef0123456789abcde",      /* short */
+        "ns.1;tcp4://1.2.3.4:5;secret=0123456789abcdef0123456789abcdef0",    /* long */
+        "ns.1;tcp4://1.2.3.4:5;secret=0123456789ABCDEF0123456789abcdef",     /* upper case */
+        "ns.1;tcp4://1.2.3.4:5;key=0123456789abcdef0123456789abcdef",        /* wrong field */
+        "ns.1;tcp4://1.2.3.4;secret=0123456789abcdef0123456789abcdef",       /* no port */
+        "ns.1;tcp4://1.2.3.4:0;secret=0123456789abcdef0123456789abcdef",     /* port 0 */
+        "ns.1;tcp4://1.2.3.4:65536;secret=0123456789abcdef0123456789abcdef", /* port range */
+        "ns.1;tcp4://1.2.3.4:5x;secret=0123456789abcdef0123456789abcdef",    /* port garbage */
+        "ns.1;tcp4://host:5;secret=0123456789abcdef0123456789abcdef",        /* not dotted */
+        "ns.1;tcp4://1.2.3:5;secret=0123456789abcdef0123456789abcdef",       /* short quad */
+        "ns.1;tcp4://:5;secret=0123456789abcdef0123456789abcdef",            /* no address */
+        "ns.1;tcp6://[::1]:5;secret=0123456789abcdef0123456789abcdef",       /* not ours */
+        "ns;tcp4://1.2.3.4:5;secret=0123456789abcdef0123456789abcdef",       /* no rank */
+        "ns.-1;tcp4://1.2.3.4:5;secret=0123456789abcdef0123456789abcdef",    /* negative */
+        "ns.99999999999;usock:/p",                                           /* rank range */
+        "ns.1;usock:",
+        "",
+        "ns.1;",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(px_uri_parse_any(bad[i], &u), -1, "accepted \"%s\"", bad[i]);
+        cr_assert_null(u.path);
+    }
+    cr_assert_eq(px_uri_parse_any(NULL, &u), -1);
+}

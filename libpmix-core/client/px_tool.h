@@ -1,0 +1,42 @@
+/* client: the tool side — connections to one or more servers (tool.c) and the
+ * rendezvous precedence chain that finds them (tool_rndz.c). Called on user threads;
+ * peers and their callbacks live on the client's loop (px_cl.prog).
+ */
+#ifndef PX_TOOL_H
+#define PX_TOOL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix.h>
+
+/* How a connection attempt is to be reported. */
+typedef struct px_tool_try {
+    bool quiet;   /* no help message (silent steps, optional connection, the search) */
+    bool primary; /* make it the primary server even if there is one */
+    bool tcp_only;
+} px_tool_try_t;
+
+/* Connect to uri, attach (the host approves and may assign our id). PMIX_SUCCESS with
+ * *server set; PMIX_OPERATION_SUCCEEDED when already connected to that server (nothing
+ * done); PMIX_ERR_BAD_PARAM
+ * for a malformed URI; PMIX_ERR_UNREACH when nobody answers; else the server's refusal.
+ * *server may be NULL. */
+pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmix_proc_t *server);
+
+/* help-pmix-tool.txt "refused" for a server's refusal status. */
+void px_tool_show_refused(const char *uri, pmix_status_t status);
+
+/* The rendezvous chain of the Tools chapter over info (PMIx_tool_init /
+ * PMIx_tool_attach_to_server). env_uri / env_file: the launcher's
+ * PMIX_LAUNCHER_RNDZ_URI / _FILE read at init (NULL if none; only used when info names
+ * no server). PMIX_SUCCESS with *server, or the error (help message printed unless
+ * quiet). */
+pmix_status_t px_tool_rndz(const pmix_info_t *info, size_t ninfo, const char *env_uri,
+                           const char *env_file, bool quiet, pmix_proc_t *server);
+
+/* A rendezvous file: line 1 socket URI, 3 pid, 4 TCP URI (optional). 0, or -1 + errno
+ * (ENOENT, EACCES, EINVAL for bad contents). Strings malloc'd. */
+int px_tool_rndz_read(const char *path, char **uri, pid_t *pid, char **tcp_uri);
+
+#endif /* PX_TOOL_H */

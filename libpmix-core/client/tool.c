@@ -1,0 +1,795 @@
+/* client: the tool side — PMIx_tool_init/finalize, connections to several servers (the
+ * primary one serves every API request through px_cl.peer), attach / set_server /
+ * disconnect / get_servers, and the keepalive pipe. API calls run on user threads; the
+ * peers, their callbacks and every change of px_cl.peer run on the client's loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <pmix.h>
+#include <pmix_tool.h>
+
+#include "bfrops/px_bfrops.h"
+#include "client/px_client.h"
+#include "event/px_event.h"
+#include "client/px_tool.h"
+#include "common/px_common.h"
+#include "common/px_proto.h"
+#include "help/px_help.h"
+#include "net/px_tcp.h"
+#include "net/px_usock.h"
+
+#define PX_TOOL_CONNECT_MS 10000
+#define PX_TOOL_ATTACH_MS  30000
+#define PX_TOOL_BYE_MS     5000
+
+/* One server connection. Owned by the thread attaching it until adopted (then by the
+ * list); the peer is touched only on the loop. */
+typedef struct tconn {
+    struct tconn *next;
+    pmix_proc_t server;
+    px_peer_t *peer; /* owned; NULL once lost */
+    bool adopted;    /* on tl.conns */
+} tconn_t;
+
+static struct {
+    pthread_mutex_t lock; /* conns and primary (read by user threads, changed on the loop) */
+    tconn_t *conns;
+    tconn_t *primary; /* borrowed: the one px_cl.peer is */
+    bool have_id;
+    bool launcher;
+    int keepalive_fd;
+    struct event *keepalive_ev; /* loop only */
+    char *env_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init */
+    char *env_file;             /* owned: $PMIX_LAUNCHER_RNDZ_FILE at init */
+} tl = {.lock = PTHREAD_MUTEX_INITIALIZER, .keepalive_fd = -1};
+
+/* ---- loop side ---- */
+
+static void tconn_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                       void *cbdata)
+{
+    (void)peer;
+    tconn_t *c = cbdata;
+    if (tag == PX_TAG_EVENT && seq == 0) {
+        px_cl_event_recv(payload);
+        return;
+    }
+    px_debug(1, "tool", "unexpected message tag %u seq %u from server %s:%u", tag, seq,
+             c->server.nspace, c->server.rank);
+}
+
+static void tconn_unlink(tconn_t *c)
+{
+    pthread_mutex_lock(&tl.lock);
+    for (tconn_t **pp = &tl.conns; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    }
+    if (tl.primary == c) {
+        tl.primary = NULL; /* no primary: requests fail PMIX_ERR_UNREACH */
+    }
+    pthread_mutex_unlock(&tl.lock);
+    if (px_cl.peer == c->peer) {
+        px_cl.peer = NULL;
+    }
+}
+
+static void tconn_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    tconn_t *c = cbdata;
+    px_debug(1, "tool", "connection to server %s:%u lost: %s", c->server.nspace, c->server.rank,
+             err ? strerror(err) : "closed");
+    bool primary = px_cl.peer == peer;
+    if (primary) {
+        px_cl.peer = NULL;
+    }
+    px_peer_destroy(peer);
+    c->peer = NULL;
+    if (primary) {
+        px_cl_event_lost(); /* the tool hears of its lost primary server as an event */
+    }
+    if (c->adopted) {
+        tconn_unlink(c);
+        free(c);
+    } /* else the attaching thread frees it */
+}
+
+static tconn_t *tconn_find(const pmix_proc_t *server)
+{
+    for (tconn_t *c = tl.conns; c != NULL; c = c->next) {
+        if (c->server.rank == server->rank && PMIx_Check_nspace(c->server.nspace, server->nspace)) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* A request to one server (not the primary), waited for by a user thread. */
+typedef struct treq {
+    tconn_t *c;         /* unadopted connection, or NULL: find server on the loop */
+    pmix_proc_t server; /* when c is NULL */
+    uint32_t tag;
+    pmix_data_buffer_t msg;
+    px_latch_t latch;
+    pmix_status_t status;
+    pmix_data_buffer_t reply; /* after the status */
+    int refs;                 /* waiter + callback; tl.lock */
+} treq_t;
+
+static void treq_release(treq_t *r)
+{
+    pthread_mutex_lock(&tl.lock);
+    int left = --r->refs;
+    pthread_mutex_unlock(&tl.lock);
+    if (left == 0) {
+        px_bfrops_buf_free(&r->msg);
+        px_bfrops_buf_free(&r->reply);
+        px_latch_fini(&r->latch);
+        free(r);
+    }
+}
+
+static void treq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply,
+                       void *cbdata)
+{
+    (void)peer;
+    treq_t *r = cbdata;
+    r->status = status;
+    if (status == PMIX_SUCCESS) {
+        int32_t one = 1;
+        pmix_status_t rc = px_bfrops_unpack(reply, &r->status, &one, PMIX_STATUS);
+        size_t left = px_bfrops_buf_remaining(reply);
+        if (rc != PMIX_SUCCESS) {
+            r->status = rc;
+        } else if (left > 0) {
+            px_bfrops_buf_append(&r->reply, reply->unpack_ptr, left);
+        }
+    }
+    px_latch_release(&r->latch);
+    treq_release(r);
+}
+
+static void treq_send(void *arg)
+{
+    treq_t *r = arg;
+    tconn_t *c = r->c;
+    if (c == NULL) {
+        pthread_mutex_lock(&tl.lock);
+        c = tconn_find(&r->server);
+        pthread_mutex_unlock(&tl.lock);
+    }
+    if (c == NULL || c->peer == NULL ||
+        px_peer_send_request(c->peer, r->tag, &r->msg, treq_reply, r) != 0) {
+        r->status = PMIX_ERR_UNREACH;
+        px_latch_release(&r->latch);
+        treq_release(r);
+    }
+}
+
+/* Send tag + msg (borrowed) to c (or to server), wait at most ms. The reply's bytes
+ * after its status go to *reply (initialised here) when reply is not NULL. */
+static pmix_status_t treq_wait(tconn_t *c, const pmix_proc_t *server, uint32_t tag,
+                               const pmix_data_buffer_t *msg, int ms, pmix_data_buffer_t *reply)
+{
+    treq_t *r = calloc(1, sizeof(*r));
+    if (reply != NULL) {
+        px_bfrops_buf_init(reply);
+    }
+    if (r == NULL || px_latch_init(&r->latch, 1) != 0) {
+        free(r);
+        return PMIX_ERR_NOMEM;
+    }
+    r->c = c;
+    if (server != NULL) {
+        r->server = *server;
+    }
+    r->tag = tag;
+    r->refs = 2;
+    r->status = PMIX_ERR_TIMEOUT;
+    px_bfrops_buf_init(&r->msg);
+    px_bfrops_buf_init(&r->reply);
+    if (msg != NULL && msg->bytes_used > 0) {
+        px_bfrops_buf_append(&r->msg, msg->base_ptr, msg->bytes_used);
+    }
+    if (px_progress_shift(px_cl.prog, treq_send, r) != 0) {
+        r->refs = 1;
+        treq_release(r);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    pmix_status_t rc = PMIX_ERR_TIMEOUT;
+    if (px_latch_wait(&r->latch, ms) == 0) {
+        rc = r->status;
+        if (reply != NULL && r->reply.bytes_used > 0) {
+            px_bfrops_buf_append(reply, r->reply.base_ptr, r->reply.bytes_used);
+        }
+    }
+    treq_release(r);
+    return rc;
+}
+
+typedef struct {
+    tconn_t *c;
+    int fd;
+    bool primary;
+    int err;
+} adopt_t;
+
+static void peer_on_loop(void *arg)
+{
+    adopt_t *a = arg;
+    a->c->peer = px_peer_create(px_cl.prog, a->fd, tconn_recv, tconn_lost, a->c);
+    a->err = a->c->peer != NULL ? 0 : errno;
+}
+
+static void make_primary(tconn_t *c)
+{
+    pthread_mutex_lock(&tl.lock);
+    tl.primary = c;
+    pthread_mutex_unlock(&tl.lock);
+    px_cl.peer = c->peer;
+    px_cl.server = c->server;
+}
+
+/* After the approval: onto the list; the first one (or a requested one) is primary. */
+static void adopt_on_loop(void *arg)
+{
+    adopt_t *a = arg;
+    tconn_t *c = a->c;
+    if (c->peer == NULL) {
+        a->err = ECONNRESET; /* lost between the approval and now */
+        return;
+    }
+    pthread_mutex_lock(&tl.lock);
+    c->adopted = true;
+    c->next = tl.conns;
+    tl.conns = c;
+    bool first = tl.primary == NULL;
+    pthread_mutex_unlock(&tl.lock);
+    if (first || a->primary) {
+        make_primary(c);
+    }
+    a->err = 0;
+}
+
+/* Drop an unadopted connection (after a refusal). */
+static void drop_on_loop(void *arg)
+{
+    tconn_t *c = arg;
+    px_peer_destroy(c->peer);
+    c->peer = NULL;
+}
+
+/* ---- connecting ---- */
+
+static const char *refusal_reason(pmix_status_t st)
+{
+    switch (st) {
+    case PMIX_ERR_NOT_SUPPORTED:
+        return "it does not accept tools (started without tool support, or its host "
+               "provides no tool_connected hook)";
+    case PMIX_ERR_NO_PERMISSIONS:
+        return "permission denied (a wrong or missing secret for its TCP listener, or the "
+               "host does not allow this user)";
+    case PMIX_EXISTS:
+        return "a process with this tool's identity is connected already";
+    default:
+        return "its host did not approve the connection";
+    }
+}
+
+void px_tool_show_refused(const char *uri, pmix_status_t status)
+{
+    px_show_help("help-pmix-tool.txt", "refused", uri, PMIx_Error_string(status),
+                 refusal_reason(status));
+}
+
+static pmix_status_t attach_info(pmix_data_buffer_t *msg)
+{
+    pmix_info_t info[3];
+    size_t n = 0;
+    px_bfrops_buf_init(msg);
+    if (tl.have_id) {
+        PMIx_Info_load(&info[n++], PMIX_TOOL_NSPACE, px_cl.myproc.nspace, PMIX_STRING);
+        PMIx_Info_load(&info[n++], PMIX_TOOL_RANK, &px_cl.myproc.rank, PMIX_PROC_RANK);
+    }
+    if (tl.launcher) {
+        bool t = true;
+        PMIx_Info_load(&info[n++], PMIX_LAUNCHER, &t, PMIX_BOOL);
+    }
+    pmix_status_t rc = px_bfrops_pack_info_array(msg, info, n);
+    for (size_t i = 0; i < n; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    return rc;
+}
+
+pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmix_proc_t *server)
+{
+    px_uri_t u;
+    pmix_status_t rc, answer = PMIX_SUCCESS;
+    pmix_data_buffer_t hello, msg, reply;
+    int fd;
+
+    if (px_uri_parse_any(uri, &u) != 0) {
+        if (!how->quiet) {
+            px_show_help("help-pmix-tool.txt", "bad-uri", "the server URI", uri ? uri : "");
+        }
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (how->tcp_only && !u.tcp) {
+        if (!how->quiet) {
+            px_show_help("help-pmix-tool.txt", "not-tcp", uri);
+        }
+        px_uri_fini(&u);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pthread_mutex_lock(&tl.lock);
+    bool known = tconn_find(&u.server) != NULL;
+    pthread_mutex_unlock(&tl.lock);
+    if (known) {
+        px_uri_fini(&u);
+        return PMIX_OPERATION_SUCCEEDED; /* already connected: ignored */
+    }
+    rc = px_cl_hello_pack(&hello, PX_HELLO_TOOL, tl.have_id ? px_cl.myproc.nspace : "",
+                          tl.have_id ? px_cl.myproc.rank : PMIX_RANK_UNDEF);
+    fd = -1;
+    if (rc == PMIX_SUCCESS) {
+        fd = u.tcp ? px_tcp_connect(u.addr, u.port, u.secret, &hello, PX_TOOL_CONNECT_MS, &answer)
+                   : px_usock_connect(u.path, &hello, PX_TOOL_CONNECT_MS, &answer);
+    }
+    px_bfrops_buf_free(&hello);
+    if (fd < 0) {
+        int err = errno;
+        if (rc == PMIX_SUCCESS && err == ECONNREFUSED && answer != PMIX_SUCCESS) {
+            rc = answer;
+            if (!how->quiet) {
+                px_tool_show_refused(uri, rc);
+            }
+        } else if (rc == PMIX_SUCCESS) {
+            rc = PMIX_ERR_UNREACH;
+            if (!how->quiet) {
+                px_show_help("help-pmix-tool.txt", "unreachable", uri, px_hostname(),
+                             strerror(err));
+            }
+        }
+        px_debug(1, "tool", "cannot connect to %s: %s", uri, PMIx_Error_string(rc));
+        px_uri_fini(&u);
+        return rc;
+    }
+    tconn_t *c = calloc(1, sizeof(*c));
+    adopt_t a = {c, fd, how->primary, ENOMEM};
+    if (c == NULL) {
+        close(fd);
+        px_uri_fini(&u);
+        return PMIX_ERR_NOMEM;
+    }
+    c->server = u.server;
+    px_uri_fini(&u);
+    if (px_progress_shift_wait(px_cl.prog, peer_on_loop, &a, PX_TOOL_CONNECT_MS) != 0 ||
+        a.err != 0) {
+        free(c);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    rc = attach_info(&msg);
+    if (rc == PMIX_SUCCESS) {
+        rc = treq_wait(c, NULL, PX_TAG_TOOL_ATTACH, &msg, PX_TOOL_ATTACH_MS, &reply);
+        if (rc == PMIX_ERR_LOST_CONNECTION) {
+            rc = PMIX_ERR_UNREACH;
+        }
+    } else {
+        px_bfrops_buf_init(&reply);
+    }
+    px_bfrops_buf_free(&msg);
+    pmix_proc_t me;
+    if (rc == PMIX_SUCCESS) {
+        int32_t one = 1;
+        rc = px_bfrops_unpack(&reply, &me, &one, PMIX_PROC);
+    }
+    px_bfrops_buf_free(&reply);
+    if (rc == PMIX_SUCCESS) {
+        if (!tl.have_id) {
+            px_cl.myproc = me; /* the host assigned our identity */
+            tl.have_id = true;
+        }
+        a.err = ENOMEM;
+        if (px_progress_shift_wait(px_cl.prog, adopt_on_loop, &a, PX_TOOL_CONNECT_MS) != 0 ||
+            a.err != 0) {
+            rc = PMIX_ERR_UNREACH;
+        }
+    } else if (!how->quiet) {
+        if (rc == PMIX_ERR_UNREACH || rc == PMIX_ERR_TIMEOUT) {
+            px_show_help("help-pmix-tool.txt", "unreachable", uri, px_hostname(),
+                         "no answer to the attach request");
+        } else {
+            px_tool_show_refused(uri, rc);
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "tool", "attach to %s failed: %s", uri, PMIx_Error_string(rc));
+        px_progress_shift_wait(px_cl.prog, drop_on_loop, c, PX_TOOL_CONNECT_MS);
+        free(c);
+        return rc;
+    }
+    px_debug(2, "tool", "connected to %s:%u as %s:%u", c->server.nspace, c->server.rank,
+             px_cl.myproc.nspace, px_cl.myproc.rank);
+    if (server != NULL) {
+        *server = c->server;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---- keepalive pipe ---- */
+
+void px_cl_keepalive_closed(void)
+{
+    px_debug(1, "tool", "keepalive pipe closed: the parent tool has gone");
+    /* the tool decides what to do (a launcher started by a debugger exits): an event of
+     * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection */
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE, "keepalive pipe closed: the parent tool has gone",
+                   PMIX_STRING);
+    px_evt_deliver(PMIX_ERR_LOST_CONNECTION, &px_cl.myproc, PMIX_RANGE_PROC_LOCAL, &info, 1, NULL,
+                   NULL);
+    PMIX_INFO_DESTRUCT(&info);
+}
+
+static void keepalive_on_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
+        return; /* data is no news; only the closure is */
+    }
+    event_del(tl.keepalive_ev);
+    px_cl_keepalive_closed();
+}
+
+static void keepalive_on_loop(void *arg)
+{
+    (void)arg;
+    int flags = fcntl(tl.keepalive_fd, F_GETFL);
+    if (flags < 0) {
+        px_debug(1, "tool", "PMIX_KEEPALIVE_PIPE %d is not an open descriptor", tl.keepalive_fd);
+        return;
+    }
+    fcntl(tl.keepalive_fd, F_SETFL, flags | O_NONBLOCK);
+    tl.keepalive_ev = event_new(px_progress_base(px_cl.prog), tl.keepalive_fd, EV_READ | EV_PERSIST,
+                                keepalive_on_read, NULL);
+    if (tl.keepalive_ev != NULL) {
+        event_add(tl.keepalive_ev, NULL);
+    }
+}
+
+static void unkeepalive_on_loop(void *arg)
+{
+    (void)arg;
+    if (tl.keepalive_ev != NULL) {
+        event_free(tl.keepalive_ev);
+        tl.keepalive_ev = NULL;
+    }
+}
+
+/* ---- API ---- */
+
+static void read_env(void)
+{
+    const char *v = getenv(PMIX_LAUNCHER_RNDZ_URI);
+    free(tl.env_uri);
+    free(tl.env_file);
+    tl.env_uri = v != NULL && *v != '\0' ? strdup(v) : NULL;
+    v = getenv(PMIX_LAUNCHER_RNDZ_FILE);
+    tl.env_file = v != NULL && *v != '\0' ? strdup(v) : NULL;
+    v = getenv(PMIX_KEEPALIVE_PIPE);
+    tl.keepalive_fd = -1;
+    if (v != NULL && *v != '\0') {
+        char *end;
+        long fd = strtol(v, &end, 10);
+        if (*end == '\0' && fd >= 0 && fd < 1 << 20) {
+            tl.keepalive_fd = (int)fd;
+        }
+    }
+    /* the Standard: cleared after use, before any child could inherit them */
+    unsetenv(PMIX_LAUNCHER_RNDZ_URI);
+    unsetenv(PMIX_LAUNCHER_RNDZ_FILE);
+    unsetenv(PMIX_KEEPALIVE_PIPE);
+}
+
+static void self_assign(void)
+{
+    char ns[PMIX_MAX_NSLEN + 1];
+    snprintf(ns, sizeof(ns), "%s.tool.%d", px_hostname(), (int)getpid());
+    PMIx_Load_procid(&px_cl.myproc, ns, 0);
+    tl.have_id = true;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (ninfo > 0 && info == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pthread_mutex_lock(&px_cl.init_lock);
+    read_env();
+    if (px_cl.refs > 0) {
+        pthread_mutex_lock(&px_cl.lock);
+        px_cl.refs++;
+        pthread_mutex_unlock(&px_cl.lock);
+        goto out;
+    }
+    const char *nspace = NULL;
+    pmix_rank_t rank = 0;
+    bool no_connect = false, optional = false;
+    tl.launcher = false;
+    tl.have_id = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_NSPACE)) {
+            if (info[i].value.type != PMIX_STRING || info[i].value.data.string == NULL ||
+                info[i].value.data.string[0] == '\0' ||
+                strlen(info[i].value.data.string) > PMIX_MAX_NSLEN) {
+                rc = PMIX_ERR_BAD_PARAM;
+                goto out;
+            }
+            nspace = info[i].value.data.string;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_RANK)) {
+            if (PMIx_Value_get_number(&info[i].value, &rank, PMIX_PROC_RANK) != PMIX_SUCCESS) {
+                rc = PMIX_ERR_BAD_PARAM;
+                goto out;
+            }
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_LAUNCHER)) {
+            /* Recorded (and told to servers). A launcher's own listener and rendezvous
+             * files are a later issue's work (issue 5). */
+            tl.launcher = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_DO_NOT_CONNECT)) {
+            no_connect = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_CONNECT_OPTIONAL)) {
+            optional = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    memset(&px_cl.myproc, 0, sizeof(px_cl.myproc));
+    memset(&px_cl.server, 0, sizeof(px_cl.server));
+    if (nspace != NULL) {
+        PMIx_Load_procid(&px_cl.myproc, nspace, rank);
+        tl.have_id = true;
+    }
+    px_store_init(&px_cl.store, NULL);
+    px_kvset_init(&px_cl.commit_local);
+    px_kvset_init(&px_cl.commit_remote);
+    px_cl.prog = px_progress_create(NULL);
+    if (px_cl.prog == NULL || px_progress_start(px_cl.prog) != 0) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+        px_cl_teardown();
+        goto out;
+    }
+    if (tl.keepalive_fd >= 0) {
+        px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
+    }
+    if (!no_connect) {
+        rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, optional, NULL);
+        if (rc != PMIX_SUCCESS && optional) {
+            px_debug(1, "tool", "no server (%s): running unconnected", PMIx_Error_string(rc));
+            rc = PMIX_SUCCESS;
+        }
+    }
+    if (rc == PMIX_SUCCESS && !tl.have_id) {
+        self_assign();
+    }
+    if (rc == PMIX_SUCCESS) {
+        /* our identity is known now (given, approved by the server, or self-assigned) */
+        px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
+        px_cl_teardown();
+        goto out;
+    }
+    pthread_mutex_lock(&px_cl.lock);
+    px_cl.refs = 1;
+    pthread_mutex_unlock(&px_cl.lock);
+out:
+    if (rc == PMIX_SUCCESS && proc != NULL) {
+        *proc = px_cl.myproc;
+    }
+    pthread_mutex_unlock(&px_cl.init_lock);
+    return rc;
+}
+
+/* Tell a server we leave, then drop its connection. */
+static void bye_on_loop(void *arg)
+{
+    pmix_proc_t *server = arg;
+    pthread_mutex_lock(&tl.lock);
+    tconn_t *c = tconn_find(server);
+    pthread_mutex_unlock(&tl.lock);
+    if (c == NULL) {
+        return;
+    }
+    tconn_unlink(c);
+    px_peer_destroy(c->peer);
+    free(c);
+}
+
+static pmix_status_t disconnect(const pmix_proc_t *server)
+{
+    pmix_proc_t s = *server;
+    pmix_status_t rc = treq_wait(NULL, &s, PX_TAG_FINALIZE, NULL, PX_TOOL_BYE_MS, NULL);
+    if (rc == PMIX_ERR_UNREACH) {
+        return PMIX_ERR_NOT_FOUND; /* not one of ours */
+    }
+    px_progress_shift_wait(px_cl.prog, bye_on_loop, &s, PX_TOOL_CONNECT_MS);
+    return PMIX_SUCCESS;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
+{
+    pthread_mutex_lock(&px_cl.init_lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    pthread_mutex_lock(&px_cl.lock);
+    if (px_cl.refs == 0) {
+        rc = PMIX_ERR_INIT;
+    } else if (px_cl.refs > 1) {
+        px_cl.refs--;
+        pthread_mutex_unlock(&px_cl.lock);
+        goto out;
+    }
+    pthread_mutex_unlock(&px_cl.lock);
+    if (rc != PMIX_SUCCESS) {
+        goto out;
+    }
+    if (px_progress_on_loop(px_cl.prog)) {
+        rc = PMIX_ERR_WOULD_BLOCK;
+        goto out;
+    }
+    for (;;) {
+        pthread_mutex_lock(&tl.lock);
+        pmix_proc_t s;
+        bool any = tl.conns != NULL;
+        if (any) {
+            s = tl.conns->server;
+        }
+        pthread_mutex_unlock(&tl.lock);
+        if (!any) {
+            break;
+        }
+        if (disconnect(&s) != PMIX_SUCCESS) {
+            px_progress_shift_wait(px_cl.prog, bye_on_loop, &s, PX_TOOL_CONNECT_MS);
+        }
+    }
+    px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
+    pthread_mutex_lock(&px_cl.lock);
+    px_cl.refs = 0;
+    pthread_mutex_unlock(&px_cl.lock);
+    px_cl_teardown();
+    free(tl.env_uri);
+    free(tl.env_file);
+    tl.env_uri = tl.env_file = NULL;
+    tl.have_id = false;
+out:
+    pthread_mutex_unlock(&px_cl.init_lock);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_proc_t *server,
+                                                     pmix_info_t info[], size_t ninfo)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (ninfo > 0 && info == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pthread_mutex_lock(&px_cl.init_lock);
+    pmix_proc_t s;
+    pmix_status_t rc = px_tool_rndz(info, ninfo, NULL, NULL, false, &s);
+    pthread_mutex_unlock(&px_cl.init_lock);
+    if (rc == PMIX_SUCCESS) {
+        if (myproc != NULL) {
+            *myproc = px_cl.myproc;
+        }
+        if (server != NULL) {
+            *server = s;
+        }
+    }
+    return rc;
+}
+
+static void primary_on_loop(void *arg)
+{
+    pmix_proc_t *server = arg;
+    pthread_mutex_lock(&tl.lock);
+    tconn_t *c = tconn_find(server);
+    pthread_mutex_unlock(&tl.lock);
+    if (c != NULL && c->peer != NULL) {
+        make_primary(c);
+    } else {
+        server->rank = PMIX_RANK_INVALID; /* tells the caller */
+    }
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
+                                               size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (server == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_proc_t s = *server;
+    if (px_progress_shift_wait(px_cl.prog, primary_on_loop, &s, PX_TOOL_CONNECT_MS) != 0) {
+        return PMIX_ERR_TIMEOUT;
+    }
+    return s.rank == PMIX_RANK_INVALID ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (server == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return disconnect(server);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *nservers)
+{
+    if (servers == NULL || nservers == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *servers = NULL;
+    *nservers = 0;
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    pthread_mutex_lock(&tl.lock);
+    size_t n = 0;
+    for (tconn_t *c = tl.conns; c != NULL; c = c->next) {
+        n++;
+    }
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (n > 0) {
+        *servers = PMIx_Proc_create(n);
+        if (*servers == NULL) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            /* the primary first, then the others */
+            size_t i = 0;
+            if (tl.primary != NULL) {
+                (*servers)[i++] = tl.primary->server;
+            }
+            for (tconn_t *c = tl.conns; c != NULL; c = c->next) {
+                if (c != tl.primary) {
+                    (*servers)[i++] = c->server;
+                }
+            }
+            *nservers = n;
+        }
+    }
+    pthread_mutex_unlock(&tl.lock);
+    return rc;
+}
+
+PMIX_EXPORT bool PMIx_tool_is_connected(void)
+{
+    if (!px_cl_initialized()) {
+        return false;
+    }
+    pthread_mutex_lock(&tl.lock);
+    bool on = tl.primary != NULL;
+    pthread_mutex_unlock(&tl.lock);
+    return on;
+}

@@ -1,0 +1,292 @@
+/*
+ * pxt_tool.c - a PMIx tool for the 'tool' integration tests: initialises as a tool by
+ * the rendezvous method its options select, prints its id and servers, optionally does
+ * one request (a PMIx_Get of a job's size) and the multi-server calls, and finalises.
+ *
+ *   pxt_tool [options]
+ *     --uri U | --tcp-uri U | --attach-file F | --pid P | --server-nspace NS |
+ *     --system | --system-first          the chain step (none: the default search)
+ *     --tmpdir D / --systmpdir D         PMIX_SERVER_TMPDIR / PMIX_SYSTEM_TMPDIR
+ *     --nspace NS [--rank R]             PMIX_TOOL_NSPACE / PMIX_TOOL_RANK
+ *     --do-not-connect | --optional | --launcher
+ *     --retries N --delay S | --wait --timeout S
+ *     --expect STATUS                    PMIx_tool_init must fail with this status name
+ *     --get NSPACE                       PMIx_Get(NSPACE, wildcard, PMIX_JOB_SIZE)
+ *     --check-env                        the launcher variables are gone after init
+ *     --second-pid P                     attach to that server too; then set_server,
+ *                                        disconnect, get_servers (see main)
+ *     --linger MS                        stay that long after init (keepalive tests)
+ *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <pmix_tool.h>
+
+static void die(const char *fmt, const char *a)
+{
+    fprintf(stderr, "pxt_tool: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
+/* A handshake with a correct header but no secret: print the answer. */
+static int raw_tcp(const char *uri)
+{
+    const char *p = strstr(uri, "tcp4://");
+    char addr[64];
+    int port;
+    if (p == NULL || sscanf(p + 7, "%63[0-9.]:%d", addr, &port) != 2)
+        die("--raw-tcp: not a TCP URI: %s", uri);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, addr, &sa.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+        die("--raw-tcp: connect: %s", strerror(errno));
+    /* version 1, then a 40-byte payload that is a hello, not a secret */
+    unsigned char head[8] = {1, 0, 0, 0, 0, 0, 0, 40}, body[40] = {0}, ans[8];
+    if (write(fd, head, 8) != 8 || write(fd, body, sizeof(body)) != sizeof(body) ||
+        read(fd, ans, 8) != 8)
+        die("--raw-tcp: %s", "no answer");
+    uint32_t be;
+    memcpy(&be, ans + 4, 4);
+    int32_t st = (int32_t)ntohl(be);
+    printf("pxt_tool: raw TCP handshake answered %s\n", PMIx_Error_string(st));
+    close(fd);
+    return st == PMIX_ERR_NO_PERMISSIONS ? 0 : 1;
+}
+
+static void print_servers(const char *when)
+{
+    pmix_proc_t *s = NULL;
+    size_t n = 0;
+    pmix_status_t rc = PMIx_tool_get_servers(&s, &n);
+    printf("pxt_tool: servers %s (%s):", when, PMIx_Error_string(rc));
+    for (size_t i = 0; i < n; i++)
+        printf(" %s:%u", s[i].nspace, s[i].rank);
+    printf("%s\n", n == 0 ? " none" : "");
+    if (s != NULL)
+        PMIx_Proc_free(s, n);
+}
+
+static int do_get(const char *nspace)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    PMIx_Load_procid(&p, nspace, PMIX_RANK_WILDCARD);
+    pmix_status_t rc = PMIx_Get(&p, PMIX_JOB_SIZE, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) {
+        printf("pxt_tool: PMIx_Get(%s) failed: %s\n", nspace, PMIx_Error_string(rc));
+        return rc;
+    }
+    uint32_t size = 0;
+    PMIx_Value_get_number(v, &size, PMIX_UINT32);
+    printf("pxt_tool: job %s has size %u\n", nspace, size);
+    PMIx_Value_free(v, 1);
+    return 0;
+}
+
+/* A request the client library always sends to its (primary) server. */
+static int ask_server(const char *nspace, const char *when)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    PMIx_Load_procid(&p, nspace, 0);
+    pmix_status_t rc = PMIx_Get(&p, PMIX_PSET_NAMES, NULL, 0, &v);
+    printf("pxt_tool: server asked %s: %s\n", when, PMIx_Error_string(rc));
+    if (v != NULL)
+        PMIx_Value_free(v, 1);
+    return rc;
+}
+
+static pmix_info_t info[16];
+static size_t n;
+
+static void free_info(void)
+{
+    for (size_t i = 0; i < n; i++)
+        PMIx_Info_destruct(&info[i]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *expect = NULL, *get = NULL;
+    bool check_env = false, yes = true;
+    uint32_t u32;
+    pid_t pid, second = 0;
+    int timeout, linger_ms = 0;
+    const char *tmpdir = NULL;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    atexit(free_info);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV()                                                                                    \
+    do {                                                                                           \
+        if (v == NULL)                                                                             \
+            die("%s needs a value", a);                                                            \
+        i++;                                                                                       \
+    } while (0)
+        if (n >= 14)
+            die("%s", "too many options");
+        if (!strcmp(a, "--uri")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_SERVER_URI, v, PMIX_STRING);
+        } else if (!strcmp(a, "--tcp-uri")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_TCP_URI, v, PMIX_STRING);
+        } else if (!strcmp(a, "--attach-file")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_TOOL_ATTACHMENT_FILE, v, PMIX_STRING);
+        } else if (!strcmp(a, "--pid")) {
+            NEEDV();
+            pid = (pid_t)atoi(v);
+            PMIx_Info_load(&info[n++], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+        } else if (!strcmp(a, "--server-nspace")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, v, PMIX_STRING);
+        } else if (!strcmp(a, "--system")) {
+            PMIx_Info_load(&info[n++], PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--system-first")) {
+            PMIx_Info_load(&info[n++], PMIX_CONNECT_SYSTEM_FIRST, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--tmpdir")) {
+            NEEDV();
+            tmpdir = v;
+            PMIx_Info_load(&info[n++], PMIX_SERVER_TMPDIR, v, PMIX_STRING);
+        } else if (!strcmp(a, "--systmpdir")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_SYSTEM_TMPDIR, v, PMIX_STRING);
+        } else if (!strcmp(a, "--nspace")) {
+            NEEDV();
+            PMIx_Info_load(&info[n++], PMIX_TOOL_NSPACE, v, PMIX_STRING);
+        } else if (!strcmp(a, "--rank")) {
+            NEEDV();
+            u32 = (uint32_t)atoi(v);
+            PMIx_Info_load(&info[n++], PMIX_TOOL_RANK, &u32, PMIX_PROC_RANK);
+        } else if (!strcmp(a, "--do-not-connect")) {
+            PMIx_Info_load(&info[n++], PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--optional")) {
+            PMIx_Info_load(&info[n++], PMIX_TOOL_CONNECT_OPTIONAL, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--launcher")) {
+            PMIx_Info_load(&info[n++], PMIX_LAUNCHER, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--retries")) {
+            NEEDV();
+            u32 = (uint32_t)atoi(v);
+            PMIx_Info_load(&info[n++], PMIX_CONNECT_MAX_RETRIES, &u32, PMIX_UINT32);
+        } else if (!strcmp(a, "--delay")) {
+            NEEDV();
+            u32 = (uint32_t)atoi(v);
+            PMIx_Info_load(&info[n++], PMIX_CONNECT_RETRY_DELAY, &u32, PMIX_UINT32);
+        } else if (!strcmp(a, "--wait")) {
+            PMIx_Info_load(&info[n++], PMIX_WAIT_FOR_CONNECTION, &yes, PMIX_BOOL);
+        } else if (!strcmp(a, "--timeout")) {
+            NEEDV();
+            timeout = atoi(v);
+            PMIx_Info_load(&info[n++], PMIX_TIMEOUT, &timeout, PMIX_INT);
+        } else if (!strcmp(a, "--expect")) {
+            NEEDV();
+            expect = v;
+        } else if (!strcmp(a, "--get")) {
+            NEEDV();
+            get = v;
+        } else if (!strcmp(a, "--check-env")) {
+            check_env = true;
+        } else if (!strcmp(a, "--second-pid")) {
+            NEEDV();
+            second = (pid_t)atoi(v);
+        } else if (!strcmp(a, "--linger")) {
+            NEEDV();
+            linger_ms = atoi(v);
+        } else if (!strcmp(a, "--raw-tcp")) {
+            NEEDV();
+            return raw_tcp(v);
+        } else {
+            die("unknown option %s", a);
+        }
+    }
+
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, n ? info : NULL, n);
+    if (check_env) {
+        const char *vars[] = {"PMIX_LAUNCHER_RNDZ_URI", "PMIX_LAUNCHER_RNDZ_FILE",
+                              "PMIX_KEEPALIVE_PIPE"};
+        for (int i = 0; i < 3; i++) {
+            printf("pxt_tool: %s %s\n", vars[i], getenv(vars[i]) ? "still set" : "cleared");
+            if (getenv(vars[i]) != NULL)
+                return 1;
+        }
+    }
+    if (expect != NULL) {
+        if (rc == PMIX_SUCCESS) {
+            printf("pxt_tool: PMIx_tool_init succeeded, expected %s\n", expect);
+            PMIx_tool_finalize();
+            return 1;
+        }
+        printf("pxt_tool: PMIx_tool_init failed: %s%s\n", PMIx_Error_string(rc),
+               strcmp(PMIx_Error_string(rc), expect) ? "" : " (as expected)");
+        return strcmp(PMIx_Error_string(rc), expect) ? 1 : 0;
+    }
+    if (rc != PMIX_SUCCESS) {
+        printf("pxt_tool: PMIx_tool_init failed: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    printf("pxt_tool: id %s:%u connected %s\n", me.nspace, me.rank,
+           PMIx_tool_is_connected() ? "yes" : "no");
+    print_servers("after init");
+    if (linger_ms > 0)
+        usleep((useconds_t)linger_ms * 1000);
+    int fail = 0;
+    if (get != NULL && do_get(get) != 0)
+        fail = 1;
+    if (second > 0) {
+        pmix_proc_t srv, me2, first;
+        pmix_info_t ai[2];
+        pmix_proc_t *s = NULL;
+        size_t ns = 0;
+        PMIx_tool_get_servers(&s, &ns);
+        first = ns > 0 ? s[0] : me;
+        if (s != NULL)
+            PMIx_Proc_free(s, ns);
+        PMIx_Info_load(&ai[0], PMIX_SERVER_PIDINFO, &second, PMIX_PID);
+        if (tmpdir != NULL)
+            PMIx_Info_load(&ai[1], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+        rc = PMIx_tool_attach_to_server(&me2, &srv, ai, tmpdir ? 2 : 1);
+        PMIx_Info_destruct(&ai[0]);
+        if (tmpdir != NULL)
+            PMIx_Info_destruct(&ai[1]);
+        printf("pxt_tool: attach_to_server: %s server %s:%u id %s:%u\n", PMIx_Error_string(rc),
+               srv.nspace, srv.rank, me2.nspace, me2.rank);
+        if (rc != PMIX_SUCCESS)
+            return 1;
+        print_servers("after attach");
+        rc = PMIx_tool_set_server(&srv, NULL, 0);
+        printf("pxt_tool: set_server: %s\n", PMIx_Error_string(rc));
+        print_servers("after set_server");
+        if (get != NULL && ask_server(get, "after set_server") != PMIX_SUCCESS)
+            fail = 1;
+        rc = PMIx_tool_disconnect(&srv);
+        printf("pxt_tool: disconnect: %s connected %s\n", PMIx_Error_string(rc),
+               PMIx_tool_is_connected() ? "yes" : "no");
+        print_servers("after disconnect");
+        if (get != NULL && ask_server(get, "unconnected") != PMIX_ERR_UNREACH)
+            fail = 1;
+        rc = PMIx_tool_set_server(&first, NULL, 0);
+        printf("pxt_tool: set_server back: %s connected %s\n", PMIx_Error_string(rc),
+               PMIx_tool_is_connected() ? "yes" : "no");
+        if (get != NULL && ask_server(get, "after set_server back") != PMIX_SUCCESS)
+            fail = 1;
+        rc = PMIx_tool_disconnect(&srv);
+        printf("pxt_tool: disconnect again: %s\n", PMIx_Error_string(rc));
+    }
+    rc = PMIx_tool_finalize();
+    printf("pxt_tool: finalize: %s\n", PMIx_Error_string(rc));
+    return fail || rc != PMIX_SUCCESS;
+}
