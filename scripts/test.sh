@@ -44,7 +44,7 @@ run_step "configure (asan)" configure build-test-asan -Dwerror=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 run_step "build (asan)" ninja -C build-test-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_step "unit+server tests (asan)" meson test -C build-test-asan --suite unit --suite server \
+    run_step "unit+server+tool tests (asan)" meson test -C build-test-asan --suite unit --suite server --suite tool \
     --print-errorlogs \
     --num-processes 2
 

@@ -17,6 +17,8 @@
  *                                        disconnect, get_servers (see main)
  *     --linger MS                        stay that long after init (keepalive tests)
  *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
+ *     --wait-event CODE                  register for CODE after init, wait (10 s) until
+ *                                        it arrives; print its source and text
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +30,62 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include <pmix_tool.h>
+
+/* --wait-event: what the handler saw */
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
+static int ev_count;
+static pmix_proc_t ev_source;
+static char ev_text[128];
+
+static void ev_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    ev_count++;
+    ev_source = *source;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TEXT_MESSAGE) && info[i].value.type == PMIX_STRING)
+            snprintf(ev_text, sizeof(ev_text), "%s", info[i].value.data.string);
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* Register for code and wait up to 10 s for it; 0 when it came. */
+static int wait_event(pmix_status_t code)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL);
+    struct timespec end;
+
+    if (rc < 0) {
+        printf("pxt_tool: PMIx_Register_event_handler: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += 10;
+    pthread_mutex_lock(&ev_lock);
+    while (ev_count == 0 && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
+    }
+    int n = ev_count;
+    pthread_mutex_unlock(&ev_lock);
+    if (n == 0) {
+        printf("pxt_tool: event %s never arrived\n", PMIx_Error_string(code));
+        return 1;
+    }
+    printf("pxt_tool: event %s from %s:%u \"%s\"\n", PMIx_Error_string(code), ev_source.nspace,
+           ev_source.rank, ev_text);
+    return 0;
+}
 
 static void die(const char *fmt, const char *a)
 {
@@ -122,7 +179,8 @@ int main(int argc, char **argv)
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
-    int timeout, linger_ms = 0;
+    int timeout, linger_ms = 0, wait_code = 0;
+    bool wait_ev = false;
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -205,6 +263,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--linger")) {
             NEEDV();
             linger_ms = atoi(v);
+        } else if (!strcmp(a, "--wait-event")) {
+            NEEDV();
+            wait_code = atoi(v);
+            wait_ev = true;
         } else if (!strcmp(a, "--raw-tcp")) {
             NEEDV();
             return raw_tcp(v);
@@ -244,6 +306,8 @@ int main(int argc, char **argv)
     if (linger_ms > 0)
         usleep((useconds_t)linger_ms * 1000);
     int fail = 0;
+    if (wait_ev && wait_event(wait_code) != 0)
+        fail = 1;
     if (get != NULL && do_get(get) != 0)
         fail = 1;
     if (second > 0) {

@@ -189,7 +189,7 @@ static void parse_args(int argc, char **argv)
         else if (strcmp(a, "--evcache") == 0)
             pxh_opts.evcache = parse_int(a, v, 0, 1 << 20);
         else if (strcmp(a, "--host-event") == 0)
-            pxh_opts.host_event = parse_int(a, v, 1, 1 << 30);
+            pxh_opts.host_event = parse_int(a, v, -(1 << 30), 1 << 30);
         else if (strcmp(a, "--rank-cmd") == 0)
             parse_rankcmd(v);
         else if (strcmp(a, "--tools") == 0)
