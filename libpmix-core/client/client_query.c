@@ -20,7 +20,7 @@
  * Why: the Standard asks implementations to keep what a query returned and to answer
  * later queries from it, bypassed by PMIX_QUERY_REFRESH_CACHE. What: the answers the
  * *host* gave (keys the library does not answer itself), per (key, qualifiers without
- * REFRESH_CACHE). A query whose every key is cached is answered here without asking the
+ * REFRESH_CACHE; never the volatile keys of cache_volatile). A query whose every key is cached is answered here without asking the
  * server; REFRESH_CACHE sends it and replaces the cached answers. Library keys (psets,
  * namespaces, attribute support, servers) are cheap and change, so they are always
  * computed at the time of asking. */
@@ -68,8 +68,29 @@ static qcache_t *cache_find(const char *key, const pmix_query_t *q)
     return NULL;
 }
 
+/* Keys that describe the state of running jobs and resources: an answer is stale as
+ * soon as it is given, so it is never cached (a tool polling PMIX_QUERY_PROC_TABLE must
+ * see the job table of now). */
+static bool cache_volatile(const char *key)
+{
+    static const char *const keys[] = {
+        PMIX_QUERY_PROC_TABLE,   PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_JOB_STATUS,
+        PMIX_QUERY_NAMESPACE_INFO, PMIX_QUERY_QUEUE_STATUS,   PMIX_QUERY_MEMORY_USAGE,
+        PMIX_QUERY_ALLOC_STATUS,
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (strcmp(key, keys[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void cache_store(const pmix_query_t *q, const pmix_info_t *answer)
 {
+    if (cache_volatile(answer->key)) {
+        return;
+    }
     pthread_mutex_lock(&cache_lock);
     qcache_t *c = cache_find(answer->key, q);
     if (c != NULL) {
