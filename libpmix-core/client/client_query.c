@@ -20,10 +20,10 @@
  * Why: the Standard asks implementations to keep what a query returned and to answer
  * later queries from it, bypassed by PMIX_QUERY_REFRESH_CACHE. What: the answers the
  * *host* gave (keys the library does not answer itself), per (key, qualifiers without
- * REFRESH_CACHE; never the volatile keys of cache_volatile). A query whose every key is cached is answered here without asking the
- * server; REFRESH_CACHE sends it and replaces the cached answers. Library keys (psets,
- * namespaces, attribute support, servers) are cheap and change, so they are always
- * computed at the time of asking. */
+ * REFRESH_CACHE; never the volatile keys of cache_volatile). A query whose every key is cached is
+ * answered here without asking the server; REFRESH_CACHE sends it and replaces the cached answers.
+ * Library keys (psets, namespaces, attribute support, servers) are cheap and change, so they are
+ * always computed at the time of asking. */
 
 typedef struct qcache {
     pmix_info_t kv;     /* key and answer */
@@ -74,8 +74,8 @@ static qcache_t *cache_find(const char *key, const pmix_query_t *q)
 static bool cache_volatile(const char *key)
 {
     static const char *const keys[] = {
-        PMIX_QUERY_PROC_TABLE,   PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_JOB_STATUS,
-        PMIX_QUERY_NAMESPACE_INFO, PMIX_QUERY_QUEUE_STATUS,   PMIX_QUERY_MEMORY_USAGE,
+        PMIX_QUERY_PROC_TABLE,     PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_JOB_STATUS,
+        PMIX_QUERY_NAMESPACE_INFO, PMIX_QUERY_QUEUE_STATUS,     PMIX_QUERY_MEMORY_USAGE,
         PMIX_QUERY_ALLOC_STATUS,
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
