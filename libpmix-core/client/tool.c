@@ -435,8 +435,8 @@ void px_cl_keepalive_closed(void)
     /* the tool decides what to do (a launcher started by a debugger exits): an event of
      * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection */
     pmix_info_t info;
-    PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE, "keepalive pipe closed: the parent tool has gone",
-                   PMIX_STRING);
+    PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE,
+                   "keepalive pipe closed: the parent tool has gone", PMIX_STRING);
     px_evt_deliver(PMIX_ERR_LOST_CONNECTION, &px_cl.myproc, PMIX_RANGE_PROC_LOCAL, &info, 1, NULL,
                    NULL);
     PMIX_INFO_DESTRUCT(&info);

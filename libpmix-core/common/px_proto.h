@@ -33,11 +33,11 @@ enum px_tag {
     PX_TAG_EVENT = 14,        /* server -> client, no reply: int32 status, proc source,
                                * uint8 range, info[] */
     /* queries (client/client_query.c, server/server_query.c) */
-    PX_TAG_QUERY = 15,        /* -> size n, query[n] <- size n, info[] answers of query i
-                               * (key/values only; the client builds the Standard's form) */
+    PX_TAG_QUERY = 15, /* -> size n, query[n] <- size n, info[] answers of query i
+                        * (key/values only; the client builds the Standard's form) */
     /* tools (client/tool*.c, server/server_tool.c): the first request of a tool
      * connection; nothing else is served before it is approved */
-    PX_TAG_TOOL_ATTACH = 16,  /* -> info[] (the tool's init attributes) <- proc assigned */
+    PX_TAG_TOOL_ATTACH = 16, /* -> info[] (the tool's init attributes) <- proc assigned */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

@@ -41,7 +41,7 @@ typedef struct px_srv_client {
      * sent to it (ids; pruned to what the cache still holds) */
     pmix_status_t *ev_codes; /* owned */
     size_t nev_codes;
-    bool ev_all; /* registered a default handler: every code */
+    bool ev_all;       /* registered a default handler: every code */
     uint64_t *ev_sent; /* owned */
     size_t nev_sent, cap_ev_sent;
 
@@ -151,9 +151,8 @@ void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmi
 /* The server-process side of the event API (PMIx_* in client/client_event.c call these
  * when this process is a server and not a client). */
 pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
-                                  const pmix_info_t info[], size_t ninfo,
-                                  pmix_notification_fn_t fn, pmix_hdlr_reg_cbfunc_t cbfunc,
-                                  void *cbdata);
+                                  const pmix_info_t info[], size_t ninfo, pmix_notification_fn_t fn,
+                                  pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,

@@ -34,7 +34,7 @@ typedef struct px_srv_event {
     size_t ninfo;
     pmix_proc_t *targets; /* owned: PMIX_EVENT_CUSTOM_RANGE */
     size_t ntargets;
-    bool has_origin;    /* came from a connected process: never sent back to it */
+    bool has_origin; /* came from a connected process: never sent back to it */
     pmix_proc_t origin;
     pmix_data_buffer_t wire; /* the PX_TAG_EVENT payload, packed once */
     struct px_srv_event *next;
@@ -379,7 +379,8 @@ static void upcall(const px_srv_event_t *e)
         return;
     }
     upcall_t *u = calloc(1, sizeof(*u));
-    if (u == NULL || (e->ninfo > 0 && px_info_array_dup(e->info, e->ninfo, &u->info) != PMIX_SUCCESS)) {
+    if (u == NULL ||
+        (e->ninfo > 0 && px_info_array_dup(e->info, e->ninfo, &u->info) != PMIX_SUCCESS)) {
         free(u);
         return;
     }
@@ -476,8 +477,8 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
 
 /* Unpack "int32 status, proc source, uint8 range, info[]". */
 static pmix_status_t unpack_event(pmix_data_buffer_t *payload, pmix_status_t *status,
-                                  pmix_proc_t *source, pmix_data_range_t *range,
-                                  pmix_info_t **info, size_t *ninfo)
+                                  pmix_proc_t *source, pmix_data_range_t *range, pmix_info_t **info,
+                                  size_t *ninfo)
 {
     int32_t one = 1;
     pmix_status_t rc = px_bfrops_unpack(payload, status, &one, PMIX_STATUS);
@@ -545,8 +546,8 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
         return PMIX_ERR_NOMEM;
     }
     pthread_mutex_lock(&px_srv->lock);
-    px_srv_event_t *e = event_new(status, source != NULL ? source : &px_srv->myproc, range, copy,
-                                  ninfo);
+    px_srv_event_t *e =
+        event_new(status, source != NULL ? source : &px_srv->myproc, range, copy, ninfo);
     pthread_mutex_unlock(&px_srv->lock);
     if (e == NULL) {
         return PMIX_ERR_BAD_PARAM; /* a custom range without targets, or info we cannot carry */
@@ -557,9 +558,9 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
         return PMIX_ERR_NOMEM;
     }
     /* The host passes events down to us; what the server itself raises goes up. */
-    *a = (api_notify_t){e, PMIx_Check_procid(&e->source, &px_srv->myproc) &&
-                               e->source.rank == px_srv->myproc.rank,
-                        cbfunc, cbdata};
+    *a = (api_notify_t){
+        e, PMIx_Check_procid(&e->source, &px_srv->myproc) && e->source.rank == px_srv->myproc.rank,
+        cbfunc, cbdata};
     if (px_srv_shift(api_notify_on_loop, a) != 0) {
         event_free(e);
         free(a);
@@ -595,9 +596,8 @@ static void api_reg_done(void *arg)
 }
 
 pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
-                                  const pmix_info_t info[], size_t ninfo,
-                                  pmix_notification_fn_t fn, pmix_hdlr_reg_cbfunc_t cbfunc,
-                                  void *cbdata)
+                                  const pmix_info_t info[], size_t ninfo, pmix_notification_fn_t fn,
+                                  pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata)
 {
     size_t id = 0;
     pmix_status_t rc = px_evt_register(codes, ncodes, info, ninfo, fn, &id);

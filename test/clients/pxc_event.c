@@ -33,7 +33,7 @@ static struct {
     pmix_proc_t source[MAX_SEEN];
     char payload[MAX_SEEN][64];
     int node[MAX_SEEN];
-    char order[256]; /* chain mode: handler letters in call order */
+    char order[256];  /* chain mode: handler letters in call order */
     bool reg_cb_done; /* the registration callback has returned */
     bool before_reg;  /* an event arrived before the registration callback */
 } seen = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
@@ -53,14 +53,11 @@ static void record(pmix_status_t status, const pmix_proc_t *source, const pmix_i
         seen.node[i] = -1;
         for (size_t k = 0; k < ninfo; k++) {
             if (PMIX_CHECK_KEY(&info[k], "pxc.payload") && info[k].value.type == PMIX_STRING)
-                snprintf(seen.payload[i], sizeof(seen.payload[i]), "%s",
-                         info[k].value.data.string);
+                snprintf(seen.payload[i], sizeof(seen.payload[i]), "%s", info[k].value.data.string);
             else if (PMIX_CHECK_KEY(&info[k], "pxhost.node") && info[k].value.type == PMIX_INT32)
                 seen.node[i] = info[k].value.data.int32;
-            else if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_NAME) &&
-                     info[k].value.type == PMIX_STRING)
-                snprintf(seen.payload[i], sizeof(seen.payload[i]), "%s",
-                         info[k].value.data.string);
+            else if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_NAME) && info[k].value.type == PMIX_STRING)
+                snprintf(seen.payload[i], sizeof(seen.payload[i]), "%s", info[k].value.data.string);
             else if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_MEMBERS) &&
                      info[k].value.type == PMIX_DATA_ARRAY && info[k].value.data.darray)
                 seen.node[i] = (int)info[k].value.data.darray->size;
@@ -70,8 +67,8 @@ static void record(pmix_status_t status, const pmix_proc_t *source, const pmix_i
     pthread_mutex_unlock(&seen.lock);
 }
 
-static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                    size_t ninfo, pmix_info_t results[], size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;
@@ -145,10 +142,14 @@ static pmix_data_range_t parse_range(const char *s)
     static const struct {
         const char *name;
         pmix_data_range_t r;
-    } ranges[] = {{"local", PMIX_RANGE_LOCAL},     {"namespace", PMIX_RANGE_NAMESPACE},
-                  {"session", PMIX_RANGE_SESSION}, {"global", PMIX_RANGE_GLOBAL},
-                  {"rm", PMIX_RANGE_RM},           {"custom", PMIX_RANGE_CUSTOM},
-                  {"proc_local", PMIX_RANGE_PROC_LOCAL}, {"undef", PMIX_RANGE_UNDEF}};
+    } ranges[] = {{"local", PMIX_RANGE_LOCAL},
+                  {"namespace", PMIX_RANGE_NAMESPACE},
+                  {"session", PMIX_RANGE_SESSION},
+                  {"global", PMIX_RANGE_GLOBAL},
+                  {"rm", PMIX_RANGE_RM},
+                  {"custom", PMIX_RANGE_CUSTOM},
+                  {"proc_local", PMIX_RANGE_PROC_LOCAL},
+                  {"undef", PMIX_RANGE_UNDEF}};
 
     for (size_t i = 0; s && i < sizeof(ranges) / sizeof(ranges[0]); i++)
         if (strcmp(s, ranges[i].name) == 0)
@@ -291,8 +292,7 @@ static void mode_host(int code)
     reg_blocking(&c, 1, NULL, 0, handler);
     if (wait_seen(1, 10.0) < 1)
         pxc_fail("host event %d never arrived", code);
-    if (seen.code[0] != code || strcmp(seen.source[0].nspace, "pxhost-rm") != 0 ||
-        seen.node[0] < 0)
+    if (seen.code[0] != code || strcmp(seen.source[0].nspace, "pxhost-rm") != 0 || seen.node[0] < 0)
         pxc_fail("wrong host event %d from %s:%u node %d", seen.code[0], seen.source[0].nspace,
                  seen.source[0].rank, seen.node[0]);
     wait_seen(2, 0.5);
@@ -441,8 +441,7 @@ static void mode_badargs_after(void)
     pmix_info_t info;
 
     expect_rc("register with no handler",
-              PMIx_Register_event_handler(&code, 1, NULL, 0, NULL, NULL, NULL),
-              PMIX_ERR_BAD_PARAM);
+              PMIx_Register_event_handler(&code, 1, NULL, 0, NULL, NULL, NULL), PMIX_ERR_BAD_PARAM);
     expect_rc("register with codes NULL, ncodes 1",
               PMIx_Register_event_handler(NULL, 1, NULL, 0, handler, NULL, NULL),
               PMIX_ERR_BAD_PARAM);
@@ -474,8 +473,8 @@ static void mode_badargs_after(void)
 
 int main(int argc, char **argv)
 {
-    const char *mode = argc > 1 ? argv[1] : NULL, *range = NULL, *expect = NULL,
-               *custom = NULL, *codes = NULL, *pset = NULL;
+    const char *mode = argc > 1 ? argv[1] : NULL, *range = NULL, *expect = NULL, *custom = NULL,
+               *codes = NULL, *pset = NULL;
     int code = 0, members = 0;
 
     pxc_name = "pxc_event";
@@ -503,13 +502,11 @@ int main(int argc, char **argv)
         pmix_status_t c = 7301;
 
         expect_rc("register before init",
-                  PMIx_Register_event_handler(&c, 1, NULL, 0, handler, NULL, NULL),
-                  PMIX_ERR_INIT);
+                  PMIx_Register_event_handler(&c, 1, NULL, 0, handler, NULL, NULL), PMIX_ERR_INIT);
         expect_rc("deregister before init", PMIx_Deregister_event_handler(0, NULL, NULL),
                   PMIX_ERR_INIT);
         expect_rc("notify before init",
-                  PMIx_Notify_event(c, NULL, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL),
-                  PMIX_ERR_INIT);
+                  PMIx_Notify_event(c, NULL, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL), PMIX_ERR_INIT);
     }
     pxc_init(&me, &nranks);
     if (strcmp(mode, "relay") == 0)

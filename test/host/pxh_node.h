@@ -21,7 +21,7 @@ enum {
     PXH_W_JOBCTL,
     PXH_W_LOG,
     PXH_W_NOTIFY, /* notify_event upcall (pxh_event.c) */
-    PXH_W_QUERY, /* pxh_query.c */
+    PXH_W_QUERY,  /* pxh_query.c */
 };
 
 /* A copy of an upcall's arguments (all owned), or of a library callback's result. */

@@ -35,7 +35,7 @@ typedef struct {
     int nranks;
     int nnodes;
     bool derive;
-    bool no_query;     /* --no-query: the module has no query upcall */
+    bool no_query; /* --no-query: the module has no query upcall */
     int timeout;
     int unregistered; /* rank or -1 */
     int nobody;       /* rank or -1 */

@@ -189,8 +189,7 @@ int main(int argc, char **argv)
     rc = PMIx_Deregister_event_handler(id, NULL, NULL);
     check(rc == PMIX_SUCCESS, "PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
     rc = PMIx_Notify_event(code, NULL, PMIX_RANGE_LOCAL, NULL, 0, NULL, NULL);
-    check(rc == PMIX_SUCCESS, "PMIx_Notify_event after deregistration: %s",
-          PMIx_Error_string(rc));
+    check(rc == PMIX_SUCCESS, "PMIx_Notify_event after deregistration: %s", PMIx_Error_string(rc));
     check(wait_for(&nseen, 6, 0.5) == 5, "a deregistered handler was called");
     check(PMIx_Deregister_event_handler(id, NULL, NULL) == PMIX_ERR_BAD_PARAM,
           "deregistering twice is not refused");
