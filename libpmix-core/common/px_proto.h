@@ -38,6 +38,18 @@ enum px_tag {
     /* tools (client/tool*.c, server/server_tool.c): the first request of a tool
      * connection; nothing else is served before it is approved */
     PX_TAG_TOOL_ATTACH = 16, /* -> info[] (the tool's init attributes) <- proc assigned */
+    /* spawn (client/client_spawn.c, server/server_spawn.c) */
+    PX_TAG_SPAWN = 17, /* -> info[] job info, size n, app[n] <- string nspace. When the job
+                        * info asks PMIX_FWD_STDOUT/STDERR/DIAG, the server makes the
+                        * requester a sink of those channels of the new namespace before
+                        * it sends the reply, so no output of the job can precede it. */
+    /* IO forwarding (client/client_iof.c, server/server_iof.c) */
+    PX_TAG_IOF_PULL = 18,  /* -> size n, proc[n], uint16 channels, info[] <- (empty) */
+    PX_TAG_IOF_DATA = 19,  /* server -> client/tool, no reply: proc source, uint16 channel,
+                            * byte_object data, info[] */
+    PX_TAG_IOF_PUSH = 20,  /* -> size n, proc[n] targets, byte_object data (size 0 with
+                            * PMIX_IOF_COMPLETE = end of input), info[] <- (empty) */
+    PX_TAG_IOF_DEREG = 21, /* -> size n, proc[n], uint16 channels <- (empty) */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

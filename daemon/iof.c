@@ -1,0 +1,1 @@
+/* being written (issue 5): implements the header of this directory */

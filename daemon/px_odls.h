@@ -1,0 +1,77 @@
+/* daemon: local launch of one node's processes — fork/exec with the environment, working
+ * directory and binding the controller chose, stdio pipes read on the loop, exit tracking
+ * by pid. Everything here runs on the daemon's libevent loop (its main thread); the
+ * controller's own node agent (prte) and prted use this same code.
+ *
+ * Lifecycle of a child, in callback order (each exactly once, never from inside
+ * px_odls_start):
+ *   started(child, 0, NULL)          the exec succeeded, or
+ *   started(child, errno, "stage")   it failed before exec ("chdir", "exec", "bind", "fork")
+ *   output(child, channel, data)*    bytes read from its stdout/stderr pipes, as read
+ *   exited(child, wait status)       it was reaped (waitpid(pid)) AND both pipes reached
+ *                                    end of file or were drained; nothing follows.
+ * A child that fails before exec still gets exited() (status of its _exit(127)).
+ * The child is freed by the library right after exited() returns.
+ */
+#ifndef PX_ODLS_H
+#define PX_ODLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+#include <hwloc.h>
+
+typedef struct px_odls px_odls_t;
+typedef struct px_child px_child_t;
+
+/* Output channels, the values of PMIx's pmix_iof_channel_t bits. */
+#define PX_CHILD_STDOUT 0x0002 /* PMIX_FWD_STDOUT_CHANNEL */
+#define PX_CHILD_STDERR 0x0004 /* PMIX_FWD_STDERR_CHANNEL */
+
+typedef struct {
+    void (*started)(px_child_t *child, int err, const char *stage, void *cbdata);
+    void (*output)(px_child_t *child, int channel, const char *data, size_t len, void *cbdata);
+    void (*exited)(px_child_t *child, int wstatus, void *cbdata);
+} px_odls_cbs_t;
+
+/* What to start. Every pointer is borrowed for the duration of px_odls_start only. */
+typedef struct {
+    char *const *argv;            /* argv[0]: a path, or a name searched in env's PATH */
+    char *const *env;             /* the child's whole environment */
+    const char *wdir;             /* NULL: the daemon's working directory */
+    hwloc_const_cpuset_t cpuset;  /* NULL: not bound; else hwloc_set_cpubind in the child */
+    bool stdin_pipe;              /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
+    void *user;                   /* the caller's, returned by px_child_user() */
+} px_child_spec_t;
+
+/* One per process (it owns the SIGCHLD handler on base). topo is borrowed and must
+ * outlive the odls; it is what the child binds with. */
+px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo,
+                          const px_odls_cbs_t *cbs, void *cbdata);
+/* SIGKILLs every child's process group, reaps them (blocking, bounded: children of ours
+ * die on SIGKILL), frees everything. No callback runs from here. NULL is accepted. */
+void px_odls_destroy(px_odls_t *o);
+
+/* Fork the child (in its own process group, with its pid recorded before the loop can
+ * see its SIGCHLD) and return it; the callbacks above tell the rest. NULL + errno when
+ * fork or a pipe fails: no callback will come for it. */
+px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec);
+
+pid_t px_child_pid(const px_child_t *c);
+void *px_child_user(const px_child_t *c);
+
+/* Signal the child's process group (kill(-pid, sig)). 0, or -1 + errno. */
+int px_odls_signal(px_child_t *c, int sig);
+
+/* Queue bytes for the child's stdin pipe (written when writable, never blocking the
+ * loop; order kept). -1 + EPIPE once the child closed it, EINVAL without a stdin pipe. */
+int px_odls_stdin_write(px_child_t *c, const void *data, size_t len);
+/* Close the stdin pipe once the queue is written (the child sees end of file). */
+void px_odls_stdin_close(px_child_t *c);
+
+/* Children started and not yet through exited(). */
+size_t px_odls_count(const px_odls_t *o);
+
+#endif /* PX_ODLS_H */

@@ -1,0 +1,67 @@
+/* launcher: mapping, ranking and binding of a job's processes onto the DVM's nodes
+ * (PRRTE's --map-by / --rank-by / --bind-to), with hwloc. Pure computation on the
+ * controller's loop; nothing here starts a process.
+ *
+ * Slots: a node's slot count is what --host h:N, a hostfile or a resource manager gave
+ * (slots_given), else the number of cores hwloc finds. When slots were given, placing
+ * more processes than slots without :OVERSUBSCRIBE is an error naming both numbers;
+ * when nobody gave slots, oversubscription is allowed and the processes beyond the
+ * cores are not bound (map->oversubscribed tells).
+ */
+#ifndef PX_MAP_H
+#define PX_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwloc.h>
+#include <pmix_common.h>
+
+typedef struct {
+    char *name;            /* borrowed: host name */
+    int slots;             /* slot count */
+    bool slots_given;      /* from --host/--hostfile/RM (else: hwloc's core count) */
+    hwloc_topology_t topo; /* borrowed, loaded */
+} px_map_node_t;
+
+typedef struct {
+    pmix_rank_t rank;      /* in the job */
+    uint32_t app;          /* index of its app */
+    pmix_rank_t app_rank;  /* rank within its app */
+    uint32_t node;         /* index into the nodes */
+    uint16_t local_rank;   /* among the job's processes on its node */
+    uint16_t node_rank;    /* among all the job's processes on the node (same here) */
+    hwloc_bitmap_t cpuset; /* owned: where it is bound; NULL = not bound */
+} px_map_proc_t;
+
+typedef struct {
+    px_map_proc_t *procs; /* owned, nprocs, indexed by rank */
+    size_t nprocs;
+    uint32_t *app_nprocs; /* owned, one per app: processes of the app */
+    size_t napps;
+    bool oversubscribed; /* more processes than slots on some node */
+    char *mapby;         /* owned: the policies as applied, PRRTE spellings */
+    char *rankby;
+    char *bindto;
+} px_map_t;
+
+/* Map a job. Policies come from the job info (PMIX_MAPBY "slot|node|core|package|
+ * hwthread|ppr:N:obj" with ":OVERSUBSCRIBE", ":NOOVERSUBSCRIBE", ":PE=n" modifiers;
+ * PMIX_RANKBY; PMIX_BINDTO "none|core|package|hwthread"; PMIX_CPUS_PER_PROC); process
+ * counts from apps[i].maxprocs (0: as many as the free slots). PMIX_SUCCESS, or an
+ * error status with *msg set to the rendered help text (what, why, how to fix; the
+ * caller frees it). */
+pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_app_t *apps,
+                         size_t napps, const pmix_info_t *info, size_t ninfo, px_map_t *map,
+                         char **msg);
+void px_map_free(px_map_t *map);
+
+/* Human-readable map (--display map) and one binding line per process
+ * (--report-bindings / --display bind), each a malloc'd string. */
+char *px_map_display(const px_map_t *map, const px_map_node_t *nodes, size_t nnodes,
+                     const char *job);
+char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_rank_t rank,
+                          const char *job);
+
+#endif /* PX_MAP_H */

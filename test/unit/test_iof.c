@@ -1,0 +1,2 @@
+/* being written (issue 5) */
+#include <criterion/criterion.h>
