@@ -1,0 +1,143 @@
+/* pps - list a DVM's jobs and processes (namespace, rank, pid, node, state, command)
+ * from the DVM's answers to PMIX_QUERY_NAMESPACE_INFO and PMIX_QUERY_PROC_TABLE. A PMIx
+ * tool; main thread only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_tool.h>
+
+#include "cli/px_cli.h"
+#include "cli/px_opts.h"
+#include "help/px_help.h"
+
+/* The value of key inside a query's PMIX_QUERY_RESULTS. */
+static const pmix_value_t *result(const pmix_info_t *res, size_t nres, const char *key)
+{
+    for (size_t i = 0; i < nres; i++) {
+        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) ||
+            res[i].value.type != PMIX_DATA_ARRAY || res[i].value.data.darray == NULL) {
+            continue;
+        }
+        const pmix_info_t *in = res[i].value.data.darray->array;
+        for (size_t k = 0; k < res[i].value.data.darray->size; k++) {
+            if (PMIX_CHECK_KEY(&in[k], key)) {
+                return &in[k].value;
+            }
+        }
+    }
+    return NULL;
+}
+
+static pmix_status_t query(const char *key, const char *nspace, pmix_info_t **res, size_t *nres)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[2] = {(char *)key, NULL};
+    q.keys = keys;
+    pmix_info_t qual;
+    if (nspace != NULL) {
+        PMIX_INFO_LOAD(&qual, PMIX_NSPACE, nspace, PMIX_STRING);
+        q.qualifiers = &qual;
+        q.nqual = 1;
+    }
+    pmix_status_t rc = PMIx_Query_info(&q, 1, res, nres);
+    if (nspace != NULL) {
+        PMIX_INFO_DESTRUCT(&qual);
+    }
+    return rc;
+}
+
+static const char *cmd_of(const pmix_value_t *nsinfo, const char *nspace)
+{
+    if (nsinfo == NULL || nsinfo->type != PMIX_DATA_ARRAY || nsinfo->data.darray == NULL) {
+        return "";
+    }
+    const pmix_data_array_t *rows = nsinfo->data.darray->array;
+    for (size_t i = 0; i < nsinfo->data.darray->size; i++) {
+        const pmix_info_t *row = rows[i].array;
+        const char *ns = NULL, *cmd = NULL;
+        for (size_t k = 0; row != NULL && k < rows[i].size; k++) {
+            if (PMIX_CHECK_KEY(&row[k], PMIX_NSPACE)) {
+                ns = row[k].value.data.string;
+            } else if (PMIX_CHECK_KEY(&row[k], PMIX_CMD_LINE)) {
+                cmd = row[k].value.data.string;
+            }
+        }
+        if (ns != NULL && strcmp(ns, nspace) == 0) {
+            return cmd ? cmd : "";
+        }
+    }
+    return "";
+}
+
+int main(int argc, char **argv)
+{
+    px_cmd_t cmd;
+    px_opts_result_t r = px_opts_parse(PX_CMD_PPS, argc, argv, &cmd);
+    if (r != PX_OPTS_RUN) {
+        return r == PX_OPTS_EXIT_OK ? 0 : 1;
+    }
+    pmix_proc_t me;
+    if (px_cli_connect(&cmd, &me) != 0) {
+        px_opts_fini(&cmd);
+        return 1;
+    }
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = query(PMIX_QUERY_NAMESPACE_INFO, NULL, &res, &nres);
+    const pmix_value_t *nsinfo = rc == PMIX_SUCCESS ? result(res, nres, PMIX_QUERY_NAMESPACE_INFO)
+                                                    : NULL;
+    size_t njobs = 0;
+    if (nsinfo != NULL && nsinfo->type == PMIX_DATA_ARRAY && nsinfo->data.darray != NULL) {
+        njobs = nsinfo->data.darray->size;
+    }
+    pmix_proc_t server;
+    PMIX_LOAD_PROCID(&server, "", 0);
+    pmix_proc_t *servers = NULL;
+    size_t nservers = 0;
+    if (PMIx_tool_get_servers(&servers, &nservers) == PMIX_SUCCESS && nservers > 0) {
+        server = servers[0];
+        PMIx_Proc_free(servers, nservers);
+    }
+    if (njobs == 0) {
+        px_show_help("help-prte.txt", "pps-none", cmd.prog, server.nspace);
+    }
+    printf("%-32s %6s %8s  %-16s %-16s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
+           "COMMAND");
+    const pmix_data_array_t *rows = njobs ? nsinfo->data.darray->array : NULL;
+    for (size_t j = 0; j < njobs; j++) {
+        const char *ns = NULL;
+        const pmix_info_t *row = rows[j].array;
+        for (size_t k = 0; row != NULL && k < rows[j].size; k++) {
+            if (PMIX_CHECK_KEY(&row[k], PMIX_NSPACE)) {
+                ns = row[k].value.data.string;
+            }
+        }
+        if (ns == NULL) {
+            continue;
+        }
+        pmix_info_t *pres = NULL;
+        size_t npres = 0;
+        if (query(PMIX_QUERY_PROC_TABLE, ns, &pres, &npres) != PMIX_SUCCESS) {
+            continue;
+        }
+        const pmix_value_t *pt = result(pres, npres, PMIX_QUERY_PROC_TABLE);
+        if (pt != NULL && pt->type == PMIX_DATA_ARRAY && pt->data.darray != NULL) {
+            const pmix_proc_info_t *pi = pt->data.darray->array;
+            for (size_t i = 0; i < pt->data.darray->size; i++) {
+                printf("%-32s %6u %8d  %-16s %-16s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
+                       pi[i].hostname ? pi[i].hostname : "", PMIx_Proc_state_string(pi[i].state),
+                       cmd_of(nsinfo, ns));
+            }
+        }
+        PMIx_Info_free(pres, npres);
+    }
+    if (res != NULL) {
+        PMIx_Info_free(res, nres);
+    }
+    PMIx_tool_finalize();
+    px_opts_fini(&cmd);
+    return 0;
+}

@@ -1,0 +1,148 @@
+/* prterun - a one-shot DVM: start the controller in this process, run one job through
+ * the same spawn path prun's requests take (output straight to our stdout/stderr), tear
+ * everything down and exit with the job's status. One libevent loop on the main thread;
+ * a small thread reads our stdin when the job has a stdin target.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "cli/px_opts.h"
+#include "help/px_help.h"
+#include "launcher/px_dvm.h"
+
+static struct event_base *base;
+static int exit_status = 1;
+static int nint;
+
+static void stopped(void *arg)
+{
+    (void)arg;
+    event_base_loopexit(base, NULL);
+}
+
+static void ended(const char *nspace, const px_job_result_t *r, void *arg)
+{
+    (void)nspace;
+    (void)arg;
+    if (r->message != NULL) {
+        px_help_fput(stderr, r->message);
+    }
+    exit_status = r->exit_code;
+    px_dvm_shutdown(stopped, NULL);
+}
+
+static void terminate(void *arg)
+{
+    (void)arg;
+    px_dvm_shutdown(stopped, NULL);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    nint += sig == SIGINT ? 1 : 0;
+    px_dvm_signal_local((int)sig, sig == SIGINT && nint >= 2);
+}
+
+/* ---- stdin: read on a thread, written to the job on the loop ---- */
+
+typedef struct {
+    size_t len;
+    char data[];
+} chunk_t;
+
+static void stdin_on_loop(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    chunk_t *c = arg;
+    px_dvm_stdin_local(c->data, c->len);
+    free(c);
+}
+
+static void *stdin_reader(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        chunk_t *c = malloc(sizeof(*c) + 65536);
+        if (c == NULL) {
+            return NULL;
+        }
+        ssize_t n = read(0, c->data, 65536);
+        if (n < 0 && errno == EINTR) {
+            free(c);
+            continue;
+        }
+        c->len = n > 0 ? (size_t)n : 0;
+        struct timeval now = {0, 0};
+        if (event_base_once(base, -1, EV_TIMEOUT, stdin_on_loop, c, &now) != 0) {
+            free(c);
+            return NULL;
+        }
+        if (n <= 0) {
+            return NULL;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    px_cmd_t cmd;
+    px_opts_result_t r = px_opts_parse(PX_CMD_PRTERUN, argc, argv, &cmd);
+    if (r != PX_OPTS_RUN) {
+        return r == PX_OPTS_EXIT_OK ? 0 : 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    evthread_use_pthreads();
+    base = event_base_new();
+    px_dvm_opts_t o = {
+        .hosts = cmd.hosts,
+        .nhosts = cmd.nhosts,
+        .verbose = cmd.verbose,
+        .prog = cmd.prog,
+        .terminate = terminate,
+    };
+    if (base == NULL || px_dvm_init(base, &o) != 0) {
+        if (base != NULL) {
+            event_base_free(base);
+        }
+        px_opts_fini(&cmd);
+        return 1;
+    }
+    int signos[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGUSR1, SIGUSR2};
+    enum { NSIG_FWD = sizeof(signos) / sizeof(signos[0]) };
+    struct event *sigs[NSIG_FWD];
+    for (size_t i = 0; i < NSIG_FWD; i++) {
+        sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
+        event_add(sigs[i], NULL);
+    }
+    px_dvm_local_t cb = {ended, NULL};
+    if (px_dvm_spawn_local(cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
+        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
+        px_dvm_shutdown(stopped, NULL);
+    }
+    if (!cmd.stdin_none) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, stdin_reader, NULL) == 0) {
+            pthread_detach(t);
+        }
+    }
+    event_base_dispatch(base);
+    for (size_t i = 0; i < NSIG_FWD; i++) {
+        event_free(sigs[i]);
+    }
+    px_dvm_fini();
+    px_opts_fini(&cmd);
+    /* the stdin thread may still sit in read(): leave without freeing the base it uses */
+    fflush(stdout);
+    _exit(exit_status);
+}

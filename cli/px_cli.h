@@ -1,0 +1,25 @@
+/* cli: what the tool commands (prun, pterm, pps) share — finding and connecting to a DVM
+ * through the tool connection chain, and small process helpers. Main thread only.
+ */
+#ifndef PX_CLI_H
+#define PX_CLI_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix_common.h>
+
+#include "cli/px_opts.h"
+
+/* PMIx_tool_init with the chain the options name (--dvm-uri uri|file:path, --pid,
+ * --namespace, --system-server-first/-only, else the default search). 0, or -1 after
+ * printing how to start a DVM. */
+int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me);
+
+/* Wait until pid is gone (no process, or a zombie) for at most ms. true if gone. */
+bool px_cli_wait_gone(pid_t pid, int ms);
+
+/* Monotonic milliseconds. */
+double px_cli_now_ms(void);
+
+#endif /* PX_CLI_H */

@@ -1,0 +1,86 @@
+/* cli: connecting a command to a DVM as a PMIx tool, and waiting for a process to go.
+ * Main thread of prun, pterm and pps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix_tool.h>
+
+#include "cli/px_cli.h"
+#include "help/px_help.h"
+
+double px_cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me)
+{
+    pmix_info_t info[4];
+    size_t n = 0;
+    bool yes = true;
+    if (cmd->dvm_uri != NULL && strncmp(cmd->dvm_uri, "file:", 5) == 0) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_TOOL_ATTACHMENT_FILE, cmd->dvm_uri + 5, PMIX_STRING);
+    } else if (cmd->dvm_uri != NULL) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_URI, cmd->dvm_uri, PMIX_STRING);
+    }
+    if (cmd->pid > 0) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_PIDINFO, &cmd->pid, PMIX_PID);
+    }
+    if (cmd->nspace != NULL) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, cmd->nspace, PMIX_STRING);
+    }
+    if (cmd->system_only) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
+    } else if (cmd->system_first) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_CONNECT_SYSTEM_FIRST, &yes, PMIX_BOOL);
+    }
+    pmix_status_t rc = PMIx_tool_init(me, info, n);
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-prte.txt", "no-dvm", cmd->prog);
+        return -1;
+    }
+    return 0;
+}
+
+/* A zombie counts as gone: it no longer runs and holds nothing of ours. */
+static bool gone(pid_t pid)
+{
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+        return true;
+    }
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return true;
+    }
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+bool px_cli_wait_gone(pid_t pid, int ms)
+{
+    double end = px_cli_now_ms() + ms;
+    while (!gone(pid)) {
+        if (px_cli_now_ms() > end) {
+            return false;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}

@@ -1,0 +1,704 @@
+/* launcher: the controller — server init with tool support, the host upcalls (spawn,
+ * abort, client connected/finalized, tool approval, query, job control, stdin), the lost
+ * launcher rule, and DVM shutdown. Upcalls arrive on the server library's thread and are
+ * shifted to the controller's loop (main thread), where all state lives.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/thread.h>
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "help/px_help.h"
+#include "launcher/dvm_int.h"
+
+px_dvm_t px_dvm;
+
+void px_dvm_log(int level, const char *fmt, ...)
+{
+    if (px_dvm.verbose < level) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%s:%d] ", px_dvm.prog ? px_dvm.prog : "prte", (int)getpid());
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- the thread shift ---- */
+
+typedef struct {
+    void (*fn)(void *);
+    void *arg;
+} shift_t;
+
+static void shift_run(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    shift_t *s = arg;
+    s->fn(s->arg);
+    free(s);
+}
+
+int px_dvm_shift(void (*fn)(void *), void *arg)
+{
+    shift_t *s = malloc(sizeof(*s));
+    if (s == NULL) {
+        return -1;
+    }
+    s->fn = fn;
+    s->arg = arg;
+    struct timeval now = {0, 0};
+    if (event_base_once(px_dvm.base, -1, EV_TIMEOUT, shift_run, s, &now) != 0) {
+        free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- spawn ---- */
+
+typedef struct {
+    pmix_proc_t requester;
+    const pmix_info_t *info;
+    size_t ninfo;
+    const pmix_app_t *apps;
+    size_t napps;
+    pmix_spawn_cbfunc_t cbfunc;
+    void *cbdata;
+} spawn_req_t;
+
+static void spawn_on_loop(void *arg)
+{
+    spawn_req_t *s = arg;
+    pmix_status_t rc = px_job_spawn(&s->requester, NULL, s->info, s->ninfo, s->apps, s->napps,
+                                    s->cbfunc, s->cbdata);
+    if (rc != PMIX_SUCCESS) {
+        s->cbfunc(rc, NULL, s->cbdata);
+    }
+    free(s);
+}
+
+static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
+                              const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    spawn_req_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    s->requester = *proc;
+    s->info = job_info;
+    s->ninfo = ninfo;
+    s->apps = apps;
+    s->napps = napps;
+    s->cbfunc = cbfunc;
+    s->cbdata = cbdata;
+    if (px_dvm_shift(spawn_on_loop, s) != 0) {
+        free(s);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---- client connected / finalized / abort ---- */
+
+typedef struct {
+    pmix_proc_t proc;
+    int what; /* 0 connected, 1 finalized, 2 abort */
+    int status;
+    char *msg;
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} op_req_t;
+
+static void op_on_loop(void *arg)
+{
+    op_req_t *o = arg;
+    px_proc_t *p = px_job_proc(&o->proc);
+    if (p != NULL && o->what == 0) {
+        p->connected = true;
+    } else if (p != NULL && o->what == 1) {
+        p->finalized = true;
+    } else if (p != NULL && o->what == 2) {
+        /* the targets: the caller's whole namespace unless others were named */
+        px_job_abort(p->job, o->proc.rank, o->status, o->msg);
+        for (size_t i = 0; i < o->nprocs; i++) {
+            px_job_t *j = px_job_find(o->procs[i].nspace);
+            if (j != NULL && j != p->job) {
+                px_job_kill(j, PX_WHY_KILLED, false);
+            }
+        }
+    }
+    if (o->cbfunc != NULL) {
+        o->cbfunc(PMIX_SUCCESS, o->cbdata);
+    }
+    free(o->msg);
+    free(o->procs);
+    free(o);
+}
+
+static pmix_status_t op_post(const pmix_proc_t *proc, int what, pmix_op_cbfunc_t cbfunc,
+                             void *cbdata, op_req_t **out)
+{
+    op_req_t *o = calloc(1, sizeof(*o));
+    if (o == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    o->proc = *proc;
+    o->what = what;
+    o->cbfunc = cbfunc;
+    o->cbdata = cbdata;
+    if (out != NULL) {
+        *out = o;
+        return PMIX_SUCCESS;
+    }
+    if (px_dvm_shift(op_on_loop, o) != 0) {
+        free(o);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_connected(const pmix_proc_t *proc, void *obj, pmix_op_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
+    (void)obj;
+    return op_post(proc, 0, cbfunc, cbdata, NULL);
+}
+
+static pmix_status_t up_finalized(const pmix_proc_t *proc, void *obj, pmix_op_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
+    (void)obj;
+    return op_post(proc, 1, cbfunc, cbdata, NULL);
+}
+
+static pmix_status_t up_abort(const pmix_proc_t *proc, void *obj, int status, const char msg[],
+                              pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    (void)obj;
+    op_req_t *o = NULL;
+    pmix_status_t rc = op_post(proc, 2, cbfunc, cbdata, &o);
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    o->status = status;
+    o->msg = strdup(msg ? msg : "");
+    if (nprocs > 0 && procs != NULL) {
+        o->procs = calloc(nprocs, sizeof(*procs));
+        if (o->procs != NULL) {
+            memcpy(o->procs, procs, nprocs * sizeof(*procs));
+            o->nprocs = nprocs;
+        }
+    }
+    if (px_dvm_shift(op_on_loop, o) != 0) {
+        free(o->msg);
+        free(o->procs);
+        free(o);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---- tools ---- */
+
+typedef struct {
+    pmix_proc_t proc;
+    bool have_id;
+    pmix_tool_connection_cbfunc_t cbfunc;
+    void *cbdata;
+} tool_req_t;
+
+static void tool_on_loop(void *arg)
+{
+    tool_req_t *t = arg;
+    if (!t->have_id) {
+        char ns[PMIX_MAX_NSLEN + 32];
+        snprintf(ns, sizeof(ns), "%s.tool%u", px_dvm.nspace, ++px_dvm.next_tool);
+        PMIx_Load_procid(&t->proc, ns, 0);
+    }
+    px_dvm_log(1, "tool %s:%u connected", t->proc.nspace, t->proc.rank);
+    t->cbfunc(px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS, &t->proc,
+              t->cbdata);
+    free(t);
+}
+
+static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                    void *cbdata)
+{
+    tool_req_t *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
+        return;
+    }
+    t->cbfunc = cbfunc;
+    t->cbdata = cbdata;
+    bool have_ns = false, have_rank = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_NSPACE) && info[i].value.type == PMIX_STRING) {
+            PMIX_LOAD_NSPACE(t->proc.nspace, info[i].value.data.string);
+            have_ns = true;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_RANK)) {
+            have_rank = PMIx_Value_get_number(&info[i].value, &t->proc.rank, PMIX_PROC_RANK) ==
+                        PMIX_SUCCESS;
+        }
+    }
+    t->have_id = have_ns;
+    if (have_ns && !have_rank) {
+        t->proc.rank = 0;
+    }
+    if (px_dvm_shift(tool_on_loop, t) != 0) {
+        free(t);
+        cbfunc(PMIX_ERR_OUT_OF_RESOURCE, NULL, cbdata);
+    }
+}
+
+/* A launcher (tool) that asked for jobs went away: its jobs go too, unless PMIX_NOHUP. */
+typedef struct {
+    pmix_proc_t gone;
+} lost_t;
+
+static void lost_on_loop(void *arg)
+{
+    lost_t *l = arg;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (!j->local && !j->nohup && !j->terminating &&
+            PMIx_Check_procid(&j->requester, &l->gone)) {
+            px_dvm_log(1, "%s: its launcher %s:%u is gone: terminating it", j->nspace,
+                       l->gone.nspace, l->gone.rank);
+            px_job_kill(j, PX_WHY_KILLED, false);
+        }
+    }
+    free(l);
+}
+
+static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    lost_t *l = source ? calloc(1, sizeof(*l)) : NULL;
+    if (l != NULL) {
+        l->gone = *source;
+        if (px_dvm_shift(lost_on_loop, l) != 0) {
+            free(l);
+        }
+    }
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* ---- stdin ---- */
+
+typedef struct {
+    pmix_proc_t *targets;
+    size_t ntargets;
+    char *data;
+    size_t len;
+    bool complete;
+} stdin_req_t;
+
+static void stdin_on_loop(void *arg)
+{
+    stdin_req_t *s = arg;
+    for (size_t i = 0; i < s->ntargets; i++) {
+        px_job_t *j = px_job_find(s->targets[i].nspace);
+        if (j == NULL) {
+            continue;
+        }
+        if (s->len > 0) {
+            px_job_stdin(j, s->targets[i].rank, s->data, s->len);
+        }
+        if (s->complete) {
+            px_job_stdin(j, s->targets[i].rank, NULL, 0);
+        }
+    }
+    free(s->targets);
+    free(s->data);
+    free(s);
+}
+
+static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
+                              size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                              const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)source;
+    stdin_req_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    s->targets = calloc(ntargets ? ntargets : 1, sizeof(*targets));
+    s->ntargets = ntargets;
+    if (ntargets > 0 && targets != NULL && s->targets != NULL) {
+        memcpy(s->targets, targets, ntargets * sizeof(*targets));
+    }
+    if (bo != NULL && bo->size > 0) {
+        s->data = malloc(bo->size);
+        if (s->data != NULL) {
+            memcpy(s->data, bo->bytes, bo->size);
+            s->len = bo->size;
+        }
+    }
+    for (size_t i = 0; i < ndirs; i++) {
+        s->complete |= PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) &&
+                       PMIX_INFO_TRUE(&directives[i]);
+    }
+    if (s->targets == NULL || (bo != NULL && bo->size > 0 && s->data == NULL) ||
+        px_dvm_shift(stdin_on_loop, s) != 0) {
+        free(s->targets);
+        free(s->data);
+        free(s);
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_OPERATION_SUCCEEDED; /* the bytes are copied: nothing to call back */
+}
+
+/* ---- job control ---- */
+
+typedef struct {
+    pmix_proc_t requester;
+    pmix_proc_t *targets;
+    size_t ntargets;
+    int signal;
+    bool kill, terminate;
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    pmix_info_t result[2];
+} jctl_req_t;
+
+static void jctl_release(void *arg)
+{
+    jctl_req_t *c = arg;
+    PMIX_INFO_DESTRUCT(&c->result[0]);
+    PMIX_INFO_DESTRUCT(&c->result[1]);
+    free(c->targets);
+    free(c);
+}
+
+static void shutdown_after_reply(void *arg)
+{
+    (void)arg;
+    if (!px_dvm.shutting_down && px_dvm.terminate != NULL) {
+        px_dvm.terminate(px_dvm.terminate_arg); /* the command runs its orderly shutdown */
+    }
+}
+
+static void jctl_on_loop(void *arg)
+{
+    jctl_req_t *c = arg;
+    bool whole_dvm = c->ntargets == 0;
+    uint32_t njobs = 0;
+    for (size_t i = 0; i < c->ntargets; i++) {
+        whole_dvm |= PMIx_Check_nspace(c->targets[i].nspace, px_dvm.nspace);
+    }
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (whole_dvm && (c->terminate || c->kill)) {
+        for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+            njobs++;
+        }
+        pid_t me = getpid();
+        PMIX_INFO_LOAD(&c->result[0], PMIX_PROC_PID, &me, PMIX_PID);
+        PMIX_INFO_LOAD(&c->result[1], "px.dvm.njobs", &njobs, PMIX_UINT32);
+        c->cbfunc(PMIX_SUCCESS, c->result, 2, c->cbdata, jctl_release, c);
+        px_dvm_log(1, "termination requested by %s:%u", c->requester.nspace, c->requester.rank);
+        px_dvm_shift(shutdown_after_reply, NULL);
+        return;
+    }
+    bool found = false;
+    for (size_t i = 0; i < c->ntargets; i++) {
+        px_job_t *j = px_job_find(c->targets[i].nspace);
+        if (j == NULL) {
+            continue;
+        }
+        found = true;
+        if (c->kill || c->terminate) {
+            px_job_kill(j, PX_WHY_KILLED, c->kill);
+        } else if (c->signal > 0) {
+            px_job_signal(j, c->targets[i].rank, c->signal);
+        }
+    }
+    if (!found) {
+        rc = PMIX_ERR_NOT_FOUND;
+    } else if (!c->kill && !c->terminate && c->signal <= 0) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    }
+    c->cbfunc(rc, NULL, 0, c->cbdata, jctl_release, c);
+}
+
+static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_req_t *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    c->requester = *requestor;
+    if (ntargets > 0) {
+        c->targets = calloc(ntargets, sizeof(*targets));
+        if (c->targets == NULL) {
+            free(c);
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(c->targets, targets, ntargets * sizeof(*targets));
+        c->ntargets = ntargets;
+    }
+    for (size_t i = 0; i < ndirs; i++) {
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_KILL)) {
+            c->kill = PMIX_INFO_TRUE(&directives[i]);
+        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_TERMINATE)) {
+            c->terminate = PMIX_INFO_TRUE(&directives[i]);
+        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_SIGNAL)) {
+            PMIx_Value_get_number(&directives[i].value, &c->signal, PMIX_INT);
+        }
+    }
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    if (px_dvm_shift(jctl_on_loop, c) != 0) {
+        free(c->targets);
+        free(c);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---- queries (dvm_query.c) ---- */
+
+pmix_status_t px_dvm_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* ---- init / shutdown ---- */
+
+static pmix_server_module_t module = {
+    .client_connected = up_connected,
+    .client_finalized = up_finalized,
+    .abort = up_abort,
+    .spawn = up_spawn,
+    .query = px_dvm_query,
+    .tool_connected = up_tool,
+    .job_control = up_jobctl,
+    .push_stdin = up_stdin,
+};
+
+static int check_hosts(const px_dvm_opts_t *o, int *slots)
+{
+    char shortname[HOST_NAME_MAX + 1];
+    snprintf(shortname, sizeof(shortname), "%s", px_dvm.hostname);
+    char *dot = strchr(shortname, '.');
+    if (dot != NULL) {
+        *dot = '\0';
+    }
+    *slots = 0;
+    for (size_t i = 0; i < o->nhosts; i++) {
+        const char *h = o->hosts[i].name;
+        bool here = strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
+                    strcmp(h, px_dvm.hostname) == 0 || strcmp(h, shortname) == 0;
+        if (!here) {
+            px_show_help("help-prte.txt", "remote-host", o->prog, h, px_dvm.hostname);
+            return -1;
+        }
+        *slots += o->hosts[i].slots > 0 ? o->hosts[i].slots : 1;
+    }
+    return 0;
+}
+
+static char *read_uri(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *path = NULL;
+    if (asprintf(&path, "%s/pmix.%s.tool.%d", tmp && *tmp ? tmp : "/tmp", px_dvm.hostname,
+                 (int)getpid()) < 0) {
+        return NULL;
+    }
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (f == NULL) {
+        return NULL;
+    }
+    char line[4096];
+    char *uri = NULL;
+    if (fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        uri = strdup(line);
+    }
+    fclose(f);
+    return uri;
+}
+
+int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
+{
+    memset(&px_dvm, 0, sizeof(px_dvm));
+    px_dvm.base = base;
+    px_dvm.verbose = o->verbose;
+    px_dvm.terminate = o->terminate;
+    px_dvm.terminate_arg = o->terminate_arg;
+    px_dvm.prog = strdup(o->prog ? o->prog : "prte");
+    char host[HOST_NAME_MAX + 1] = "localhost";
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    px_dvm.hostname = strdup(host);
+    int given = 0;
+    if (check_hosts(o, &given) != 0) {
+        return -1;
+    }
+    if (hwloc_topology_init(&px_dvm.topo) != 0 || hwloc_topology_load(px_dvm.topo) != 0) {
+        px_show_help("help-prte.txt", "no-topology", o->prog, strerror(errno));
+        return -1;
+    }
+    int cores = hwloc_get_nbobjs_by_type(px_dvm.topo, HWLOC_OBJ_CORE);
+    px_dvm.node.name = px_dvm.hostname;
+    px_dvm.node.topo = px_dvm.topo;
+    px_dvm.node.slots_given = o->nhosts > 0;
+    px_dvm.node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
+
+    snprintf(px_dvm.nspace, sizeof(px_dvm.nspace), "prte-%s-%d", px_dvm.hostname, (int)getpid());
+    pmix_rank_t zero = 0;
+    bool yes = true;
+    pmix_info_t info[4];
+    size_t n = 0;
+    PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, px_dvm.nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
+    if (o->system_server) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
+    }
+    pmix_status_t rc = PMIx_server_init(&module, info, n);
+    for (size_t i = 0; i < n; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-prte.txt", "server-init", o->prog, PMIx_Error_string(rc));
+        return -1;
+    }
+    px_dvm.uri = read_uri();
+    px_odls_cbs_t cbs;
+    px_job_odls_cbs(&cbs);
+    px_dvm.odls = px_odls_create(base, px_dvm.topo, &cbs, NULL);
+    if (px_dvm.odls == NULL) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        PMIx_server_finalize();
+        return -1;
+    }
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_lost, NULL, NULL);
+    if (rc >= 0) {
+        px_dvm.evhdlr = (size_t)rc;
+    }
+    px_dvm_log(1, "DVM %s up at %s (%d slots%s)", px_dvm.nspace, px_dvm.uri ? px_dvm.uri : "?",
+               px_dvm.node.slots, px_dvm.node.slots_given ? ", given" : " from hwloc");
+    return 0;
+}
+
+const char *px_dvm_uri(void)
+{
+    return px_dvm.uri;
+}
+
+const char *px_dvm_nspace(void)
+{
+    return px_dvm.nspace;
+}
+
+static void shutdown_done_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    void (*done)(void *) = px_dvm.shutdown_done;
+    px_dvm.shutdown_done = NULL;
+    if (done != NULL) {
+        done(px_dvm.shutdown_arg);
+    }
+}
+
+void px_dvm_maybe_shutdown_done(void)
+{
+    if (px_dvm.shutting_down && px_dvm.jobs == NULL && px_dvm.shutdown_done != NULL) {
+        struct timeval now = {0, 0};
+        event_base_once(px_dvm.base, -1, EV_TIMEOUT, shutdown_done_cb, NULL, &now);
+    }
+}
+
+void px_dvm_shutdown(void (*done)(void *arg), void *arg)
+{
+    if (px_dvm.shutting_down) {
+        return;
+    }
+    px_dvm.shutting_down = true;
+    px_dvm.shutdown_done = done;
+    px_dvm.shutdown_arg = arg;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (!j->terminating) {
+            px_job_kill(j, PX_WHY_KILLED, false);
+        }
+    }
+    px_dvm_maybe_shutdown_done();
+}
+
+void px_dvm_fini(void)
+{
+    if (px_dvm.evhdlr != 0) {
+        PMIx_Deregister_event_handler(px_dvm.evhdlr, NULL, NULL);
+    }
+    px_odls_destroy(px_dvm.odls);
+    px_dvm.odls = NULL;
+    PMIx_server_finalize();
+    hwloc_topology_destroy(px_dvm.topo);
+    free(px_dvm.uri);
+    free(px_dvm.hostname);
+    free(px_dvm.prog);
+    memset(&px_dvm, 0, sizeof(px_dvm));
+}
+
+/* ---- jobs of this process (prterun) ---- */
+
+int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
+                       size_t ninfo, const px_dvm_local_t *cb)
+{
+    pmix_status_t rc = px_job_spawn(NULL, cb, info, ninfo, apps, napps, NULL, NULL);
+    return rc == PMIX_SUCCESS ? 0 : -1;
+}
+
+void px_dvm_signal_local(int sig, bool kill)
+{
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (!j->local) {
+            continue;
+        }
+        if (kill) {
+            px_job_kill(j, PX_WHY_KILLED, true);
+        } else {
+            px_job_signal(j, PMIX_RANK_WILDCARD, sig);
+        }
+    }
+}
+
+void px_dvm_stdin_local(const char *data, size_t len)
+{
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (j->local) {
+            px_job_stdin(j, PMIX_RANK_WILDCARD, data, len);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/* launcher: the controller's state (one per process) and the job objects. Touched only
+ * on the controller's loop (main thread). */
+#ifndef PX_DVM_INT_H
+#define PX_DVM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+#include <hwloc.h>
+#include <pmix_server.h>
+
+#include "daemon/px_iof.h"
+#include "daemon/px_odls.h"
+#include "launcher/px_dvm.h"
+#include "launcher/px_map.h"
+
+typedef enum {
+    PX_PROC_INIT,     /* not started yet */
+    PX_PROC_STARTING, /* forked, exec not yet confirmed */
+    PX_PROC_RUNNING,
+    PX_PROC_FAILED_START, /* exec/chdir/bind failed (still reaped) */
+    PX_PROC_DONE,         /* reaped, output drained */
+} px_proc_state_t;
+
+typedef enum {
+    PX_WHY_NONE,
+    PX_WHY_START,     /* could not start */
+    PX_WHY_EXIT,      /* non-zero exit */
+    PX_WHY_SIGNAL,    /* killed by a signal */
+    PX_WHY_ABORT,     /* PMIx_Abort */
+    PX_WHY_NOFINAL,   /* PMIx_Init without PMIx_Finalize, exit 0 */
+    PX_WHY_TIMEOUT,   /* --timeout */
+    PX_WHY_KILLED,    /* by its launcher (signal forwarding, lost launcher, pterm) */
+    PX_WHY_MAP,       /* mapping failed */
+    PX_WHY_INTERNAL,  /* registration or other failure of ours */
+} px_why_t;
+
+typedef struct px_job px_job_t;
+
+typedef struct {
+    px_job_t *job;      /* borrowed: the owner */
+    pmix_proc_t proc;
+    px_child_t *child;  /* borrowed from odls until exited() */
+    pid_t pid;
+    px_proc_state_t state;
+    bool connected;     /* called PMIx_Init */
+    bool finalized;     /* called PMIx_Finalize */
+    bool registered;    /* PMIx_server_register_client done */
+    int wstatus;
+    px_iof_stream_t *out, *err; /* owned */
+} px_proc_t;
+
+typedef struct px_pset {
+    char *name;
+    struct px_pset *next;
+} px_pset_t;
+
+struct px_job {
+    px_job_t *next;
+    unsigned jobid; /* small number for labels and output prefixes */
+    char label[16];
+    pmix_nspace_t nspace;
+    /* who asked: a tool/client (requester) or this process (local) */
+    bool local;
+    px_dvm_local_t local_cb;
+    pmix_proc_t requester;
+    pmix_spawn_cbfunc_t spawn_cb; /* pending until every process started */
+    void *spawn_cbdata;
+    bool notify_completion;
+    bool nohup;
+
+    char **cmds; /* owned: each app's argv joined, for proc tables */
+    char **exes; /* owned: each app's executable */
+    px_map_t map;
+    size_t nprocs;
+    px_proc_t *procs; /* owned, by rank */
+    size_t nstarting, nalive;
+    bool registered;
+    px_pset_t *psets;
+    px_iof_opts_t iof;
+    pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
+
+    /* output held while the spawn reply is pending (requester jobs) */
+    struct px_held *held, *held_tail;
+
+    bool terminating;
+    bool ended;
+    px_why_t why;      /* the first failure */
+    pmix_rank_t why_rank;
+    int why_code;      /* exit code or signal, errno for start failures */
+    pmix_status_t why_status;
+    char *why_text;    /* abort message or start stage, owned */
+    char *why_msg;     /* a rendered message (map failure), owned */
+    struct event *timeout_ev;
+    struct event *kill_ev;
+    int timeout;
+};
+
+typedef struct {
+    struct event_base *base;
+    hwloc_topology_t topo;
+    px_odls_t *odls;
+    px_map_node_t node;
+    char *hostname;
+    pmix_nspace_t nspace;
+    char *uri;
+    char *prog;
+    int verbose;
+    px_job_t *jobs;
+    unsigned next_jobid;
+    unsigned next_tool;
+    bool shutting_down;
+    void (*shutdown_done)(void *);
+    void *shutdown_arg;
+    void (*terminate)(void *); /* a tool asked the DVM to terminate */
+    void *terminate_arg;
+    size_t evhdlr;
+} px_dvm_t;
+
+extern px_dvm_t px_dvm;
+
+/* dvm.c */
+void px_dvm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Run fn(arg) on the controller's loop; callable from any thread. */
+int px_dvm_shift(void (*fn)(void *), void *arg);
+void px_dvm_maybe_shutdown_done(void);
+
+/* job.c */
+px_job_t *px_job_find(const char *nspace);
+pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
+                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+void px_job_kill(px_job_t *j, px_why_t why, bool now);
+void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
+void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
+px_proc_t *px_job_proc(const pmix_proc_t *proc);
+void px_job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len);
+void px_job_odls_cbs(px_odls_cbs_t *cbs);
+
+#endif /* PX_DVM_INT_H */

@@ -1,0 +1,204 @@
+/* launcher: the host's answers to queries the library passes up — running namespaces,
+ * proc tables (pmix_proc_info_t: host, executable, pid, state), spawn and debug support.
+ * The upcall arrives on the server library's thread; answers are built on the loop.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "launcher/dvm_int.h"
+
+typedef struct {
+    pmix_query_t *queries; /* borrowed until the callback */
+    size_t nqueries;
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    pmix_info_t *results; /* owned */
+    size_t nresults;
+} query_req_t;
+
+static void query_release(void *arg)
+{
+    query_req_t *q = arg;
+    PMIx_Info_free(q->results, q->nresults);
+    free(q);
+}
+
+static pmix_proc_state_t proc_state(const px_proc_t *p)
+{
+    switch (p->state) {
+    case PX_PROC_INIT:
+        return PMIX_PROC_STATE_PREPPED;
+    case PX_PROC_STARTING:
+        return PMIX_PROC_STATE_LAUNCH_UNDERWAY;
+    case PX_PROC_RUNNING:
+        return p->connected ? PMIX_PROC_STATE_CONNECTED : PMIX_PROC_STATE_RUNNING;
+    case PX_PROC_FAILED_START:
+        return PMIX_PROC_STATE_FAILED_TO_START;
+    case PX_PROC_DONE:
+        return PMIX_PROC_STATE_TERMINATED;
+    }
+    return PMIX_PROC_STATE_UNDEF;
+}
+
+static const char *qualifier(const pmix_query_t *q, const char *key)
+{
+    for (size_t i = 0; i < q->nqual; i++) {
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], key) && q->qualifiers[i].value.type == PMIX_STRING) {
+            return q->qualifiers[i].value.data.string;
+        }
+    }
+    return NULL;
+}
+
+/* The proc table of one namespace (NULL: every job). */
+static pmix_status_t proc_table(void *list, const char *key, const char *nspace)
+{
+    size_t n = 0;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (nspace == NULL || PMIx_Check_nspace(j->nspace, nspace)) {
+            n += j->nprocs;
+        }
+    }
+    if (nspace != NULL && px_job_find(nspace) == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    pmix_data_array_t *da = PMIx_Data_array_create(n, PMIX_PROC_INFO);
+    if (da == NULL && n > 0) {
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_proc_info_t *pi = da ? da->array : NULL;
+    size_t k = 0;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (nspace != NULL && !PMIx_Check_nspace(j->nspace, nspace)) {
+            continue;
+        }
+        for (size_t r = 0; r < j->nprocs; r++, k++) {
+            const px_proc_t *p = &j->procs[r];
+            pi[k].proc = p->proc;
+            pi[k].hostname = strdup(px_dvm.hostname);
+            pi[k].executable_name = strdup(j->exes[j->map.procs[r].app]);
+            pi[k].pid = p->pid;
+            pi[k].exit_code = 0;
+            pi[k].state = proc_state(p);
+        }
+    }
+    pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
+    empty.type = PMIX_PROC_INFO;
+    pmix_status_t rc = PMIx_Info_list_add(list, key, da ? da : &empty, PMIX_DATA_ARRAY);
+    PMIx_Data_array_free(da);
+    return rc;
+}
+
+static char *namespaces(void)
+{
+    char **names = NULL;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (!j->ended) {
+            PMIx_Argv_append_nosize(&names, j->nspace);
+        }
+    }
+    char *s = names ? PMIx_Argv_join(names, ',') : strdup("");
+    PMIx_Argv_free(names);
+    return s;
+}
+
+/* For each running job: its namespace and command line (PMIX_QUERY_NAMESPACE_INFO). */
+static pmix_status_t namespace_info(void *list)
+{
+    size_t n = 0;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        n++;
+    }
+    pmix_data_array_t *outer = PMIx_Data_array_create(n, PMIX_DATA_ARRAY);
+    if (outer == NULL && n > 0) {
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_data_array_t *rows = outer ? outer->array : NULL;
+    size_t k = 0;
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next, k++) {
+        char *cmd = PMIx_Argv_join(j->cmds, ':');
+        pmix_info_t *row = PMIx_Info_create(2);
+        if (row != NULL) {
+            PMIX_INFO_LOAD(&row[0], PMIX_NSPACE, j->nspace, PMIX_STRING);
+            PMIX_INFO_LOAD(&row[1], PMIX_CMD_LINE, cmd ? cmd : "", PMIX_STRING);
+        }
+        free(cmd);
+        rows[k].type = PMIX_INFO;
+        rows[k].size = row ? 2 : 0;
+        rows[k].array = row;
+    }
+    pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
+    empty.type = PMIX_DATA_ARRAY;
+    pmix_status_t rc =
+        PMIx_Info_list_add(list, PMIX_QUERY_NAMESPACE_INFO, outer ? outer : &empty, PMIX_DATA_ARRAY);
+    PMIx_Data_array_free(outer);
+    return rc;
+}
+
+static void query_on_loop(void *arg)
+{
+    query_req_t *q = arg;
+    void *list = PMIx_Info_list_start();
+    bool any = false;
+    for (size_t i = 0; i < q->nqueries; i++) {
+        const pmix_query_t *qq = &q->queries[i];
+        for (size_t k = 0; qq->keys != NULL && qq->keys[k] != NULL; k++) {
+            const char *key = qq->keys[k];
+            pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+            if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
+                char *s = namespaces();
+                rc = s ? PMIx_Info_list_add(list, key, s, PMIX_STRING) : PMIX_ERR_NOMEM;
+                free(s);
+            } else if (strcmp(key, PMIX_QUERY_PROC_TABLE) == 0 ||
+                       strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0) {
+                rc = proc_table(list, key, qualifier(qq, PMIX_NSPACE));
+            } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
+                rc = namespace_info(list);
+            } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
+                const char *attrs = PMIX_MAPBY "," PMIX_RANKBY "," PMIX_BINDTO "," PMIX_PSET_NAME
+                                               "," PMIX_FWD_STDOUT "," PMIX_FWD_STDERR
+                                               "," PMIX_NOTIFY_COMPLETION "," PMIX_STDIN_TGT
+                                               "," PMIX_JOB_TIMEOUT "," PMIX_NOHUP
+                                               "," PMIX_WDIR "," PMIX_IOF_TAG_OUTPUT;
+                rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+            } else if (strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
+                /* what this DVM does for debuggers today: proc tables and job events */
+                const char *attrs = PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE
+                                                          "," PMIX_NOTIFY_COMPLETION;
+                rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+            }
+            any = any || rc == PMIX_SUCCESS;
+        }
+    }
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    pmix_status_t rc = PMIx_Info_list_convert(list, &da);
+    PMIx_Info_list_release(list);
+    if (rc == PMIX_SUCCESS) {
+        q->results = da.array;
+        q->nresults = da.size;
+    }
+    q->cbfunc(any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, q->results, q->nresults, q->cbdata,
+              query_release, q);
+}
+
+pmix_status_t px_dvm_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proct;
+    query_req_t *q = calloc(1, sizeof(*q));
+    if (q == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    q->queries = queries;
+    q->nqueries = nqueries;
+    q->cbfunc = cbfunc;
+    q->cbdata = cbdata;
+    if (px_dvm_shift(query_on_loop, q) != 0) {
+        free(q);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}

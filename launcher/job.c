@@ -1,0 +1,936 @@
+/* launcher: a job's life on this node — map, register the namespace and its clients,
+ * define its process sets, start its processes through the node agent, forward their
+ * output, watch them end, and tell the requester how the job ended. Controller loop only.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "help/px_help.h"
+#include "launcher/dvm_int.h"
+
+extern char **environ;
+
+/* Output held while the spawn reply is pending. */
+typedef struct px_held {
+    struct px_held *next;
+    pmix_proc_t source;
+    int channel;
+    size_t len;
+    char data[];
+} px_held_t;
+
+/* One delivery in the server library's hands until its callback. */
+typedef struct {
+    pmix_byte_object_t bo;
+} px_dlv_t;
+
+static void job_maybe_end(px_job_t *j);
+static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
+
+px_job_t *px_job_find(const char *nspace)
+{
+    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        if (PMIx_Check_nspace(j->nspace, nspace)) {
+            return j;
+        }
+    }
+    return NULL;
+}
+
+px_proc_t *px_job_proc(const pmix_proc_t *proc)
+{
+    px_job_t *j = px_job_find(proc->nspace);
+    if (j == NULL || proc->rank >= j->nprocs) {
+        return NULL;
+    }
+    return &j->procs[proc->rank];
+}
+
+/* ---- output ---- */
+
+static void write_full(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return; /* our own stdout is gone: nothing else to do with it */
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+static void dlv_done(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    px_dlv_t *d = cbdata;
+    free(d->bo.bytes);
+    free(d);
+}
+
+static void deliver(const pmix_proc_t *source, int channel, const char *data, size_t len,
+                    bool complete)
+{
+    px_dlv_t *d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        return;
+    }
+    if (len > 0) {
+        d->bo.bytes = malloc(len);
+        if (d->bo.bytes == NULL) {
+            free(d);
+            return;
+        }
+        memcpy(d->bo.bytes, data, len);
+        d->bo.size = len;
+    }
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, &complete, PMIX_BOOL);
+    pmix_status_t rc = PMIx_server_IOF_deliver(source, (pmix_iof_channel_t)channel, &d->bo,
+                                               complete ? &info : NULL, complete ? 1 : 0,
+                                               dlv_done, d);
+    if (rc != PMIX_SUCCESS) {
+        dlv_done(rc, d);
+    }
+}
+
+static void emit(int channel, const char *data, size_t len, void *arg)
+{
+    px_proc_t *p = arg;
+    px_job_t *j = p->job;
+    if (j->local) {
+        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
+        return;
+    }
+    if (j->spawn_cb != NULL) {
+        px_held_t *h = malloc(sizeof(*h) + len);
+        if (h == NULL) {
+            return;
+        }
+        h->next = NULL;
+        h->source = p->proc;
+        h->channel = channel;
+        h->len = len;
+        memcpy(h->data, data, len);
+        if (j->held_tail != NULL) {
+            j->held_tail->next = h;
+        } else {
+            j->held = h;
+        }
+        j->held_tail = h;
+        return;
+    }
+    deliver(&p->proc, channel, data, len, false);
+}
+
+static void flush_held(px_job_t *j)
+{
+    while (j->held != NULL) {
+        px_held_t *h = j->held;
+        j->held = h->next;
+        if (!j->terminating || j->why != PX_WHY_START) {
+            deliver(&h->source, h->channel, h->data, h->len, false);
+        }
+        free(h);
+    }
+    j->held_tail = NULL;
+}
+
+/* ---- node agent callbacks ---- */
+
+static void on_started(px_child_t *child, int err, const char *stage, void *cbdata)
+{
+    (void)cbdata;
+    px_proc_t *p = px_child_user(child);
+    px_job_t *j = p->job;
+    j->nstarting--;
+    if (err != 0) {
+        p->state = PX_PROC_FAILED_START;
+        char text[256];
+        snprintf(text, sizeof(text), "%s: %s", stage ? stage : "start", strerror(err));
+        job_fail(j, PX_WHY_START, p->proc.rank, err, text);
+    } else if (p->state == PX_PROC_STARTING) {
+        p->state = PX_PROC_RUNNING;
+    }
+    px_dvm_log(2, "%s rank %u: %s", j->nspace, p->proc.rank, err ? "start failed" : "started");
+    job_maybe_end(j);
+}
+
+static void on_output(px_child_t *child, int channel, const char *data, size_t len, void *cbdata)
+{
+    (void)cbdata;
+    px_proc_t *p = px_child_user(child);
+    px_iof_stream_t *s = channel == PX_CHILD_STDERR ? p->err : p->out;
+    if (s != NULL) {
+        px_iof_stream_push(s, data, len);
+    } else {
+        emit(channel, data, len, p);
+    }
+}
+
+static void on_exited(px_child_t *child, int wstatus, void *cbdata)
+{
+    (void)cbdata;
+    px_proc_t *p = px_child_user(child);
+    px_job_t *j = p->job;
+    p->child = NULL;
+    p->wstatus = wstatus;
+    px_iof_stream_close(p->out);
+    px_iof_stream_close(p->err);
+    p->out = p->err = NULL;
+    bool failed_start = (p->state == PX_PROC_FAILED_START);
+    p->state = PX_PROC_DONE;
+    j->nalive--;
+    if (!failed_start && !j->terminating) {
+        if (WIFSIGNALED(wstatus)) {
+            job_fail(j, PX_WHY_SIGNAL, p->proc.rank, WTERMSIG(wstatus), NULL);
+        } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
+            job_fail(j, PX_WHY_EXIT, p->proc.rank, WEXITSTATUS(wstatus), NULL);
+        } else if (p->connected && !p->finalized) {
+            job_fail(j, PX_WHY_NOFINAL, p->proc.rank, 0, NULL);
+        }
+    }
+    px_dvm_log(2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
+    job_maybe_end(j);
+}
+
+void px_job_odls_cbs(px_odls_cbs_t *cbs)
+{
+    cbs->started = on_started;
+    cbs->output = on_output;
+    cbs->exited = on_exited;
+}
+
+/* ---- killing ---- */
+
+static void kill_now(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    px_job_t *j = arg;
+    for (size_t r = 0; r < j->nprocs; r++) {
+        if (j->procs[r].child != NULL) {
+            px_odls_signal(j->procs[r].child, SIGKILL);
+        }
+    }
+}
+
+/* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). */
+void px_job_kill(px_job_t *j, px_why_t why, bool now)
+{
+    if (j->why == PX_WHY_NONE) {
+        j->why = why;
+    }
+    j->terminating = true;
+    if (now) {
+        kill_now(-1, 0, j);
+        return;
+    }
+    for (size_t r = 0; r < j->nprocs; r++) {
+        if (j->procs[r].child != NULL) {
+            px_odls_signal(j->procs[r].child, SIGTERM);
+        }
+    }
+    if (j->kill_ev == NULL) {
+        j->kill_ev = evtimer_new(px_dvm.base, kill_now, j);
+    }
+    if (j->kill_ev != NULL) {
+        struct timeval tv = {2, 0};
+        evtimer_add(j->kill_ev, &tv);
+    }
+}
+
+void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig)
+{
+    for (size_t r = 0; r < j->nprocs; r++) {
+        if ((rank == PMIX_RANK_WILDCARD || rank == r) && j->procs[r].child != NULL) {
+            px_odls_signal(j->procs[r].child, sig);
+        }
+    }
+}
+
+/* The first failure decides how the job ends; the rest of the job is terminated. */
+static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text)
+{
+    if (j->why == PX_WHY_NONE) {
+        j->why = why;
+        j->why_rank = rank;
+        j->why_code = code;
+        free(j->why_text);
+        j->why_text = text ? strdup(text) : NULL;
+    }
+    if (!j->terminating) {
+        px_job_kill(j, why, why == PX_WHY_START);
+    }
+}
+
+void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
+{
+    job_fail(j, PX_WHY_ABORT, rank, status, msg ? msg : "");
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    px_job_t *j = arg;
+    if (j->why == PX_WHY_NONE) {
+        /* the ranks still running, as ranges */
+        size_t cap = 64 + j->nprocs * 12, len = 0;
+        char *list = calloc(1, cap);
+        for (size_t r = 0; list != NULL && r < j->nprocs; r++) {
+            if (j->procs[r].child == NULL) {
+                continue;
+            }
+            size_t e = r;
+            while (e + 1 < j->nprocs && j->procs[e + 1].child != NULL) {
+                e++;
+            }
+            len += (size_t)snprintf(list + len, cap - len, len ? ",%zu" : "%zu", r);
+            if (e > r) {
+                len += (size_t)snprintf(list + len, cap - len, "-%zu", e);
+            }
+            r = e;
+        }
+        job_fail(j, PX_WHY_TIMEOUT, PMIX_RANK_WILDCARD, j->timeout, list ? list : "");
+        free(list);
+    }
+}
+
+/* ---- stdin ---- */
+
+void px_job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
+{
+    for (size_t r = 0; r < j->nprocs; r++) {
+        px_proc_t *p = &j->procs[r];
+        bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
+        if (!target || (rank != PMIX_RANK_WILDCARD && rank != r) || p->child == NULL) {
+            continue;
+        }
+        if (len == 0) {
+            px_odls_stdin_close(p->child);
+        } else {
+            px_odls_stdin_write(p->child, data, len);
+        }
+    }
+}
+
+/* ---- the end ---- */
+
+static const char *node_name(void)
+{
+    return px_dvm.hostname;
+}
+
+static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
+{
+    px_proc_t *p = j->why_rank < j->nprocs ? &j->procs[j->why_rank] : NULL;
+    const char *exe = p ? j->exes[j->map.procs[p->proc.rank].app] : "";
+    int pid = p ? (int)p->pid : 0;
+    unsigned rank = (unsigned)j->why_rank;
+    *msg = NULL;
+    r->status = PMIX_SUCCESS;
+    r->exit_code = 0;
+    switch (j->why) {
+    case PX_WHY_NONE:
+        break;
+    case PX_WHY_START:
+        r->status = j->why_code == ENOENT ? PMIX_ERR_JOB_EXE_NOT_FOUND
+                                           : PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+        r->exit_code = j->why_code == ENOENT ? 127 : j->why_code == EACCES ? 126 : 1;
+        *msg = px_help_render("help-prte.txt", "start-failed", exe, node_name(), rank,
+                              j->why_text ? j->why_text : "");
+        break;
+    case PX_WHY_EXIT:
+        r->status = PMIX_ERR_JOB_NON_ZERO_TERM;
+        r->exit_code = j->why_code;
+        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(), pid,
+                              exe, j->why_code);
+        break;
+    case PX_WHY_SIGNAL:
+        r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
+        r->exit_code = 128 + j->why_code;
+        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace, node_name(), pid,
+                              exe, j->why_code, strsignal(j->why_code));
+        break;
+    case PX_WHY_ABORT:
+        r->status = PMIX_ERR_JOB_ABORTED;
+        r->exit_code = (j->why_code > 0 && j->why_code < 256) ? j->why_code : 1;
+        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(), pid,
+                              exe, j->why_code, j->why_text ? j->why_text : "");
+        break;
+    case PX_WHY_NOFINAL:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 1;
+        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(),
+                              pid, exe);
+        break;
+    case PX_WHY_TIMEOUT:
+        r->status = PMIX_ERR_TIMEOUT;
+        r->exit_code = 124;
+        *msg = px_help_render("help-prte.txt", "job-timeout", j->nspace, j->timeout,
+                              j->why_text ? j->why_text : "");
+        break;
+    case PX_WHY_KILLED:
+        r->status = PMIX_ERR_JOB_CANCELED;
+        r->exit_code = 128 + SIGTERM;
+        *msg = px_help_render("help-prte.txt", "job-killed", j->nspace);
+        break;
+    case PX_WHY_MAP:
+    case PX_WHY_INTERNAL:
+        r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
+        r->exit_code = 1;
+        *msg = j->why_msg ? strdup(j->why_msg) : NULL;
+        break;
+    }
+    r->message = *msg;
+}
+
+static void notify_end(px_job_t *j, const px_job_result_t *r)
+{
+    pmix_proc_t target, affected;
+    PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
+    PMIx_Load_procid(&target, j->nspace,
+                     j->why_rank < j->nprocs ? j->why_rank : PMIX_RANK_WILDCARD);
+    time_t now = time(NULL);
+    void *list = PMIx_Info_list_start();
+    PMIx_Info_list_add(list, PMIX_EVENT_CUSTOM_RANGE, &j->requester, PMIX_PROC);
+    PMIx_Info_list_add(list, PMIX_EVENT_AFFECTED_PROC, &affected, PMIX_PROC);
+    PMIx_Info_list_add(list, PMIX_JOB_TERM_STATUS, &r->status, PMIX_STATUS);
+    PMIx_Info_list_add(list, PMIX_PROCID, &target, PMIX_PROC);
+    PMIx_Info_list_add(list, PMIX_EXIT_CODE, &r->exit_code, PMIX_INT);
+    PMIx_Info_list_add(list, PMIX_EVENT_TIMESTAMP, &now, PMIX_TIME);
+    PMIx_Info_list_add(list, PMIX_NSPACE, j->nspace, PMIX_STRING);
+    if (r->message != NULL) {
+        PMIx_Info_list_add(list, PMIX_EVENT_TEXT_MESSAGE, r->message, PMIX_STRING);
+    }
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    if (PMIx_Info_list_convert(list, &da) == PMIX_SUCCESS) {
+        pmix_proc_t source;
+        PMIx_Load_procid(&source, px_dvm.nspace, 0);
+        PMIx_Notify_event(PMIX_EVENT_JOB_END, &source, PMIX_RANGE_CUSTOM, da.array, da.size, NULL,
+                          NULL);
+        PMIx_Data_array_destruct(&da);
+    }
+    PMIx_Info_list_release(list);
+}
+
+static void notify_simple(px_job_t *j, pmix_status_t code)
+{
+    pmix_proc_t source, affected;
+    PMIx_Load_procid(&source, px_dvm.nspace, 0);
+    PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
+    time_t now = time(NULL);
+    pmix_info_t info[4];
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &j->requester, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_AFFECTED_PROC, &affected, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[2], PMIX_NSPACE, j->nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[3], PMIX_EVENT_TIMESTAMP, &now, PMIX_TIME);
+    PMIx_Notify_event(code, &source, PMIX_RANGE_CUSTOM, info, 4, NULL, NULL);
+    for (int i = 0; i < 4; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
+
+static void job_free(px_job_t *j)
+{
+    for (px_job_t **pp = &px_dvm.jobs; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    }
+    while (j->psets != NULL) {
+        px_pset_t *s = j->psets;
+        j->psets = s->next;
+        PMIx_server_delete_process_set(s->name);
+        free(s->name);
+        free(s);
+    }
+    if (j->registered) {
+        for (size_t r = 0; r < j->nprocs; r++) {
+            if (j->procs[r].registered) {
+                PMIx_server_deregister_client(&j->procs[r].proc, NULL, NULL);
+            }
+        }
+        PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
+    }
+    while (j->held != NULL) {
+        px_held_t *h = j->held;
+        j->held = h->next;
+        free(h);
+    }
+    if (j->timeout_ev != NULL) {
+        event_free(j->timeout_ev);
+    }
+    if (j->kill_ev != NULL) {
+        event_free(j->kill_ev);
+    }
+    px_iof_opts_fini(&j->iof);
+    px_map_free(&j->map);
+    PMIx_Argv_free(j->cmds);
+    PMIx_Argv_free(j->exes);
+    free(j->procs);
+    free(j->why_text);
+    free(j->why_msg);
+    free(j);
+}
+
+static void job_end(px_job_t *j)
+{
+    j->ended = true;
+    px_job_result_t r;
+    char *msg;
+    result_of(j, &r, &msg);
+    px_dvm_log(1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
+               r.exit_code);
+    if (j->local) {
+        if (j->local_cb.ended != NULL) {
+            j->local_cb.ended(j->nspace, &r, j->local_cb.arg);
+        }
+    } else {
+        if (j->spawn_cb != NULL) {
+            /* never started: the reason first, then the failed spawn reply */
+            notify_end(j, &r);
+            pmix_spawn_cbfunc_t cb = j->spawn_cb;
+            j->spawn_cb = NULL;
+            cb(r.status == PMIX_SUCCESS ? PMIX_ERR_JOB_FAILED_TO_LAUNCH : r.status, NULL,
+               j->spawn_cbdata);
+        } else if (j->notify_completion) {
+            notify_end(j, &r);
+        }
+    }
+    free(msg);
+    job_free(j);
+    px_dvm_maybe_shutdown_done();
+}
+
+/* Every process either confirmed its start or failed: answer the spawn. */
+static void job_launched(px_job_t *j)
+{
+    if (j->local || j->spawn_cb == NULL) {
+        return;
+    }
+    pmix_spawn_cbfunc_t cb = j->spawn_cb;
+    j->spawn_cb = NULL;
+    cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
+    notify_simple(j, PMIX_EVENT_JOB_START);
+    notify_simple(j, PMIX_LAUNCH_COMPLETE);
+    flush_held(j);
+}
+
+static void job_maybe_end(px_job_t *j)
+{
+    if (j->ended) {
+        return;
+    }
+    if (j->nstarting == 0 && j->why != PX_WHY_START) {
+        job_launched(j);
+    }
+    if (j->nalive == 0 && j->nstarting == 0) {
+        job_end(j);
+    }
+}
+
+/* ---- spawn ---- */
+
+static pmix_status_t add_u32(void *list, const char *key, uint32_t v)
+{
+    return PMIx_Info_list_add(list, key, &v, PMIX_UINT32);
+}
+
+static pmix_status_t add_array(void *outer, const char *key, void *inner)
+{
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    pmix_status_t rc = PMIx_Info_list_convert(inner, &da);
+    PMIx_Info_list_release(inner);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Info_list_add(outer, key, &da, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&da);
+    }
+    return rc;
+}
+
+static char *rank_list(const px_job_t *j, uint32_t app, bool all)
+{
+    size_t cap = j->nprocs * 12 + 2, len = 0;
+    char *s = calloc(1, cap);
+    for (size_t r = 0; s != NULL && r < j->nprocs; r++) {
+        if (all || j->map.procs[r].app == app) {
+            len += (size_t)snprintf(s + len, cap - len, len ? ",%zu" : "%zu", r);
+        }
+    }
+    return s;
+}
+
+/* The namespace's job, app, node and proc data (single node). */
+static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t napps)
+{
+    void *list = PMIx_Info_list_start();
+    uint32_t size = (uint32_t)j->nprocs;
+    char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
+    pmix_status_t rc = peers ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_generate_regex(px_dvm.hostname, &regex);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_generate_ppn(peers, &ppn);
+    }
+    pmix_rank_t zero = 0;
+    if (rc == PMIX_SUCCESS) {
+        PMIx_Info_list_add(list, PMIX_JOBID, j->nspace, PMIX_STRING);
+        add_u32(list, PMIX_JOB_SIZE, size);
+        add_u32(list, PMIX_UNIV_SIZE, size);
+        add_u32(list, PMIX_MAX_PROCS, size);
+        add_u32(list, PMIX_JOB_NUM_APPS, (uint32_t)napps);
+        add_u32(list, PMIX_NUM_NODES, 1);
+        add_u32(list, PMIX_LOCAL_SIZE, size);
+        add_u32(list, PMIX_NODE_SIZE, size);
+        add_u32(list, PMIX_NODEID, 0);
+        PMIx_Info_list_add(list, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_LOCALLDR, &zero, PMIX_PROC_RANK);
+        PMIx_Info_list_add(list, PMIX_NODE_MAP, regex, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_PROC_MAP, ppn, PMIX_STRING);
+        if (j->map.mapby != NULL) {
+            PMIx_Info_list_add(list, PMIX_MAPBY, j->map.mapby, PMIX_STRING);
+        }
+        if (j->map.rankby != NULL) {
+            PMIx_Info_list_add(list, PMIX_RANKBY, j->map.rankby, PMIX_STRING);
+        }
+        if (j->map.bindto != NULL) {
+            PMIx_Info_list_add(list, PMIX_BINDTO, j->map.bindto, PMIX_STRING);
+        }
+    }
+    pmix_rank_t first = 0;
+    for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
+        void *al = PMIx_Info_list_start();
+        add_u32(al, PMIX_APPNUM, (uint32_t)a);
+        add_u32(al, PMIX_APP_SIZE, j->map.app_nprocs[a]);
+        for (size_t r = 0; r < j->nprocs; r++) {
+            if (j->map.procs[r].app == a) {
+                first = (pmix_rank_t)r;
+                break;
+            }
+        }
+        PMIx_Info_list_add(al, PMIX_APPLDR, &first, PMIX_PROC_RANK);
+        if (apps[a].cwd != NULL) {
+            PMIx_Info_list_add(al, PMIX_WDIR, apps[a].cwd, PMIX_STRING);
+        }
+        PMIx_Info_list_add(al, PMIX_APP_ARGV, j->cmds[a], PMIX_STRING);
+        rc = add_array(list, PMIX_APP_INFO_ARRAY, al);
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
+        const px_map_proc_t *mp = &j->map.procs[r];
+        void *pl = PMIx_Info_list_start();
+        pmix_rank_t rank = (pmix_rank_t)r;
+        PMIx_Info_list_add(pl, PMIX_RANK, &rank, PMIX_PROC_RANK);
+        add_u32(pl, PMIX_APPNUM, mp->app);
+        PMIx_Info_list_add(pl, PMIX_APP_RANK, &mp->app_rank, PMIX_PROC_RANK);
+        PMIx_Info_list_add(pl, PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
+        PMIx_Info_list_add(pl, PMIX_LOCAL_RANK, &mp->local_rank, PMIX_UINT16);
+        PMIx_Info_list_add(pl, PMIX_NODE_RANK, &mp->node_rank, PMIX_UINT16);
+        add_u32(pl, PMIX_NODEID, 0);
+        PMIx_Info_list_add(pl, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        if (mp->cpuset != NULL) {
+            char *cs = NULL;
+            if (hwloc_bitmap_list_asprintf(&cs, mp->cpuset) >= 0) {
+                PMIx_Info_list_add(pl, PMIX_CPUSET, cs, PMIX_STRING);
+                free(cs);
+            }
+        }
+        rc = add_array(list, PMIX_PROC_INFO_ARRAY, pl);
+    }
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Info_list_convert(list, &da);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_register_nspace(j->nspace, (int)j->nprocs, da.array, da.size, NULL,
+                                         NULL);
+        rc = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        j->registered = (rc == PMIX_SUCCESS);
+        PMIx_Data_array_destruct(&da);
+    }
+    PMIx_Info_list_release(list);
+    free(regex);
+    free(ppn);
+    free(peers);
+    return rc;
+}
+
+/* One process set per --pset name, with the processes of the apps that named it. */
+static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t napps)
+{
+    for (size_t a = 0; a < napps; a++) {
+        const char *name = NULL;
+        for (size_t i = 0; i < apps[a].ninfo; i++) {
+            if (PMIX_CHECK_KEY(&apps[a].info[i], PMIX_PSET_NAME) &&
+                apps[a].info[i].value.type == PMIX_STRING) {
+                name = apps[a].info[i].value.data.string;
+            }
+        }
+        bool seen = false;
+        for (px_pset_t *s = j->psets; name != NULL && s != NULL; s = s->next) {
+            seen = seen || strcmp(s->name, name) == 0;
+        }
+        if (name == NULL || seen) {
+            continue;
+        }
+        pmix_proc_t *members = calloc(j->nprocs, sizeof(*members));
+        size_t n = 0;
+        for (size_t r = 0; members != NULL && r < j->nprocs; r++) {
+            const pmix_app_t *app = &apps[j->map.procs[r].app];
+            for (size_t i = 0; i < app->ninfo; i++) {
+                if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
+                    app->info[i].value.type == PMIX_STRING &&
+                    strcmp(app->info[i].value.data.string, name) == 0) {
+                    members[n++] = j->procs[r].proc;
+                    break;
+                }
+            }
+        }
+        px_pset_t *s = calloc(1, sizeof(*s));
+        pmix_status_t rc = (members && s) ? PMIx_server_define_process_set(members, n, name)
+                                          : PMIX_ERR_NOMEM;
+        free(members);
+        if (rc != PMIX_SUCCESS) {
+            free(s);
+            return rc;
+        }
+        s->name = strdup(name);
+        s->next = j->psets;
+        j->psets = s;
+    }
+    return PMIX_SUCCESS;
+}
+
+static char **child_env(const px_job_t *j, const pmix_app_t *app, const px_proc_t *p)
+{
+    char **env = PMIx_Argv_copy(environ);
+    for (size_t i = 0; app->env != NULL && app->env[i] != NULL; i++) {
+        char *eq = strchr(app->env[i], '=');
+        if (eq == NULL) {
+            continue;
+        }
+        char *name = strndup(app->env[i], (size_t)(eq - app->env[i]));
+        if (name != NULL) {
+            PMIx_Setenv(name, eq + 1, true, &env);
+            free(name);
+        }
+    }
+    if (PMIx_server_setup_fork(&p->proc, &env) != PMIX_SUCCESS) {
+        PMIx_Argv_free(env);
+        return NULL;
+    }
+    (void)j;
+    return env;
+}
+
+static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
+{
+    j->stdin_rank = PMIX_RANK_INVALID; /* no PMIX_STDIN_TGT: nobody reads our stdin */
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_COMPLETION)) {
+            j->notify_completion = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_NOHUP)) {
+            j->nohup = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT)) {
+            uint32_t t = 0;
+            if (PMIx_Value_get_number(&in->value, &t, PMIX_UINT32) == PMIX_SUCCESS) {
+                j->stdin_rank = t;
+            }
+        } else if (PMIX_CHECK_KEY(in, PMIX_JOB_TIMEOUT)) {
+            int t = 0;
+            if (PMIx_Value_get_number(&in->value, &t, PMIX_INT) == PMIX_SUCCESS) {
+                j->timeout = t;
+            }
+        }
+    }
+    px_iof_opts_from_info(&j->iof, info, ninfo);
+}
+
+/* The apps' commands for proc tables and messages. */
+static pmix_status_t record_apps(px_job_t *j, const pmix_app_t *apps, size_t napps)
+{
+    for (size_t a = 0; a < napps; a++) {
+        char *line = apps[a].argv ? PMIx_Argv_join(apps[a].argv, ' ') : NULL;
+        const char *exe = apps[a].cmd ? apps[a].cmd : (apps[a].argv ? apps[a].argv[0] : "");
+        if (PMIx_Argv_append_nosize(&j->cmds, line ? line : exe) != PMIX_SUCCESS ||
+            PMIx_Argv_append_nosize(&j->exes, exe) != PMIX_SUCCESS) {
+            free(line);
+            return PMIX_ERR_NOMEM;
+        }
+        free(line);
+    }
+    return PMIX_SUCCESS;
+}
+
+static void start_procs(px_job_t *j, const pmix_app_t *apps)
+{
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    for (size_t r = 0; r < j->nprocs && !j->terminating; r++) {
+        px_proc_t *p = &j->procs[r];
+        const pmix_app_t *app = &apps[j->map.procs[r].app];
+        if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
+            p->registered = true;
+        }
+        char **env = child_env(j, app, p);
+        char **argv = app->argv;
+        char *fallback[2] = {app->cmd, NULL};
+        if (argv == NULL || argv[0] == NULL) {
+            argv = fallback;
+        }
+        bool want_stdin = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
+        px_child_spec_t spec = {
+            .argv = argv,
+            .env = env,
+            .wdir = app->cwd,
+            .cpuset = j->map.procs[r].cpuset,
+            .stdin_pipe = want_stdin,
+            .user = p,
+        };
+        p->out = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL,
+                                      emit, p);
+        p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
+                                      emit, p);
+        if ((j->iof.dir != NULL || j->iof.file != NULL) && (p->out == NULL || p->err == NULL)) {
+            char text[512];
+            snprintf(text, sizeof(text), "output file %s: %s",
+                     px_iof_last_path() ? px_iof_last_path() : "?", strerror(errno));
+            PMIx_Argv_free(env);
+            job_fail(j, PX_WHY_START, p->proc.rank, errno, text);
+            break;
+        }
+        p->child = env ? px_odls_start(px_dvm.odls, &spec) : NULL;
+        int err = errno;
+        PMIx_Argv_free(env);
+        if (p->child == NULL) {
+            char text[256];
+            snprintf(text, sizeof(text), "fork: %s", strerror(err));
+            job_fail(j, PX_WHY_START, p->proc.rank, err, text);
+            break;
+        }
+        p->pid = px_child_pid(p->child);
+        p->state = PX_PROC_STARTING;
+        j->nstarting++;
+        j->nalive++;
+    }
+}
+
+static void show_map(px_job_t *j)
+{
+    char *text = px_map_display(&j->map, &px_dvm.node, 1, j->label);
+    if (text != NULL) {
+        emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
+        free(text);
+    }
+}
+
+static void show_bindings(px_job_t *j)
+{
+    for (size_t r = 0; r < j->nprocs; r++) {
+        char *line = px_map_binding_line(&j->map, &px_dvm.node, (pmix_rank_t)r, j->label);
+        if (line != NULL) {
+            emit(PMIX_FWD_STDERR_CHANNEL, line, strlen(line), &j->procs[r]);
+            free(line);
+        }
+    }
+}
+
+pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
+                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    px_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    j->jobid = ++px_dvm.next_jobid;
+    snprintf(j->label, sizeof(j->label), "%u", j->jobid);
+    char ns[PMIX_MAX_NSLEN + 32];
+    snprintf(ns, sizeof(ns), "%s@%u", px_dvm.nspace, j->jobid);
+    PMIX_LOAD_NSPACE(j->nspace, ns);
+    j->why_rank = PMIX_RANK_INVALID;
+    if (local != NULL) {
+        j->local = true;
+        j->local_cb = *local;
+    } else {
+        j->requester = *requester;
+        j->spawn_cb = cbfunc;
+        j->spawn_cbdata = cbdata;
+    }
+    j->next = px_dvm.jobs;
+    px_dvm.jobs = j;
+    read_job_info(j, info, ninfo);
+    bool display_map = false, report_bindings = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        display_map |= PMIX_CHECK_KEY(&info[i], PMIX_DISPLAY_MAP) && PMIX_INFO_TRUE(&info[i]);
+        report_bindings |=
+            PMIX_CHECK_KEY(&info[i], PMIX_REPORT_BINDINGS) && PMIX_INFO_TRUE(&info[i]);
+    }
+
+    pmix_status_t rc = record_apps(j, apps, napps);
+    char *msg = NULL;
+    if (rc == PMIX_SUCCESS && px_dvm.shutting_down) {
+        rc = PMIX_ERR_JOB_CANCELED;
+        msg = px_help_render("help-prte.txt", "dvm-terminating", px_dvm.nspace);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_map_job(&px_dvm.node, 1, apps, napps, info, ninfo, &j->map, &msg);
+    }
+    if (rc == PMIX_SUCCESS) {
+        j->nprocs = j->map.nprocs;
+        j->procs = calloc(j->nprocs ? j->nprocs : 1, sizeof(*j->procs));
+        rc = j->procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
+        j->procs[r].job = j;
+        PMIx_Load_procid(&j->procs[r].proc, j->nspace, (pmix_rank_t)r);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = register_job(j, apps, napps);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = define_psets(j, apps, napps);
+    }
+    if (rc != PMIX_SUCCESS) {
+        j->why = PX_WHY_MAP;
+        j->why_status = rc;
+        j->why_msg = msg ? msg
+                         : px_help_render("help-prte.txt", "job-setup", j->nspace,
+                                          PMIx_Error_string(rc));
+        job_maybe_end(j);
+        return PMIX_SUCCESS; /* answered through the callback */
+    }
+    free(msg);
+    if (display_map && j->nprocs > 0) {
+        show_map(j);
+    }
+    if (report_bindings) {
+        show_bindings(j);
+    }
+    if (j->timeout > 0) {
+        j->timeout_ev = evtimer_new(px_dvm.base, on_timeout, j);
+        struct timeval tv = {j->timeout, 0};
+        if (j->timeout_ev != NULL) {
+            evtimer_add(j->timeout_ev, &tv);
+        }
+    }
+    start_procs(j, apps);
+    job_maybe_end(j);
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,65 @@
+/* launcher: the DVM controller — embeds the PMIx server (with tool support), keeps the
+ * job table and runs each job's life: map, register, define psets, start (through the
+ * node agent of daemon/), forward output, watch exits, report the end. prte and prterun
+ * call this; everything runs on the caller's libevent loop (main thread), the server
+ * library's upcalls are shifted onto it.
+ */
+#ifndef PX_DVM_H
+#define PX_DVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <event2/event.h>
+#include <pmix_common.h>
+
+#include "cli/px_opts.h"
+
+typedef struct {
+    bool system_server;     /* PMIX_SERVER_SYSTEM_SUPPORT */
+    const px_host_t *hosts; /* borrowed: --host/--hostfile (this node only for now) */
+    size_t nhosts;
+    int verbose;
+    const char *prog; /* for messages */
+    /* Called on the loop when a tool (pterm) asks the DVM to terminate; the command then
+     * runs px_dvm_shutdown and exits. */
+    void (*terminate)(void *arg);
+    void *terminate_arg;
+} px_dvm_opts_t;
+
+/* Start the controller on base. 0, or -1 after printing a clear message. */
+int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o);
+/* The server's URI ("<nspace>.0;usock:<path>") and namespace; valid after init. */
+const char *px_dvm_uri(void);
+const char *px_dvm_nspace(void);
+
+/* How a job ended, as told to its requester (also the JOB_END event's content). */
+typedef struct {
+    pmix_status_t status; /* PMIX_SUCCESS or the job's PMIX_ERR_JOB_* status */
+    int exit_code;        /* what the launcher should exit with */
+    const char *message;  /* rendered help text, NULL when the job succeeded */
+} px_job_result_t;
+
+/* A job requested in this process (prterun): output goes to our own stdout/stderr. */
+typedef struct {
+    void (*ended)(const char *nspace, const px_job_result_t *r, void *arg);
+    void *arg;
+} px_dvm_local_t;
+
+/* Spawn apps as a job of this process. apps/info are borrowed until ended() runs, which
+ * may happen before this returns (a job that cannot be mapped or started). 0, or -1 when
+ * out of memory (no callback). */
+int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
+                       size_t ninfo, const px_dvm_local_t *cb);
+/* Signal every job of this process (prterun's signal forwarding); kill = SIGKILL now. */
+void px_dvm_signal_local(int sig, bool kill);
+/* Write stdin bytes to the local job's stdin target(s); len 0 = end of input. */
+void px_dvm_stdin_local(const char *data, size_t len);
+
+/* Terminate every job (each requester is told), then call done on the loop. Used by
+ * pterm's request, prte's SIGTERM/SIGINT and prterun's end. */
+void px_dvm_shutdown(void (*done)(void *arg), void *arg);
+/* Finalize the server (rendezvous files and sockets removed) and free everything. */
+void px_dvm_fini(void);
+
+#endif /* PX_DVM_H */
