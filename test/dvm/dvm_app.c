@@ -1,0 +1,218 @@
+/* dvm_app - the application the DVM tests launch: one behaviour per first argument,
+ * public PMIx API only.
+ *   hello             init, print "hello rank R of N psets=<names>", finalize
+ *   abort S MSG       init, PMIx_Abort(S, MSG)
+ *   nofinal           init, exit 0 without finalize
+ *   exit C            init/finalize, exit C (no init when C is given as "raw:C")
+ *   crash             init, raise SIGSEGV
+ *   sleep S           init, sleep S seconds, finalize
+ *   write N           write N bytes of a repeating pattern to stdout, no newline
+ *   both N            N lines alternating stdout/stderr ("out i" / "err i")
+ *   cat               copy stdin to stdout until end of file
+ *   env VAR           print VAR's value
+ *   pwd               print the working directory
+ *   binding           print Cpus_allowed_list of /proc/self/status
+ *   psetq             init, query PMIX_QUERY_NUM_PSETS / PSET_NAMES, print, finalize
+ *   trap              print "ready", then print each SIGINT/SIGTERM/SIGHUP it gets; exits
+ *                     after SIGTERM
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+
+static void die(const char *what, pmix_status_t rc)
+{
+    fprintf(stderr, "dvm_app: %s: %s\n", what, PMIx_Error_string(rc));
+    exit(99);
+}
+
+static void init(void)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Init", rc);
+    }
+}
+
+static void fini(void)
+{
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Finalize", rc);
+    }
+}
+
+static void hello(void)
+{
+    init();
+    pmix_value_t *v = NULL;
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    uint32_t size = 0;
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) == PMIX_SUCCESS) {
+        PMIx_Value_get_number(v, &size, PMIX_UINT32);
+        PMIx_Value_free(v, 1);
+    }
+    char psets[256] = "";
+    v = NULL;
+    if (PMIx_Get(&me, PMIX_PSET_NAMES, NULL, 0, &v) == PMIX_SUCCESS && v != NULL &&
+        v->type == PMIX_DATA_ARRAY && v->data.darray != NULL) {
+        char **names = v->data.darray->array;
+        for (size_t i = 0; i < v->data.darray->size; i++) {
+            strncat(psets, i ? "," : "", sizeof(psets) - strlen(psets) - 1);
+            strncat(psets, names[i], sizeof(psets) - strlen(psets) - 1);
+        }
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    printf("hello rank %u of %u psets=%s\n", me.rank, size, psets[0] ? psets : "-");
+    fflush(stdout);
+    fini();
+}
+
+static void psetq(void)
+{
+    init();
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES, NULL};
+    q.keys = keys;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Query_info", rc);
+    }
+    for (size_t i = 0; i < nres; i++) {
+        const pmix_data_array_t *da = res[i].value.data.darray;
+        const pmix_info_t *in = da ? da->array : NULL;
+        for (size_t k = 0; in != NULL && k < da->size; k++) {
+            char *s = PMIx_Value_string(&in[k].value);
+            printf("rank %u %s=%s\n", me.rank, in[k].key, s ? s : "?");
+            free(s);
+        }
+    }
+    PMIx_Info_free(res, nres);
+    fflush(stdout);
+    fini();
+}
+
+static volatile sig_atomic_t got;
+
+static void on_sig(int sig)
+{
+    got = sig;
+}
+
+static void trap(void)
+{
+    signal(SIGINT, on_sig);
+    signal(SIGTERM, on_sig);
+    signal(SIGHUP, on_sig);
+    printf("ready\n");
+    fflush(stdout);
+    for (int i = 0; i < 3000; i++) {
+        if (got != 0) {
+            int sig = got;
+            got = 0;
+            printf("got signal %d\n", sig);
+            fflush(stdout);
+            if (sig == SIGTERM) {
+                exit(0);
+            }
+        }
+        usleep(10000);
+    }
+    exit(3);
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "hello";
+    const char *arg = argc > 2 ? argv[2] : "0";
+    if (strcmp(what, "hello") == 0) {
+        hello();
+    } else if (strcmp(what, "abort") == 0) {
+        init();
+        PMIx_Abort(atoi(arg), argc > 3 ? argv[3] : "aborting", NULL, 0);
+        sleep(30); /* the DVM kills us */
+        return 98;
+    } else if (strcmp(what, "nofinal") == 0) {
+        init();
+        return 0;
+    } else if (strcmp(what, "exit") == 0) {
+        if (strncmp(arg, "raw:", 4) == 0) {
+            return atoi(arg + 4);
+        }
+        init();
+        fini();
+        return atoi(arg);
+    } else if (strcmp(what, "crash") == 0) {
+        init();
+        raise(SIGSEGV);
+    } else if (strcmp(what, "sleep") == 0) {
+        init();
+        sleep((unsigned)atoi(arg));
+        fini();
+    } else if (strcmp(what, "write") == 0) {
+        long n = atol(arg);
+        char buf[65536];
+        for (size_t i = 0; i < sizeof(buf); i++) {
+            buf[i] = (char)('a' + i % 26);
+        }
+        while (n > 0) {
+            size_t k = n < (long)sizeof(buf) ? (size_t)n : sizeof(buf);
+            if (fwrite(buf, 1, k, stdout) != k) {
+                return 2;
+            }
+            n -= (long)k;
+        }
+        fflush(stdout);
+    } else if (strcmp(what, "both") == 0) {
+        int n = atoi(arg);
+        for (int i = 0; i < n; i++) {
+            FILE *f = (i % 2) ? stderr : stdout;
+            fprintf(f, "%s %d\n", (i % 2) ? "err" : "out", i);
+            fflush(f);
+        }
+    } else if (strcmp(what, "cat") == 0) {
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+            fwrite(buf, 1, n, stdout);
+        }
+        fflush(stdout);
+    } else if (strcmp(what, "env") == 0) {
+        const char *v = getenv(arg);
+        printf("%s=%s\n", arg, v ? v : "(unset)");
+    } else if (strcmp(what, "pwd") == 0) {
+        char buf[4096];
+        printf("%s\n", getcwd(buf, sizeof(buf)) ? buf : "?");
+    } else if (strcmp(what, "binding") == 0) {
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[512];
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+            if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+                fputs(line, stdout);
+            }
+        }
+        if (f != NULL) {
+            fclose(f);
+        }
+    } else if (strcmp(what, "psetq") == 0) {
+        psetq();
+    } else if (strcmp(what, "trap") == 0) {
+        trap();
+    } else {
+        fprintf(stderr, "dvm_app: unknown behaviour %s\n", what);
+        return 2;
+    }
+    return 0;
+}
