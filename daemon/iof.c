@@ -203,8 +203,7 @@ static int px_iof_open_file(const px_iof_opts_t *o, const char *job, pmix_rank_t
                      (unsigned)rank, name);
         shared = o->merge;
     } else if (o->file != NULL) {
-        n = snprintf(px_iof_path, sizeof(px_iof_path), "%s.%s.%u", o->file, label,
-                     (unsigned)rank);
+        n = snprintf(px_iof_path, sizeof(px_iof_path), "%s.%s.%u", o->file, label, (unsigned)rank);
         shared = true;
     } else {
         return -2;
@@ -255,8 +254,8 @@ px_iof_stream_t *px_iof_stream_create(const px_iof_opts_t *o, const char *job, p
     px_iof_path_set = false;
     s->fd = -1;
     s->channel = channel;
-    s->emit_channel = (o->merge && channel == PMIX_FWD_STDERR_CHANNEL) ? PMIX_FWD_STDOUT_CHANNEL
-                                                                        : channel;
+    s->emit_channel =
+        (o->merge && channel == PMIX_FWD_STDERR_CHANNEL) ? PMIX_FWD_STDOUT_CHANNEL : channel;
     s->xml = o->xml;
     s->timestamp = o->timestamp;
     s->line_mode = o->tag || o->rank || o->timestamp || o->xml;
@@ -286,7 +285,7 @@ px_iof_stream_t *px_iof_stream_create(const px_iof_opts_t *o, const char *job, p
         goto error;
     s->fd = fd >= 0 ? fd : -1;
     return s;
-error: {
+error : {
     int e = errno ? errno : ENOMEM;
     free(s->prefix);
     free(s->xml_open);

@@ -33,13 +33,13 @@ typedef struct {
 } px_odls_status_t;
 
 struct px_child {
-    px_odls_t *o;   /* borrowed: the owner */
+    px_odls_t *o; /* borrowed: the owner */
     pid_t pid;
-    void *user;     /* borrowed: the caller's */
+    void *user; /* borrowed: the caller's */
     bool reaped;
     int wstatus;
-    bool started;   /* started() was delivered */
-    int status_fd;  /* read end of the status pipe, -1 once resolved */
+    bool started;  /* started() was delivered */
+    int status_fd; /* read end of the status pipe, -1 once resolved */
     struct event *ev_status;
     px_odls_status_t rec;
     size_t rec_len;
@@ -49,7 +49,7 @@ struct px_child {
     struct event *ev_in;
     char *in_buf; /* owned: queued stdin bytes [in_off, in_len) */
     size_t in_off, in_len, in_cap;
-    bool in_close; /* close once the queue is written */
+    bool in_close;  /* close once the queue is written */
     bool in_broken; /* EPIPE seen, or closed */
     bool has_stdin;
     struct px_child *prev, *next; /* the tracked list */
@@ -222,7 +222,7 @@ static void px_odls_stdin_cb(evutil_socket_t fd, short what, void *arg)
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN)
-            return; /* still writable-pending: the persistent event stays */
+            return;            /* still writable-pending: the persistent event stays */
         px_odls_stdin_shut(c); /* EPIPE (the reader is gone) or another error */
         return;
     }
@@ -371,8 +371,8 @@ static void px_odls_check_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- Create / destroy -------------------------------------------------------------- */
 
-px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo,
-                          const px_odls_cbs_t *cbs, void *cbdata)
+px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo, const px_odls_cbs_t *cbs,
+                          void *cbdata)
 {
     if (base == NULL || cbs == NULL || cbs->started == NULL || cbs->output == NULL ||
         cbs->exited == NULL) {
@@ -404,7 +404,7 @@ px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo,
     /* A SIGCHLD that came before the event was added is not lost: a pass soon. */
     event_active(o->ev_check, EV_TIMEOUT, 0);
     return o;
-error: {
+error : {
     int e = errno ? errno : ENOMEM;
     if (o->ev_sigchld != NULL)
         event_free(o->ev_sigchld);

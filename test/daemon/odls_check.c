@@ -128,8 +128,8 @@ static bool run_until_idle(double limit)
     while (px_odls_count(odls) > 0) {
         event_base_loop(base, EVLOOP_ONCE);
         if (now() > deadline) {
-            fail("hang: %zu children still not through exited() after %.0f s",
-                 px_odls_count(odls), limit);
+            fail("hang: %zu children still not through exited() after %.0f s", px_odls_count(odls),
+                 limit);
             return false;
         }
     }
@@ -259,8 +259,7 @@ static void case_badwdir(void)
     char *a1[] = {"/bin/true", NULL};
     expect_start_error("missing wdir", run_one(a1, NULL, "/nonexistent/dir", NULL), ENOENT,
                        "chdir");
-    expect_start_error("wdir is a file", run_one(a1, NULL, "/etc/passwd", NULL), ENOTDIR,
-                       "chdir");
+    expect_start_error("wdir is a file", run_one(a1, NULL, "/etc/passwd", NULL), ENOTDIR, "chdir");
 }
 
 static void case_status(void)
@@ -549,6 +548,46 @@ static void case_destroy(void)
     }
 }
 
+static void expect_text(const char *what, char *t, const char *a, const char *b)
+{
+    if (t == NULL || strstr(t, a) == NULL || strstr(t, b) == NULL)
+        fail("%s: message lacks '%s' or '%s': %s", what, a, b, t ? t : "(null)");
+    free(t);
+}
+
+static void case_messages(void)
+{
+    /* The real error of a real start, rendered as the controller will receive it. */
+    char *argv[] = {"px-no-such-command", NULL};
+    char *env[] = {"PATH=/opt/x/bin:/usr/bin", NULL};
+    px_child_spec_t spec = {.argv = argv, .env = env, .wdir = "/nonexistent/wd"};
+    rec_t r = {0};
+    spec.user = &r;
+    if (px_odls_start(odls, &spec) == NULL)
+        fail("start: %s", strerror(errno));
+    run_until_idle(20);
+    expect_text("not found", px_odls_error_text(&spec, r.err, r.stage, "node7", "job3", 5),
+                "/nonexistent/wd", "node7");
+    expect_text("exec ENOENT", px_odls_error_text(&spec, ENOENT, "exec", "node7", "job3", 5),
+                "px-no-such-command", "/opt/x/bin:/usr/bin");
+    expect_text("exec EACCES", px_odls_error_text(&spec, EACCES, "exec", "n", "j", 1), "chmod +x",
+                "px-no-such-command");
+    expect_text("exec other", px_odls_error_text(&spec, ENOEXEC, "exec", "n", "j", 1),
+                strerror(ENOEXEC), "rank 1 of job j");
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    hwloc_bitmap_set_range(set, 2, 3);
+    spec.cpuset = set;
+    expect_text("bind", px_odls_error_text(&spec, EINVAL, "bind", "n", "j", 1), "2-3",
+                "--bind-to none");
+    hwloc_bitmap_free(set);
+    expect_text("fork", px_odls_error_text(&spec, EAGAIN, "fork", "n", "j", 1), "ulimit -u",
+                "px-no-such-command");
+    expect_text("setup", px_odls_error_text(&spec, EMFILE, "setup", "n", "j", 1), "ulimit -n",
+                "px-no-such-command");
+    if (px_odls_error_text(NULL, 0, "exec", "n", "j", 0) != NULL || errno != EINVAL)
+        fail("px_odls_error_text(NULL) is not EINVAL");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -575,13 +614,11 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } cases[] = {
-        {"exec_ok", case_exec_ok},       {"enoent", case_enoent},
-        {"eacces", case_eacces},         {"badwdir", case_badwdir},
-        {"status", case_status},         {"binary", case_binary},
-        {"big", case_big},               {"quick", case_quick},
-        {"many", case_many},             {"stdin", case_stdin},
-        {"pgroup", case_pgroup},         {"grandchild", case_grandchild},
-        {"bind", case_bind},             {"destroy", case_destroy},
+        {"exec_ok", case_exec_ok}, {"enoent", case_enoent},   {"eacces", case_eacces},
+        {"badwdir", case_badwdir}, {"status", case_status},   {"binary", case_binary},
+        {"big", case_big},         {"quick", case_quick},     {"many", case_many},
+        {"stdin", case_stdin},     {"pgroup", case_pgroup},   {"grandchild", case_grandchild},
+        {"bind", case_bind},       {"destroy", case_destroy}, {"messages", case_messages},
     };
     bool found = false;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

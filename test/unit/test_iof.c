@@ -267,7 +267,8 @@ Test(iof, long_line_pieces)
         px_iof_stream_push(st, big + off, n - off < 1000 ? n - off : 1000);
     px_iof_stream_close(st);
     const char *pfx = "[job1,3]<stdout>: ";
-    cr_assert_eq(s.len, strlen(pfx) + n, "one prefix for the whole line: %zu vs %zu", s.len, strlen(pfx) + n);
+    cr_assert_eq(s.len, strlen(pfx) + n, "one prefix for the whole line: %zu vs %zu", s.len,
+                 strlen(pfx) + n);
     cr_assert(strncmp(s.data, pfx, strlen(pfx)) == 0);
     cr_assert(memcmp(s.data + strlen(pfx), big, n) == 0);
     cr_assert_geq(s.calls, 2, "emitted in pieces, not held whole (%d calls)", s.calls);
@@ -463,10 +464,10 @@ Test(iof, opts_from_info)
 {
     pmix_info_t info[10];
     memset(info, 0, sizeof(info));
-    const char *bools[] = {PMIX_IOF_TAG_OUTPUT,        PMIX_IOF_RANK_OUTPUT,
-                           PMIX_IOF_TIMESTAMP_OUTPUT,  PMIX_IOF_XML_OUTPUT,
-                           PMIX_IOF_MERGE_STDERR_STDOUT, PMIX_IOF_OUTPUT_RAW,
-                           PMIX_IOF_FILE_ONLY};
+    const char *bools[] = {
+        PMIX_IOF_TAG_OUTPUT, PMIX_IOF_RANK_OUTPUT,         PMIX_IOF_TIMESTAMP_OUTPUT,
+        PMIX_IOF_XML_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT, PMIX_IOF_OUTPUT_RAW,
+        PMIX_IOF_FILE_ONLY};
     for (int i = 0; i < 7; i++) {
         snprintf(info[i].key, sizeof(info[i].key), "%s", bools[i]);
         info[i].value.type = PMIX_BOOL;
