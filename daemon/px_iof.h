@@ -11,6 +11,25 @@
  *   (then emitted as a piece and continued, so a 100 MB line costs linear time and
  *   bounded memory). ":raw" emits pieces as they arrive, prefixing only at line starts.
  * - Closing a stream emits what is held, as is (no newline appended).
+ *
+ * Exact formats (<ch> is "stdout" or "stderr": the process's own channel, even when
+ * merged onto stdout; <ts> is local wall-clock time "2026-11-22T10:00:00.123456"):
+ *   tag                 "[<job>,<rank>]<ch>: line\n"        (tag wins over rank)
+ *   rank                "[<rank>]<ch>: line\n"
+ *   timestamp           "<ts> " before the above, or alone: "<ts> line\n"
+ *   xml                 "<ch rank=\"N\">line</ch>\n" with & < > escaped as &amp; &lt; &gt;,
+ *                       timestamp as an attribute: <ch rank="N" timestamp="<ts>">;
+ *                       tag/rank add nothing in xml. A piece that does not end its
+ *                       line (long line, raw, close) is a whole element with no '\n'.
+ *   The timestamp is taken once per px_iof_stream_push (the arrival of the bytes).
+ * Files (each stream opens its own descriptor, O_APPEND; directories are created):
+ *   dir=DIR             DIR/<job>/rank.<N>/stdout and DIR/<job>/rank.<N>/stderr
+ *                       (with merge both channels go to .../stdout)
+ *   file=FILE           FILE.<job>.<N>, both channels
+ *   ('/' in <job> becomes '_'.) The stdout stream truncates its file; a stderr stream
+ *   sharing a file appends, so create the stdout stream first. Files receive exactly
+ *   the bytes that are emitted (formatted the same way); with nocopy nothing is
+ *   emitted and only the file gets them.
  */
 #ifndef PX_IOF_H
 #define PX_IOF_H
@@ -34,7 +53,8 @@ typedef struct {
     char *file;     /* PMIX_IOF_OUTPUT_TO_FILE, owned, NULL if none */
 } px_iof_opts_t;
 
-/* Read the PMIX_IOF_* keys above from a job's info (unknown keys ignored). */
+/* Read the PMIX_IOF_* keys above from a job's info (unknown keys ignored). o is zeroed
+ * first. A bool key given as PMIX_UNDEF (no value) counts as true. */
 void px_iof_opts_from_info(px_iof_opts_t *o, const pmix_info_t *info, size_t ninfo);
 void px_iof_opts_fini(px_iof_opts_t *o);
 

@@ -6,12 +6,19 @@
  * Lifecycle of a child, in callback order (each exactly once, never from inside
  * px_odls_start):
  *   started(child, 0, NULL)          the exec succeeded, or
- *   started(child, errno, "stage")   it failed before exec ("chdir", "exec", "bind", "fork")
+ *   started(child, errno, "stage")   it failed before exec ("chdir", "bind", "exec", or
+ *                                    "setup": moving its stdio descriptors in place)
  *   output(child, channel, data)*    bytes read from its stdout/stderr pipes, as read
  *   exited(child, wait status)       it was reaped (waitpid(pid)) AND both pipes reached
  *                                    end of file or were drained; nothing follows.
  * A child that fails before exec still gets exited() (status of its _exit(127)).
  * The child is freed by the library right after exited() returns.
+ * output() may come before the child is reaped; after the reap, both pipes are drained
+ * of what they hold (bounded: a grandchild keeping them open and writing does not delay
+ * exited()) and closed. The status pipe is read on the loop: started(0) when it reaches
+ * end of file at exec, or as soon as the child writes output or is reaped without an
+ * error record. Unknown children (pids not started here) are never waited for.
+ * Don't call px_odls_destroy from inside a callback.
  */
 #ifndef PX_ODLS_H
 #define PX_ODLS_H
@@ -38,18 +45,18 @@ typedef struct {
 
 /* What to start. Every pointer is borrowed for the duration of px_odls_start only. */
 typedef struct {
-    char *const *argv;            /* argv[0]: a path, or a name searched in env's PATH */
-    char *const *env;             /* the child's whole environment */
-    const char *wdir;             /* NULL: the daemon's working directory */
-    hwloc_const_cpuset_t cpuset;  /* NULL: not bound; else hwloc_set_cpubind in the child */
-    bool stdin_pipe;              /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
-    void *user;                   /* the caller's, returned by px_child_user() */
+    char *const *argv;           /* argv[0]: a path, or a name searched in env's PATH */
+    char *const *env;            /* the child's whole environment */
+    const char *wdir;            /* NULL: the daemon's working directory */
+    hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc_set_cpubind in the child */
+    bool stdin_pipe;             /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
+    void *user;                  /* the caller's, returned by px_child_user() */
 } px_child_spec_t;
 
 /* One per process (it owns the SIGCHLD handler on base). topo is borrowed and must
  * outlive the odls; it is what the child binds with. */
-px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo,
-                          const px_odls_cbs_t *cbs, void *cbdata);
+px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo, const px_odls_cbs_t *cbs,
+                          void *cbdata);
 /* SIGKILLs every child's process group, reaps them (blocking, bounded: children of ours
  * die on SIGKILL), frees everything. No callback runs from here. NULL is accepted. */
 void px_odls_destroy(px_odls_t *o);
@@ -71,7 +78,18 @@ int px_odls_stdin_write(px_child_t *c, const void *data, size_t len);
 /* Close the stdin pipe once the queue is written (the child sees end of file). */
 void px_odls_stdin_close(px_child_t *c);
 
-/* Children started and not yet through exited(). */
+/* Children started and not yet through exited(). A child stops counting just before its
+ * exited() is called, so inside exited() the count no longer includes it (a controller
+ * can stop its loop there when it reaches 0). */
 size_t px_odls_count(const px_odls_t *o);
+
+/* The user message (share/help/help-prted.txt, rendered) for a started(err, stage)
+ * error, or for px_odls_start returning NULL (pass stage "fork" and its errno). spec is
+ * what was started (argv[0], env's PATH, wdir and cpuset name the culprit); node, job
+ * and rank say where. Returns malloc'd text to send to the controller, or NULL + errno.
+ * Topics: exec-not-found (ENOENT at exec), exec-permission (EACCES), exec-failed,
+ * wdir-failed (chdir), bind-failed, setup-failed, fork-failed. */
+char *px_odls_error_text(const px_child_spec_t *spec, int err, const char *stage, const char *node,
+                         const char *job, unsigned rank);
 
 #endif /* PX_ODLS_H */
