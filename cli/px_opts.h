@@ -84,4 +84,11 @@ typedef enum {
 px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd);
 void px_opts_fini(px_cmd_t *cmd);
 
+/* The run-as-root rule, as a pure function (compatible addition, for tests and for
+ * commands that check it themselves): true when euid is not 0, when allow_flag
+ * (--allow-run-as-root) is set, or when env_allow and env_confirm (the values of
+ * PRTE_ALLOW_RUN_AS_ROOT and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM, NULL if unset) are both "1". */
+bool px_opts_root_allowed(uid_t euid, bool allow_flag, const char *env_allow,
+                          const char *env_confirm);
+
 #endif /* PX_OPTS_H */
