@@ -14,12 +14,12 @@
 #include "cli/opts_int.h"
 #include "help/px_help.h"
 
-#define B(k)  (1u << (k))
-#define ALL   (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN) | B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
-#define JOB   (B(PX_CMD_PRUN) | B(PX_CMD_PRTERUN))
-#define DVM   (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN))
-#define CONN  (B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
-#define PRTE  B(PX_CMD_PRTE)
+#define B(k) (1u << (k))
+#define ALL  (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN) | B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
+#define JOB  (B(PX_CMD_PRUN) | B(PX_CMD_PRTERUN))
+#define DVM  (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN))
+#define CONN (B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
+#define PRTE B(PX_CMD_PRTE)
 
 /* The order here is the order of --help. */
 const px_opt_def_t px_opt_defs[] = {
@@ -39,8 +39,7 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_TIMESTAMP_OUTPUT, "timestamp-output", 0, "timestamp-output", PX_ARG_NONE, JOB,
      "opt-timestamp-output"},
     {PX_O_XML, "xml", 0, NULL, PX_ARG_NONE, JOB, "opt-xml"},
-    {PX_O_MERGE, "merge-stderr-to-stdout", 0, NULL, PX_ARG_NONE, JOB,
-     "opt-merge-stderr-to-stdout"},
+    {PX_O_MERGE, "merge-stderr-to-stdout", 0, NULL, PX_ARG_NONE, JOB, "opt-merge-stderr-to-stdout"},
     {PX_O_OUTPUT_FILENAME, "output-filename", 0, "output-filename", PX_ARG_REQ, JOB,
      "opt-output-filename"},
     {PX_O_STDIN, "stdin", 0, NULL, PX_ARG_REQ, JOB, "opt-stdin"},
@@ -59,8 +58,7 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_DVM_URI, "dvm-uri", 0, NULL, PX_ARG_REQ, CONN, "opt-dvm-uri"},
     {PX_O_PID, "pid", 0, NULL, PX_ARG_REQ, CONN, "opt-pid"},
     {PX_O_NAMESPACE, "namespace", 0, NULL, PX_ARG_REQ, CONN, "opt-namespace"},
-    {PX_O_SYS_FIRST, "system-server-first", 0, NULL, PX_ARG_NONE, CONN,
-     "opt-system-server-first"},
+    {PX_O_SYS_FIRST, "system-server-first", 0, NULL, PX_ARG_NONE, CONN, "opt-system-server-first"},
     {PX_O_SYS_ONLY, "system-server-only", 0, NULL, PX_ARG_NONE, CONN, "opt-system-server-only"},
     {PX_O_VERBOSE, "verbose", 'v', NULL, PX_ARG_NONE, ALL, "opt-verbose"},
     {PX_O_ALLOW_ROOT, "allow-run-as-root", 0, NULL, PX_ARG_NONE, ALL, "opt-allow-run-as-root"},
@@ -402,8 +400,7 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
         }
         if (!(d->cmds & B(cmd->kind))) {
             px_opts_cmds_of(d, cmds, sizeof(cmds));
-            px_show_help("help-prte-cli.txt", "option-not-here", cmd->prog, name, cmd->prog,
-                         cmds);
+            px_show_help("help-prte-cli.txt", "option-not-here", cmd->prog, name, cmd->prog, cmds);
             return -1;
         }
         if (appfile && d->id == PX_O_APP) {
@@ -428,8 +425,7 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
         }
         if (d->arg == PX_ARG_OPT && !inl && i + 1 < argc) {
             const char *nx = argv[i + 1];
-            if (d->id == PX_O_HELP || nx[0] != '-' || strcmp(nx, "-") == 0 ||
-                strcmp(nx, "+") == 0)
+            if (d->id == PX_O_HELP || nx[0] != '-' || strcmp(nx, "-") == 0 || strcmp(nx, "+") == 0)
                 val = argv[++i];
         }
 
@@ -478,14 +474,12 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
     if (rc < 0)
         goto error;
     if (cmd->pid != 0 && cmd->dvm_uri != NULL) {
-        px_show_help("help-prte-cli.txt", "conflicting-options", cmd->prog, "--pid",
-                     "--dvm-uri");
+        px_show_help("help-prte-cli.txt", "conflicting-options", cmd->prog, "--pid", "--dvm-uri");
         goto error;
     }
     if (px_opts_is_job(kind) && px_opts_job_finish(cmd, &js) < 0)
         goto error;
-    if (!px_opts_root_allowed(geteuid(), cmd->allow_run_as_root,
-                              getenv("PRTE_ALLOW_RUN_AS_ROOT"),
+    if (!px_opts_root_allowed(geteuid(), cmd->allow_run_as_root, getenv("PRTE_ALLOW_RUN_AS_ROOT"),
                               getenv("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM"))) {
         px_show_help("help-prte-cli.txt", "run-as-root", cmd->prog);
         goto error;

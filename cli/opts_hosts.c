@@ -59,8 +59,7 @@ int px_opts_add_hosts(px_cmd_t *cmd, const char *spec)
             free(entry);
             return -1;
         }
-        if (px_opts_push_host(cmd, entry,
-                              colon != NULL ? (size_t)(colon - entry) : strlen(entry),
+        if (px_opts_push_host(cmd, entry, colon != NULL ? (size_t)(colon - entry) : strlen(entry),
                               slots) < 0) {
             free(entry);
             return -1;
@@ -102,8 +101,7 @@ int px_opts_add_hostfile(px_cmd_t *cmd, const char *path)
     int lineno = 0, rc = -1;
 
     if (f == NULL) {
-        px_show_help("help-prte-cli.txt", "hostfile-unreadable", cmd->prog, path,
-                     strerror(errno));
+        px_show_help("help-prte-cli.txt", "hostfile-unreadable", cmd->prog, path, strerror(errno));
         return -1;
     }
     while (getline(&line, &cap, f) >= 0) {
@@ -120,8 +118,7 @@ int px_opts_add_hostfile(px_cmd_t *cmd, const char *path)
         }
     }
     if (ferror(f)) {
-        px_show_help("help-prte-cli.txt", "hostfile-unreadable", cmd->prog, path,
-                     strerror(errno));
+        px_show_help("help-prte-cli.txt", "hostfile-unreadable", cmd->prog, path, strerror(errno));
         goto out;
     }
     if (cmd->nhosts == before) {

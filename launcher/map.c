@@ -139,13 +139,12 @@ static hwloc_bitmap_t px_map_bind(px_nstate_t *ns, hwloc_obj_t target, int k, px
         return NULL; /* beyond the node's cores: oversubscribed, not bound */
     if (bind == PX_MAP_OBJ_HWTHREAD) {
         o = (target != NULL && target->type == HWLOC_OBJ_PU) ? target
-                                                            : px_map_take_any(ns, target, true);
+                                                             : px_map_take_any(ns, target, true);
     } else if (target != NULL && target->type == HWLOC_OBJ_PU) {
         o = hwloc_get_ancestor_obj_by_type(ns->topo, HWLOC_OBJ_CORE, target);
     } else if (target != NULL && target->type == HWLOC_OBJ_CORE) {
         o = target;
-    } else if (bind == PX_MAP_OBJ_PACKAGE && target != NULL &&
-               target->type == HWLOC_OBJ_PACKAGE) {
+    } else if (bind == PX_MAP_OBJ_PACKAGE && target != NULL && target->type == HWLOC_OBJ_PACKAGE) {
         o = target;
     } else {
         o = px_map_take_any(ns, target, false);
@@ -163,7 +162,7 @@ static hwloc_bitmap_t px_map_bind(px_nstate_t *ns, hwloc_obj_t target, int k, px
  * the process's first PU. */
 static int px_map_objkey(const px_nstate_t *ns, const px_place_t *p, px_map_obj_t by)
 {
-    hwloc_const_bitmap_t set = p->cpuset != NULL ? p->cpuset
+    hwloc_const_bitmap_t set = p->cpuset != NULL   ? p->cpuset
                                : p->target != NULL ? p->target->cpuset
                                                    : NULL;
     hwloc_obj_t pu, o;
@@ -209,13 +208,12 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
     if (msg != NULL)
         *msg = NULL;
     if (nnodes == 0) {
-        err = px_map_fail(px_help_render("help-prte-map.txt", "no-nodes"), &st,
-                          PMIX_ERR_BAD_PARAM);
+        err = px_map_fail(px_help_render("help-prte-map.txt", "no-nodes"), &st, PMIX_ERR_BAD_PARAM);
         goto out;
     }
     if (s_map != NULL && px_map_parse_mapby(s_map, &pol, bad, sizeof(bad)) < 0) {
-        err = px_map_fail(px_help_render("help-prte-map.txt", "bad-policy", "--map-by", s_map),
-                          &st, PMIX_ERR_BAD_PARAM);
+        err = px_map_fail(px_help_render("help-prte-map.txt", "bad-policy", "--map-by", s_map), &st,
+                          PMIX_ERR_BAD_PARAM);
         goto out;
     }
     if (s_map == NULL) {
@@ -259,8 +257,8 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
             if (nodes[i].slots_given && n->slots < n->cap)
                 n->cap = n->slots;
         } else if (pol.by == PX_MAP_OBJ_PPR) {
-            n->cap = pol.ppr_n * (pol.ppr_obj == PX_MAP_OBJ_NODE ? 1
-                                                                 : px_map_nobjs(n->topo, pol.ppr_obj));
+            n->cap = pol.ppr_n *
+                     (pol.ppr_obj == PX_MAP_OBJ_NODE ? 1 : px_map_nobjs(n->topo, pol.ppr_obj));
         } else {
             n->cap = n->slots;
         }
@@ -283,17 +281,17 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
             counts[a] = (int)(total_cap - used);
             used = total_cap;
         } else {
-            err = px_map_fail(px_help_render("help-prte-map.txt", "no-free-slots", (int)a + 1,
-                                             (int)total_cap),
-                              &st, PMIX_ERR_OUT_OF_RESOURCE);
+            err = px_map_fail(
+                px_help_render("help-prte-map.txt", "no-free-slots", (int)a + 1, (int)total_cap),
+                &st, PMIX_ERR_OUT_OF_RESOURCE);
             goto out;
         }
         np += counts[a];
     }
 
     /* enough room? */
-    allow_over = pol.oversubscribe == 1 || (pol.oversubscribe == -1 && !any_given &&
-                                            pol.by != PX_MAP_OBJ_PPR);
+    allow_over = pol.oversubscribe == 1 ||
+                 (pol.oversubscribe == -1 && !any_given && pol.by != PX_MAP_OBJ_PPR);
     if (np > total_cap) {
         if ((where = px_map_where(nodes, nnodes)) == NULL)
             goto nomem;
@@ -307,10 +305,10 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
             goto out;
         }
         if (!allow_over && pol.by == PX_MAP_OBJ_PPR) {
-            err = px_map_fail(px_help_render("help-prte-map.txt", "ppr-too-many", (int)np,
-                                             pol.ppr_n, px_map_obj_name(pol.ppr_obj),
-                                             (int)total_cap, where),
-                              &st, PMIX_ERR_OUT_OF_RESOURCE);
+            err =
+                px_map_fail(px_help_render("help-prte-map.txt", "ppr-too-many", (int)np, pol.ppr_n,
+                                           px_map_obj_name(pol.ppr_obj), (int)total_cap, where),
+                            &st, PMIX_ERR_OUT_OF_RESOURCE);
             goto out;
         }
         if (!allow_over) {
@@ -372,16 +370,15 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
         case PX_MAP_OBJ_CORE:
         case PX_MAP_OBJ_PACKAGE:
         case PX_MAP_OBJ_HWTHREAD:
-            pl[p].target =
-                px_map_obj(n->topo, pol.by, pl[p].k % px_map_nobjs(n->topo, pol.by));
+            pl[p].target = px_map_obj(n->topo, pol.by, pl[p].k % px_map_nobjs(n->topo, pol.by));
             break;
         case PX_MAP_OBJ_PPR:
             if (pol.ppr_obj == PX_MAP_OBJ_NODE)
                 pl[p].target = NULL;
             else
-                pl[p].target = px_map_obj(n->topo, pol.ppr_obj,
-                                          (pl[p].k / pol.ppr_n) %
-                                              px_map_nobjs(n->topo, pol.ppr_obj));
+                pl[p].target =
+                    px_map_obj(n->topo, pol.ppr_obj,
+                               (pl[p].k / pol.ppr_n) % px_map_nobjs(n->topo, pol.ppr_obj));
             break;
         default:
             pl[p].target = NULL;
@@ -467,7 +464,7 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
     else if (pol.oversubscribe == 0)
         strncat(polbuf, ":NOOVERSUBSCRIBE", sizeof(polbuf) - strlen(polbuf) - 1);
     map->mapby = strdup(polbuf);
-    map->rankby = strdup(rankby != PX_MAP_OBJ_NONE ? px_map_obj_name(rankby)
+    map->rankby = strdup(rankby != PX_MAP_OBJ_NONE   ? px_map_obj_name(rankby)
                          : pol.by == PX_MAP_OBJ_NODE ? "node"
                                                      : "slot");
     map->bindto = strdup(px_map_obj_name(bindto));
@@ -599,8 +596,8 @@ char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_
                               (unsigned)rank);
     if ((where = px_map_describe(nodes[p->node].topo, p->cpuset)) == NULL)
         return NULL;
-    line = px_help_render("help-prte-map.txt", "binding-line", nodes[p->node].name,
-                          (unsigned)rank, where);
+    line = px_help_render("help-prte-map.txt", "binding-line", nodes[p->node].name, (unsigned)rank,
+                          where);
     free(where);
     return line;
 }
@@ -635,15 +632,18 @@ char *px_map_display(const px_map_t *map, const px_map_node_t *nodes, size_t nno
         int cnt = 0;
         for (size_t r = 0; r < map->nprocs; r++)
             cnt += map->procs[r].node == n;
-        px_map_put(f, px_help_render("help-prte-map.txt", "map-node", nodes[n].name,
-                                     nodes[n].slots_given ? nodes[n].slots
-                                         : hwloc_get_nbobjs_by_type(nodes[n].topo, HWLOC_OBJ_CORE),
-                                     cnt, cnt > 0 && over != NULL &&
-                                              cnt > (nodes[n].slots_given ? nodes[n].slots
-                                                     : hwloc_get_nbobjs_by_type(nodes[n].topo,
-                                                                                HWLOC_OBJ_CORE))
-                                          ? over
-                                          : ""));
+        px_map_put(
+            f, px_help_render(
+                   "help-prte-map.txt", "map-node", nodes[n].name,
+                   nodes[n].slots_given ? nodes[n].slots
+                                        : hwloc_get_nbobjs_by_type(nodes[n].topo, HWLOC_OBJ_CORE),
+                   cnt,
+                   cnt > 0 && over != NULL &&
+                           cnt > (nodes[n].slots_given
+                                      ? nodes[n].slots
+                                      : hwloc_get_nbobjs_by_type(nodes[n].topo, HWLOC_OBJ_CORE))
+                       ? over
+                       : ""));
         for (size_t r = 0; r < map->nprocs; r++) {
             const px_map_proc_t *p = &map->procs[r];
             char *where;

@@ -12,9 +12,8 @@ static const struct {
     const char *name;
     px_map_obj_t obj;
 } px_map_objs[] = {
-    {"slot", PX_MAP_OBJ_SLOT},       {"node", PX_MAP_OBJ_NODE},
-    {"package", PX_MAP_OBJ_PACKAGE}, {"socket", PX_MAP_OBJ_PACKAGE},
-    {"core", PX_MAP_OBJ_CORE},       {"hwthread", PX_MAP_OBJ_HWTHREAD},
+    {"slot", PX_MAP_OBJ_SLOT},      {"node", PX_MAP_OBJ_NODE}, {"package", PX_MAP_OBJ_PACKAGE},
+    {"socket", PX_MAP_OBJ_PACKAGE}, {"core", PX_MAP_OBJ_CORE}, {"hwthread", PX_MAP_OBJ_HWTHREAD},
 };
 
 static int px_map_obj_lookup(const char *s, size_t len, px_map_obj_t *obj)

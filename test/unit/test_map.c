@@ -39,8 +39,8 @@ static px_map_node_t *mknodes(size_t nnodes, const char *synthetic, int slots)
         nodes[i].name = (char *)names[i];
         nodes[i].topo = topo((int)i, synthetic);
         nodes[i].slots_given = slots > 0;
-        nodes[i].slots = slots > 0 ? slots : hwloc_get_nbobjs_by_type(nodes[i].topo,
-                                                                      HWLOC_OBJ_CORE);
+        nodes[i].slots =
+            slots > 0 ? slots : hwloc_get_nbobjs_by_type(nodes[i].topo, HWLOC_OBJ_CORE);
     }
     return nodes;
 }
@@ -83,12 +83,12 @@ static bool is_obj(hwloc_topology_t t, hwloc_const_bitmap_t set, hwloc_obj_type_
     return set != NULL && o != NULL && hwloc_bitmap_isequal(set, o->cpuset);
 }
 
-#define MAP_OK(nodes, nn, napps, ninfo)                                                        \
-    do {                                                                                       \
-        char *m_ = NULL;                                                                       \
-        pmix_status_t s_ = px_map_job(nodes, nn, apps, napps, infos, ninfo, &map, &m_);        \
-        cr_assert_eq(s_, PMIX_SUCCESS, "status %d: %s", s_, m_ ? m_ : "");                     \
-        cr_assert_null(m_);                                                                    \
+#define MAP_OK(nodes, nn, napps, ninfo)                                                            \
+    do {                                                                                           \
+        char *m_ = NULL;                                                                           \
+        pmix_status_t s_ = px_map_job(nodes, nn, apps, napps, infos, ninfo, &map, &m_);            \
+        cr_assert_eq(s_, PMIX_SUCCESS, "status %d: %s", s_, m_ ? m_ : "");                         \
+        cr_assert_null(m_);                                                                        \
     } while (0)
 
 Test(map, slot_default_small_job_binds_to_core)
@@ -200,8 +200,7 @@ Test(map, nooversubscribe_refuses_even_without_slots)
     mkapps(9, 0);
     mkinfo(PMIX_MAPBY, ":NOOVERSUBSCRIBE", NULL, NULL);
     cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
-    cr_assert(strstr(msg, "9 processes") != NULL && strstr(msg, "only 8 slots") != NULL, "%s",
-              msg);
+    cr_assert(strstr(msg, "9 processes") != NULL && strstr(msg, "only 8 slots") != NULL, "%s", msg);
     free(msg);
 }
 

@@ -101,14 +101,14 @@ static void jtrue(const px_cmd_t *cmd, const char *key)
     cr_assert(i->value.data.flag);
 }
 
-#define EXPECT_ERR(kind, needle, ...)                                                         \
-    do {                                                                                       \
-        px_cmd_t c_;                                                                           \
-        cr_assert_eq(run(kind, &c_, __VA_ARGS__, NULL), PX_OPTS_EXIT_ERR);                     \
-        cr_assert(strstr(g_err, needle) != NULL, "stderr lacks \"%s\":\n%s", needle, g_err);   \
+#define EXPECT_ERR(kind, needle, ...)                                                              \
+    do {                                                                                           \
+        px_cmd_t c_;                                                                               \
+        cr_assert_eq(run(kind, &c_, __VA_ARGS__, NULL), PX_OPTS_EXIT_ERR);                         \
+        cr_assert(strstr(g_err, needle) != NULL, "stderr lacks \"%s\":\n%s", needle, g_err);       \
     } while (0)
 
-#define EXPECT_RUN(kind, cmdp, ...)                                                           \
+#define EXPECT_RUN(kind, cmdp, ...)                                                                \
     cr_assert_eq(run(kind, cmdp, __VA_ARGS__, NULL), PX_OPTS_RUN, "stderr:\n%s", g_err)
 
 static char *write_temp(const char *text)
@@ -298,10 +298,18 @@ Test(opts, appfile_errors)
 
 Test(opts, map_rank_bind_valid)
 {
-    const char *maps[] = {"slot",         "node",           "core",
-                          "package",      "socket",         "hwthread",
-                          "ppr:2:package", "ppr:1:node",    "core:PE=2",
-                          ":OVERSUBSCRIBE", "package:NOOVERSUBSCRIBE", "ppr:2:core:pe=1:oversubscribe"};
+    const char *maps[] = {"slot",
+                          "node",
+                          "core",
+                          "package",
+                          "socket",
+                          "hwthread",
+                          "ppr:2:package",
+                          "ppr:1:node",
+                          "core:PE=2",
+                          ":OVERSUBSCRIBE",
+                          "package:NOOVERSUBSCRIBE",
+                          "ppr:2:core:pe=1:oversubscribe"};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
         px_cmd_t c;
         EXPECT_RUN(PX_CMD_PRUN, &c, "--map-by", maps[i], "./a");
@@ -363,8 +371,7 @@ Test(opts, display_and_report_bindings)
 Test(opts, output_items)
 {
     px_cmd_t c;
-    EXPECT_RUN(PX_CMD_PRUN, &c, "--output", "tag,rank,timestamp,xml,merge-stderr-to-stdout",
-               "./a");
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--output", "tag,rank,timestamp,xml,merge-stderr-to-stdout", "./a");
     jtrue(&c, PMIX_IOF_TAG_OUTPUT);
     jtrue(&c, PMIX_IOF_RANK_OUTPUT);
     jtrue(&c, PMIX_IOF_TIMESTAMP_OUTPUT);
@@ -404,8 +411,9 @@ Test(opts, output_deprecated_spellings)
     jtrue(&c, PMIX_IOF_XML_OUTPUT);
     jtrue(&c, PMIX_IOF_MERGE_STDERR_STDOUT);
     cr_assert_str_eq(jstr(&c, PMIX_IOF_OUTPUT_TO_DIRECTORY), "/tmp/d");
-    cr_assert(strstr(g_err, "prun: note: --tag-output is deprecated; use --output tag instead.\n") !=
-              NULL, "%s", g_err);
+    cr_assert(strstr(g_err,
+                     "prun: note: --tag-output is deprecated; use --output tag instead.\n") != NULL,
+              "%s", g_err);
     cr_assert(strstr(g_err, "--output-filename is deprecated; use --output dir=<dir>") != NULL);
     cr_assert(strstr(g_err, "-----") == NULL, "one line, no frame: %s", g_err);
     px_opts_fini(&c);
@@ -496,7 +504,8 @@ Test(opts, unknown_and_misplaced_options)
     EXPECT_ERR(PX_CMD_PPS, "not an option of pps", "--daemonize");
     EXPECT_ERR(PX_CMD_PTERM, "unexpected argument \"extra\"", "extra");
     EXPECT_ERR(PX_CMD_PRTE, "unexpected argument \":\"", ":");
-    EXPECT_ERR(PX_CMD_PRUN, "\"--map-by\" needs a value: --map-by <policy>", "./a", ":", "--map-by");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--map-by\" needs a value: --map-by <policy>", "./a", ":",
+               "--map-by");
     EXPECT_ERR(PX_CMD_PRTE, "takes no value", "--daemonize=1");
 }
 
@@ -714,8 +723,8 @@ Test(opts, hostfile_bad)
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /nonexistent/hosts", "--hostfile",
                "/nonexistent/hosts");
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /tmp", "--hostfile", "/tmp");
-    EXPECT_ERR(PX_CMD_PRTE, "line 2 (\"node2 slots=0\"), is not valid: the slot count", "--hostfile",
-               zero);
+    EXPECT_ERR(PX_CMD_PRTE, "line 2 (\"node2 slots=0\"), is not valid: the slot count",
+               "--hostfile", zero);
     EXPECT_ERR(PX_CMD_PRTE, "only \"slots=N\" may follow", "--hostfile", junk);
     EXPECT_ERR(PX_CMD_PRTE, "line 1", "--hostfile", nan);
     EXPECT_ERR(PX_CMD_PRTE, "names no host", "--hostfile", empty);
