@@ -46,9 +46,9 @@ typedef struct {
      * PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_NOTIFY_COMPLETION (true). */
     pmix_info_t *jinfo; /* owned (PMIx_Info_free) */
     size_t njinfo;
-    bool stdin_none;   /* --stdin none */
+    bool stdin_none;        /* --stdin none */
     pmix_rank_t stdin_rank; /* --stdin N (default 0); PMIX_RANK_WILDCARD for all */
-    int timeout;       /* --timeout seconds, 0: none */
+    int timeout;            /* --timeout seconds, 0: none */
 
     /* --- which DVM (prun, pterm, pps): the tool connection chain --- */
     char *dvm_uri;     /* owned: --dvm-uri as typed ("file:<path>" kept as is) */
@@ -58,14 +58,14 @@ typedef struct {
     bool system_only;  /* --system-server-only */
 
     /* --- the DVM itself (prte, prterun) --- */
-    bool daemonize;       /* --daemonize */
-    char *report_uri;     /* owned: --report-uri <file|-|+> */
-    char *report_pid;     /* owned: --report-pid <file|-|+> ("-" when given bare) */
-    bool system_server;   /* --system-server */
-    px_host_t *hosts;     /* owned: --host a,b:2 and --hostfile lines, validated */
+    bool daemonize;     /* --daemonize */
+    char *report_uri;   /* owned: --report-uri <file|-|+> */
+    char *report_pid;   /* owned: --report-pid <file|-|+> ("-" when given bare) */
+    bool system_server; /* --system-server */
+    px_host_t *hosts;   /* owned: --host a,b:2 and --hostfile lines, validated */
     size_t nhosts;
-    bool debug_daemons;   /* --debug-daemons */
-    bool no_ready_msg;    /* --no-ready-msg */
+    bool debug_daemons; /* --debug-daemons */
+    bool no_ready_msg;  /* --no-ready-msg */
 
     /* --- every command --- */
     int verbose; /* -v, repeatable */
@@ -83,5 +83,12 @@ typedef enum {
  * PRTE_ALLOW_RUN_AS_ROOT=1 and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 are needed. */
 px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd);
 void px_opts_fini(px_cmd_t *cmd);
+
+/* The run-as-root rule, as a pure function (compatible addition, for tests and for
+ * commands that check it themselves): true when euid is not 0, when allow_flag
+ * (--allow-run-as-root) is set, or when env_allow and env_confirm (the values of
+ * PRTE_ALLOW_RUN_AS_ROOT and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM, NULL if unset) are both "1". */
+bool px_opts_root_allowed(uid_t euid, bool allow_flag, const char *env_allow,
+                          const char *env_confirm);
 
 #endif /* PX_OPTS_H */

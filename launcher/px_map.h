@@ -64,4 +64,36 @@ char *px_map_display(const px_map_t *map, const px_map_node_t *nodes, size_t nno
 char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_rank_t rank,
                           const char *job);
 
+/* ---- Policy strings (launcher/map_policy.c; also used by cli/ to validate options) ----
+ * Compatible addition to the contract: the parsers px_map_job() itself uses, so that
+ * the command line rejects exactly what the mapper would. Case-insensitive; "socket"
+ * is accepted for "package". */
+typedef enum {
+    PX_MAP_OBJ_NONE = 0,
+    PX_MAP_OBJ_SLOT,
+    PX_MAP_OBJ_NODE,
+    PX_MAP_OBJ_PACKAGE,
+    PX_MAP_OBJ_CORE,
+    PX_MAP_OBJ_HWTHREAD,
+    PX_MAP_OBJ_PPR, /* map-by only */
+} px_map_obj_t;
+
+typedef struct {
+    px_map_obj_t by;      /* PX_MAP_OBJ_NONE when only modifiers were given */
+    int ppr_n;            /* ppr:N:obj */
+    px_map_obj_t ppr_obj; /* PACKAGE, CORE, HWTHREAD or NODE */
+    int oversubscribe;    /* -1 not said, 0 :NOOVERSUBSCRIBE, 1 :OVERSUBSCRIBE */
+    int pe;               /* :PE=n, 0 when absent */
+} px_map_policy_t;
+
+/* Parse a --map-by value. 0, or -1 with errno = EINVAL and the first part not
+ * understood copied into bad (NUL-terminated, truncated to badlen). */
+int px_map_parse_mapby(const char *s, px_map_policy_t *p, char *bad, size_t badlen);
+/* --rank-by: slot|fill -> SLOT, node|span -> NODE, core, package, hwthread. 0 / -1. */
+int px_map_parse_rankby(const char *s, px_map_obj_t *obj);
+/* --bind-to: none, core, package, hwthread. 0 / -1. */
+int px_map_parse_bindto(const char *s, px_map_obj_t *obj);
+/* "slot", "node", "core", "package", "hwthread", "none", "ppr" */
+const char *px_map_obj_name(px_map_obj_t obj);
+
 #endif /* PX_MAP_H */

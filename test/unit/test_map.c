@@ -1,2 +1,461 @@
-/* being written (issue 5) */
+/* Unit tests of launcher/map.c on synthetic hwloc topologies (independent of this
+ * machine): placement, ranks, cpusets, defaults, oversubscription rules, errors. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "launcher/px_map.h"
+
+static hwloc_topology_t topos[4];
+
+static hwloc_topology_t topo(int i, const char *synthetic)
+{
+    cr_assert_eq(hwloc_topology_init(&topos[i]), 0);
+    cr_assert_eq(hwloc_topology_set_synthetic(topos[i], synthetic), 0);
+    cr_assert_eq(hwloc_topology_load(topos[i]), 0);
+    return topos[i];
+}
+
+static void fini(void)
+{
+    for (int i = 0; i < 4; i++) {
+        if (topos[i] != NULL)
+            hwloc_topology_destroy(topos[i]);
+        topos[i] = NULL;
+    }
+}
+
+TestSuite(map, .fini = fini);
+
+static const char *names[] = {"n0", "n1", "n2", "n3"};
+
+/* nnodes nodes of one synthetic topology; slots < 0: not given */
+static px_map_node_t *mknodes(size_t nnodes, const char *synthetic, int slots)
+{
+    static px_map_node_t nodes[4];
+    for (size_t i = 0; i < nnodes; i++) {
+        nodes[i].name = (char *)names[i];
+        nodes[i].topo = topo((int)i, synthetic);
+        nodes[i].slots_given = slots > 0;
+        nodes[i].slots =
+            slots > 0 ? slots : hwloc_get_nbobjs_by_type(nodes[i].topo, HWLOC_OBJ_CORE);
+    }
+    return nodes;
+}
+
+static pmix_app_t apps[4];
+
+static pmix_app_t *mkapps(int n0, int n1)
+{
+    memset(apps, 0, sizeof(apps));
+    apps[0].maxprocs = n0;
+    apps[1].maxprocs = n1;
+    return apps;
+}
+
+static pmix_info_t infos[4];
+
+/* up to three (key, string) pairs, NULL-terminated; returns the count */
+static size_t mkinfo(const char *k1, const char *v1, const char *k2, const char *v2)
+{
+    size_t n = 0;
+    memset(infos, 0, sizeof(infos));
+    if (k1 != NULL)
+        PMIx_Info_load(&infos[n++], k1, v1, PMIX_STRING);
+    if (k2 != NULL)
+        PMIx_Info_load(&infos[n++], k2, v2, PMIX_STRING);
+    return n;
+}
+
+/* the logical index of the first core of a cpuset */
+static int first_core(hwloc_topology_t t, hwloc_const_bitmap_t set)
+{
+    hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(t, set, HWLOC_OBJ_CORE, NULL);
+    return o != NULL ? (int)o->logical_index : -1;
+}
+
+static bool is_obj(hwloc_topology_t t, hwloc_const_bitmap_t set, hwloc_obj_type_t type,
+                   unsigned idx)
+{
+    hwloc_obj_t o = hwloc_get_obj_by_type(t, type, idx);
+    return set != NULL && o != NULL && hwloc_bitmap_isequal(set, o->cpuset);
+}
+
+#define MAP_OK(nodes, nn, napps, ninfo)                                                            \
+    do {                                                                                           \
+        char *m_ = NULL;                                                                           \
+        pmix_status_t s_ = px_map_job(nodes, nn, apps, napps, infos, ninfo, &map, &m_);            \
+        cr_assert_eq(s_, PMIX_SUCCESS, "status %d: %s", s_, m_ ? m_ : "");                         \
+        cr_assert_null(m_);                                                                        \
+    } while (0)
+
+Test(map, slot_default_small_job_binds_to_core)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    mkapps(2, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(NULL, NULL, NULL, NULL));
+    cr_assert_eq(map.nprocs, 2);
+    cr_assert_str_eq(map.mapby, "slot");
+    cr_assert_str_eq(map.rankby, "slot");
+    cr_assert_str_eq(map.bindto, "core");
+    cr_assert(!map.oversubscribed);
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(map.procs[r].rank, (pmix_rank_t)r);
+        cr_assert_eq(map.procs[r].node, 0);
+        cr_assert_eq(map.procs[r].local_rank, r);
+        cr_assert_eq(map.procs[r].node_rank, r);
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_CORE, (unsigned)r));
+    }
+    char *line = px_map_binding_line(&map, nodes, 1, "job");
+    cr_assert_str_eq(line, "[n0:rank 1] bound to package[0][core:1]\n");
+    free(line);
+    px_map_free(&map);
+}
+
+Test(map, slot_default_bigger_job_binds_to_package)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    mkapps(6, 0);
+    MAP_OK(nodes, 1, 1, 0);
+    cr_assert_str_eq(map.bindto, "package");
+    for (int r = 0; r < 6; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_PACKAGE, r < 4 ? 0 : 1),
+                  "rank %d", r);
+    char *line = px_map_binding_line(&map, nodes, 5, NULL);
+    cr_assert_str_eq(line, "[n0:rank 5] bound to package[1][core:4-7]\n");
+    free(line);
+    px_map_free(&map);
+}
+
+Test(map, no_slots_given_oversubscribes_without_binding_extra)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:2 pu:1", -1);
+    px_map_t map;
+    mkapps(7, 0);
+    MAP_OK(nodes, 1, 1, 0);
+    cr_assert_eq(map.nprocs, 7);
+    cr_assert(map.oversubscribed);
+    cr_assert_not_null(map.procs[0].cpuset);
+    cr_assert_not_null(map.procs[1].cpuset);
+    for (int r = 2; r < 7; r++) {
+        cr_assert_null(map.procs[r].cpuset, "rank %d beyond the cores is not bound", r);
+        cr_assert_eq(map.procs[r].node, 0);
+    }
+    char *line = px_map_binding_line(&map, nodes, 6, NULL);
+    cr_assert_str_eq(line, "[n0:rank 6] not bound\n");
+    free(line);
+    px_map_free(&map);
+}
+
+Test(map, slots_given_too_many_is_an_error_naming_both_numbers)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:8 pu:1", 2);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(3, 0);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert_not_null(msg);
+    cr_assert(strstr(msg, "3 processes were asked for") != NULL, "%s", msg);
+    cr_assert(strstr(msg, "only 2 slots are on node n0") != NULL, "%s", msg);
+    cr_assert(strstr(msg, ":OVERSUBSCRIBE") != NULL);
+    cr_assert_null(map.procs);
+    free(msg);
+}
+
+Test(map, slots_given_many_nodes_message)
+{
+    px_map_node_t *nodes = mknodes(2, "package:1 core:8 pu:1", 2);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(5, 0);
+    cr_assert_eq(px_map_job(nodes, 2, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "5 processes") != NULL && strstr(msg, "only 4 slots") != NULL &&
+                  strstr(msg, "2 nodes (n0, n1)") != NULL,
+              "%s", msg);
+    free(msg);
+}
+
+Test(map, oversubscribe_modifier_allows_it)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:2 pu:1", 2);
+    px_map_t map;
+    mkapps(3, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "slot:OVERSUBSCRIBE", NULL, NULL));
+    cr_assert_eq(map.nprocs, 3);
+    cr_assert(map.oversubscribed);
+    cr_assert_null(map.procs[2].cpuset);
+    cr_assert_str_eq(map.mapby, "slot:OVERSUBSCRIBE");
+    px_map_free(&map);
+}
+
+Test(map, nooversubscribe_refuses_even_without_slots)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:1", -1);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(9, 0);
+    mkinfo(PMIX_MAPBY, ":NOOVERSUBSCRIBE", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "9 processes") != NULL && strstr(msg, "only 8 slots") != NULL, "%s", msg);
+    free(msg);
+}
+
+Test(map, by_node_round_robin)
+{
+    px_map_node_t *nodes = mknodes(2, "package:1 core:2 pu:1", -1);
+    px_map_t map;
+    mkapps(4, 0);
+    MAP_OK(nodes, 2, 1, mkinfo(PMIX_MAPBY, "node", NULL, NULL));
+    cr_assert_str_eq(map.rankby, "node");
+    uint32_t want_node[] = {0, 1, 0, 1};
+    uint16_t want_local[] = {0, 0, 1, 1};
+    for (int r = 0; r < 4; r++) {
+        cr_assert_eq(map.procs[r].node, want_node[r], "rank %d", r);
+        cr_assert_eq(map.procs[r].local_rank, want_local[r], "rank %d", r);
+    }
+    cr_assert(!map.oversubscribed);
+    px_map_free(&map);
+}
+
+Test(map, by_node_rank_by_slot)
+{
+    px_map_node_t *nodes = mknodes(2, "package:1 core:2 pu:1", -1);
+    px_map_t map;
+    mkapps(4, 0);
+    MAP_OK(nodes, 2, 1, mkinfo(PMIX_MAPBY, "node", PMIX_RANKBY, "slot"));
+    uint32_t want_node[] = {0, 0, 1, 1};
+    for (int r = 0; r < 4; r++)
+        cr_assert_eq(map.procs[r].node, want_node[r], "rank %d", r);
+    cr_assert_str_eq(map.rankby, "slot");
+    px_map_free(&map);
+}
+
+Test(map, by_slot_rank_by_node)
+{
+    px_map_node_t *nodes = mknodes(2, "package:1 core:2 pu:1", -1);
+    px_map_t map;
+    mkapps(4, 0);
+    MAP_OK(nodes, 2, 1, mkinfo(PMIX_RANKBY, "node", NULL, NULL));
+    uint32_t want_node[] = {0, 1, 0, 1};
+    for (int r = 0; r < 4; r++)
+        cr_assert_eq(map.procs[r].node, want_node[r], "rank %d", r);
+    px_map_free(&map);
+}
+
+Test(map, by_package_rotates)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    mkapps(4, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "package", NULL, NULL));
+    cr_assert_str_eq(map.bindto, "package");
+    for (int r = 0; r < 4; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_PACKAGE, r % 2), "rank %d",
+                  r);
+    px_map_free(&map);
+}
+
+Test(map, by_package_bind_core_and_rank_by_package)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    mkapps(4, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "package", PMIX_BINDTO, "core"));
+    int want[] = {0, 4, 1, 5};
+    for (int r = 0; r < 4; r++)
+        cr_assert_eq(first_core(nodes[0].topo, map.procs[r].cpuset), want[r], "rank %d", r);
+    px_map_free(&map);
+
+    size_t n = mkinfo(PMIX_MAPBY, "package", PMIX_RANKBY, "package");
+    MAP_OK(nodes, 1, 1, n);
+    for (int r = 0; r < 4; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_PACKAGE, r < 2 ? 0 : 1),
+                  "rank %d", r);
+    px_map_free(&map);
+}
+
+Test(map, by_core_and_by_hwthread)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    mkapps(5, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "core", NULL, NULL));
+    cr_assert_str_eq(map.bindto, "core");
+    for (int r = 0; r < 5; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_CORE, (unsigned)r));
+    px_map_free(&map);
+
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "hwthread", NULL, NULL));
+    cr_assert_str_eq(map.bindto, "hwthread");
+    for (int r = 0; r < 5; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_PU, (unsigned)r));
+    char *line = px_map_binding_line(&map, nodes, 3, NULL);
+    cr_assert_str_eq(line, "[n0:rank 3] bound to package[0][hwt:3]\n");
+    free(line);
+    px_map_free(&map);
+}
+
+Test(map, ppr)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:1", -1);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(4, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "ppr:2:package", NULL, NULL));
+    cr_assert_str_eq(map.mapby, "ppr:2:package");
+    for (int r = 0; r < 4; r++)
+        cr_assert(is_obj(nodes[0].topo, map.procs[r].cpuset, HWLOC_OBJ_PACKAGE, r / 2), "rank %d",
+                  r);
+    px_map_free(&map);
+
+    mkapps(0, 0); /* no -n: fills what ppr allows */
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "ppr:3:package", NULL, NULL));
+    cr_assert_eq(map.nprocs, 6);
+    px_map_free(&map);
+
+    mkapps(3, 0);
+    mkinfo(PMIX_MAPBY, "ppr:1:package", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "3 processes") != NULL && strstr(msg, "ppr:1:package") != NULL &&
+                  strstr(msg, "at most 2") != NULL,
+              "%s", msg);
+    free(msg);
+}
+
+Test(map, pe_binds_to_n_cores)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:2", -1);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(4, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "slot:PE=2", NULL, NULL));
+    cr_assert_str_eq(map.mapby, "slot:PE=2");
+    cr_assert_str_eq(map.bindto, "core");
+    for (int r = 0; r < 4; r++) {
+        cr_assert_eq(hwloc_bitmap_weight(map.procs[r].cpuset), 4, "2 cores x 2 pus");
+        cr_assert_eq(first_core(nodes[0].topo, map.procs[r].cpuset), 2 * r);
+    }
+    char *line = px_map_binding_line(&map, nodes, 1, NULL);
+    cr_assert_str_eq(line, "[n0:rank 1] bound to package[0][core:2-3]\n");
+    free(line);
+    px_map_free(&map);
+
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "package:PE=2", NULL, NULL));
+    cr_assert_eq(first_core(nodes[0].topo, map.procs[0].cpuset), 0);
+    cr_assert_eq(first_core(nodes[0].topo, map.procs[1].cpuset), 4);
+    px_map_free(&map);
+
+    mkapps(5, 0);
+    mkinfo(PMIX_MAPBY, "core:PE=2:OVERSUBSCRIBE", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "5 processes with :PE=2 need 10 cores, but only 8") != NULL, "%s", msg);
+    free(msg);
+}
+
+Test(map, bind_to_none_and_explicit)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:2 pu:2", -1);
+    px_map_t map;
+    mkapps(2, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "none", NULL, NULL));
+    cr_assert_str_eq(map.bindto, "none");
+    cr_assert_null(map.procs[0].cpuset);
+    cr_assert_null(map.procs[1].cpuset);
+    px_map_free(&map);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "package", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_PACKAGE, 0));
+    px_map_free(&map);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "hwthread", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_PU, 1));
+    px_map_free(&map);
+}
+
+Test(map, apps_ranks_and_fill_free_slots)
+{
+    px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:1", -1);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(3, 0);
+    MAP_OK(nodes, 1, 2, 0);
+    cr_assert_eq(map.nprocs, 8);
+    cr_assert_eq(map.napps, 2);
+    cr_assert_eq(map.app_nprocs[0], 3);
+    cr_assert_eq(map.app_nprocs[1], 5);
+    cr_assert_eq(map.procs[2].app, 0);
+    cr_assert_eq(map.procs[3].app, 1);
+    cr_assert_eq(map.procs[3].app_rank, 0);
+    cr_assert_eq(map.procs[7].app_rank, 4);
+    cr_assert_eq(map.procs[7].local_rank, 7);
+    cr_assert(!map.oversubscribed);
+    px_map_free(&map);
+
+    mkapps(8, 0);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 2, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "App 2") != NULL && strstr(msg, "8 slots") != NULL, "%s", msg);
+    free(msg);
+}
+
+Test(map, bad_policies)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:2 pu:1", -1);
+    px_map_t map;
+    char *msg = NULL;
+    mkapps(1, 0);
+    mkinfo(PMIX_MAPBY, "bogus", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_BAD_PARAM);
+    cr_assert(strstr(msg, "--map-by \"bogus\"") != NULL, "%s", msg);
+    free(msg);
+    mkinfo(PMIX_BINDTO, "slot", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_BAD_PARAM);
+    cr_assert(strstr(msg, "--bind-to \"slot\"") != NULL, "%s", msg);
+    free(msg);
+    mkinfo(PMIX_RANKBY, "x", NULL, NULL);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, 1, &map, &msg), PMIX_ERR_BAD_PARAM);
+    free(msg);
+    cr_assert_eq(px_map_job(nodes, 0, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_BAD_PARAM);
+    free(msg);
+}
+
+Test(map, display)
+{
+    px_map_node_t *nodes = mknodes(2, "package:2 core:2 pu:1", -1);
+    px_map_t map;
+    mkapps(2, 1);
+    MAP_OK(nodes, 2, 2, mkinfo(PMIX_MAPBY, "node", NULL, NULL));
+    char *d = px_map_display(&map, nodes, 2, "prte-x@1");
+    cr_assert_not_null(d);
+    cr_assert(strstr(d, "map of job prte-x@1") != NULL, "%s", d);
+    cr_assert(strstr(d, "3 processes on 2 nodes; map-by node, rank-by node, bind-to package") !=
+                  NULL,
+              "%s", d);
+    cr_assert(strstr(d, "Node n0: 4 slots, 2 processes\n") != NULL, "%s", d);
+    cr_assert(strstr(d, "rank 2 (app 1, local rank 1): package[0][core:0-1]") != NULL, "%s", d);
+    cr_assert(strstr(d, "Node n1: 4 slots, 1 processes\n    rank 1 (app 0, local rank 0)") != NULL,
+              "%s", d);
+    free(d);
+    px_map_free(&map);
+}
+
+Test(map, policy_parsers)
+{
+    px_map_policy_t p;
+    px_map_obj_t o;
+    char bad[32];
+    cr_assert_eq(px_map_parse_mapby("ppr:2:socket:PE=3:OVERSUBSCRIBE", &p, bad, sizeof(bad)), 0);
+    cr_assert_eq(p.by, PX_MAP_OBJ_PPR);
+    cr_assert_eq(p.ppr_n, 2);
+    cr_assert_eq(p.ppr_obj, PX_MAP_OBJ_PACKAGE);
+    cr_assert_eq(p.pe, 3);
+    cr_assert_eq(p.oversubscribe, 1);
+    cr_assert_eq(px_map_parse_mapby("core:PE=x", &p, bad, sizeof(bad)), -1);
+    cr_assert_str_eq(bad, "PE=x");
+    cr_assert_eq(px_map_parse_rankby("fill", &o), 0);
+    cr_assert_eq(o, PX_MAP_OBJ_SLOT);
+    cr_assert_eq(px_map_parse_bindto("NONE", &o), 0);
+    cr_assert_eq(o, PX_MAP_OBJ_NONE);
+    cr_assert_eq(px_map_parse_bindto("node", &o), -1);
+}

@@ -1,2 +1,735 @@
-/* being written (issue 5) */
+/* Unit tests of cli/opts*.c: every option of prte, prterun, prun, pterm and pps in its
+ * spellings, MPMD and appfiles, and the clear error of every malformed input. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "cli/opts_int.h"
+#include "cli/px_opts.h"
+#include "help/px_help.h"
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static FILE *cap_file[3];
+static int cap_saved[3] = {-1, -1, -1};
+
+static void cap_start(int fd)
+{
+    fflush(fd == 1 ? stdout : stderr);
+    cap_file[fd] = tmpfile();
+    cr_assert_not_null(cap_file[fd]);
+    cap_saved[fd] = dup(fd);
+    dup2(fileno(cap_file[fd]), fd);
+}
+
+static char *cap_end(int fd)
+{
+    static char buf[3][16384];
+    size_t n;
+
+    fflush(fd == 1 ? stdout : stderr);
+    dup2(cap_saved[fd], fd);
+    close(cap_saved[fd]);
+    rewind(cap_file[fd]);
+    n = fread(buf[fd], 1, sizeof(buf[fd]) - 1, cap_file[fd]);
+    buf[fd][n] = '\0';
+    fclose(cap_file[fd]);
+    return buf[fd];
+}
+
+static char g_out[16384], g_err[16384];
+static bool g_keep_root_env; /* run() allows root through the environment unless set */
+
+/* Parse a NULL-terminated list of arguments for kind; stdout and stderr land in g_out
+ * and g_err. */
+static px_opts_result_t run(px_cmd_kind_t kind, px_cmd_t *cmd, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    va_list ap;
+    px_opts_result_t r;
+
+    va_start(ap, cmd);
+    argv[argc++] = (char *)(kind == PX_CMD_PRUN      ? "/usr/bin/prun"
+                            : kind == PX_CMD_PRTERUN ? "prterun"
+                            : kind == PX_CMD_PRTE    ? "prte"
+                            : kind == PX_CMD_PTERM   ? "pterm"
+                                                     : "pps");
+    for (char *a; (a = va_arg(ap, char *)) != NULL;)
+        argv[argc++] = a;
+    argv[argc] = NULL;
+    va_end(ap);
+    if (!g_keep_root_env) {
+        setenv("PRTE_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    cap_start(1);
+    cap_start(2);
+    r = px_opts_parse(kind, argc, argv, cmd);
+    snprintf(g_err, sizeof(g_err), "%s", cap_end(2));
+    snprintf(g_out, sizeof(g_out), "%s", cap_end(1));
+    return r;
+}
+
+static const pmix_info_t *jget(const px_cmd_t *cmd, const char *key)
+{
+    for (size_t i = 0; i < cmd->njinfo; i++) {
+        if (strcmp(cmd->jinfo[i].key, key) == 0)
+            return &cmd->jinfo[i];
+    }
+    return NULL;
+}
+
+static const char *jstr(const px_cmd_t *cmd, const char *key)
+{
+    const pmix_info_t *i = jget(cmd, key);
+    cr_assert_not_null(i, "job info %s missing", key);
+    cr_assert_eq(i->value.type, PMIX_STRING);
+    return i->value.data.string;
+}
+
+static void jtrue(const px_cmd_t *cmd, const char *key)
+{
+    const pmix_info_t *i = jget(cmd, key);
+    cr_assert_not_null(i, "job info %s missing", key);
+    cr_assert_eq(i->value.type, PMIX_BOOL);
+    cr_assert(i->value.data.flag);
+}
+
+#define EXPECT_ERR(kind, needle, ...)                                                              \
+    do {                                                                                           \
+        px_cmd_t c_;                                                                               \
+        cr_assert_eq(run(kind, &c_, __VA_ARGS__, NULL), PX_OPTS_EXIT_ERR);                         \
+        cr_assert(strstr(g_err, needle) != NULL, "stderr lacks \"%s\":\n%s", needle, g_err);       \
+    } while (0)
+
+#define EXPECT_RUN(kind, cmdp, ...)                                                                \
+    cr_assert_eq(run(kind, cmdp, __VA_ARGS__, NULL), PX_OPTS_RUN, "stderr:\n%s", g_err)
+
+static char *write_temp(const char *text)
+{
+    static char path[8][64];
+    static int which;
+    char *p = path[which++ % 8];
+    int fd;
+
+    snprintf(p, 64, "/tmp/px_test_opts_XXXXXX");
+    fd = mkstemp(p);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return p;
+}
+
+/* ---- -n -------------------------------------------------------------------------- */
+
+Test(opts, np_every_spelling)
+{
+    const char *forms[][3] = {{"-n", "4", NULL},   {"--np", "4", NULL}, {"--np=4", NULL, NULL},
+                              {"-np", "4", NULL},  {"-n4", NULL, NULL}, {"-np=4", NULL, NULL},
+                              {"-n=4", NULL, NULL}};
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        px_cmd_t c;
+        if (forms[i][1] != NULL)
+            EXPECT_RUN(PX_CMD_PRUN, &c, forms[i][0], forms[i][1], "./a");
+        else
+            EXPECT_RUN(PX_CMD_PRUN, &c, forms[i][0], "./a");
+        cr_assert_eq(c.napps, 1);
+        cr_assert_eq(c.apps[0].maxprocs, 4, "form %s", forms[i][0]);
+        px_opts_fini(&c);
+    }
+}
+
+Test(opts, np_absent_is_zero)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "hostname");
+    cr_assert_eq(c.apps[0].maxprocs, 0);
+    cr_assert_str_eq(c.apps[0].cmd, "hostname");
+    cr_assert_str_eq(c.prog, "prterun");
+    px_opts_fini(&c);
+}
+
+Test(opts, np_bad_values)
+{
+    EXPECT_ERR(PX_CMD_PRUN, "\"0\"", "-n", "0", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"-1\"", "-n", "-1", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"1x\"", "-n", "1x", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"\"", "--np=", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "positive integer", "--np", "", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "./a", ":", "-n");
+    EXPECT_ERR(PX_CMD_PRUN, "\"-n\" needs a value", "-n");
+}
+
+/* ---- apps: argv, cwd, MPMD, -x, --pset, --wdir ---------------------------------- */
+
+Test(opts, app_argv_and_defaults)
+{
+    px_cmd_t c;
+    char cwd[4096];
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-n", "2", "./a.out", "-n", "5", "--map-by", "x");
+    cr_assert_str_eq(c.apps[0].cmd, "./a.out");
+    cr_assert_str_eq(c.apps[0].argv[0], "./a.out");
+    cr_assert_str_eq(c.apps[0].argv[1], "-n");
+    cr_assert_str_eq(c.apps[0].argv[4], "x");
+    cr_assert_null(c.apps[0].argv[5]);
+    cr_assert_not_null(c.apps[0].env);
+    cr_assert_null(c.apps[0].env[0]);
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    cr_assert_str_eq(c.apps[0].cwd, cwd);
+    cr_assert_eq(c.apps[0].ninfo, 0);
+    cr_assert_null(jget(&c, PMIX_MAPBY));
+    px_opts_fini(&c);
+}
+
+Test(opts, mpmd_per_app_options)
+{
+    px_cmd_t c;
+    setenv("PX_TEST_FROM_ENV", "envval", 1);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-n", "2", "--pset", "lead", "-x", "FOO=1", "-x",
+               "PX_TEST_FROM_ENV", "--wdir", "/tmp", "./a", "x", "y", ":", "--np=3", "--pset=work",
+               "--map-by", "node", "-x=BAR=2", "./b", "z");
+    cr_assert_eq(c.napps, 2);
+    cr_assert_eq(c.apps[0].maxprocs, 2);
+    cr_assert_eq(c.apps[1].maxprocs, 3);
+    cr_assert_str_eq(c.apps[0].argv[2], "y");
+    cr_assert_str_eq(c.apps[1].argv[0], "./b");
+    cr_assert_str_eq(c.apps[1].argv[1], "z");
+    cr_assert_str_eq(c.apps[0].env[0], "FOO=1");
+    cr_assert_str_eq(c.apps[0].env[1], "PX_TEST_FROM_ENV=envval");
+    cr_assert_null(c.apps[0].env[2]);
+    cr_assert_str_eq(c.apps[1].env[0], "BAR=2");
+    cr_assert_str_eq(c.apps[0].cwd, "/tmp");
+    cr_assert_str_neq(c.apps[1].cwd, "/tmp");
+    cr_assert_eq(c.apps[0].ninfo, 1);
+    cr_assert_str_eq(c.apps[0].info[0].key, PMIX_PSET_NAME);
+    cr_assert_str_eq(c.apps[0].info[0].value.data.string, "lead");
+    cr_assert_str_eq(c.apps[1].info[0].value.data.string, "work");
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "node"); /* global, from the second segment */
+    px_opts_fini(&c);
+}
+
+Test(opts, x_forms_and_errors)
+{
+    px_cmd_t c;
+    unsetenv("PX_TEST_UNSET_VAR");
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-x", "A=1", "-x", "A=2", "-xB=", "./a");
+    cr_assert_str_eq(c.apps[0].env[0], "A=2"); /* replaced */
+    cr_assert_str_eq(c.apps[0].env[1], "B=");
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "PX_TEST_UNSET_VAR", "-x", "PX_TEST_UNSET_VAR", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "not set", "-x", "PX_TEST_UNSET_VAR", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "-x \"1A=2\" is not valid", "-x", "1A=2", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "-x \"=v\" is not valid", "-x", "=v", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "-x \"A-B=1\" is not valid", "-x", "A-B=1", "./a");
+}
+
+Test(opts, missing_executable_and_empty_segments)
+{
+    EXPECT_ERR(PX_CMD_PRUN, "no executable", "-n", "2");
+    EXPECT_ERR(PX_CMD_PRTERUN, "no executable", "--map-by", "slot");
+    EXPECT_ERR(PX_CMD_PRUN, "no executable", "-v");
+    EXPECT_ERR(PX_CMD_PRUN, "app 2", "./a", ":");
+    EXPECT_ERR(PX_CMD_PRUN, "app 2", "./a", ":", "-n", "2");
+    EXPECT_ERR(PX_CMD_PRUN, "app 1", ":", "./b");
+    EXPECT_ERR(PX_CMD_PRUN, "app 2", "./a", ":", ":", "./b");
+}
+
+Test(opts, double_dash_ends_options)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-n", "1", "--", "-weird-name", "arg");
+    cr_assert_str_eq(c.apps[0].cmd, "-weird-name");
+    px_opts_fini(&c);
+}
+
+/* ---- appfile --------------------------------------------------------------------- */
+
+Test(opts, appfile)
+{
+    px_cmd_t c;
+    char *f = write_temp("# an appfile\n\n-n 2 --pset lead ./leader -v\n"
+                         "   # indented comment\n--np=3 -x Q=\"a b\" ./worker 'x y' z\n");
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--map-by", "core", "--app", f);
+    cr_assert_eq(c.napps, 2);
+    cr_assert_eq(c.apps[0].maxprocs, 2);
+    cr_assert_str_eq(c.apps[0].argv[0], "./leader");
+    cr_assert_str_eq(c.apps[0].argv[1], "-v");
+    cr_assert_str_eq(c.apps[0].info[0].value.data.string, "lead");
+    cr_assert_eq(c.apps[1].maxprocs, 3);
+    cr_assert_str_eq(c.apps[1].env[0], "Q=a b");
+    cr_assert_str_eq(c.apps[1].argv[1], "x y");
+    cr_assert_str_eq(c.apps[1].argv[2], "z");
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "core");
+    px_opts_fini(&c);
+    unlink(f);
+}
+
+Test(opts, appfile_errors)
+{
+    char *empty = write_temp("# nothing\n\n");
+    char *bad = write_temp("-n 1 ./a\n-n zero ./b\n");
+    char *noexe = write_temp("-n 1 ./a\n-n 2\n");
+    char *nested = write_temp("--app other ./a\n");
+    char *good = write_temp("./a\n");
+
+    EXPECT_ERR(PX_CMD_PRUN, "cannot read the appfile /nonexistent/appfile", "--app",
+               "/nonexistent/appfile");
+    EXPECT_ERR(PX_CMD_PRUN, "names no executable", "--app", empty);
+    EXPECT_ERR(PX_CMD_PRUN, "\"zero\"", "--app", bad);
+    EXPECT_ERR(PX_CMD_PRUN, "line 2", "--app", bad);
+    EXPECT_ERR(PX_CMD_PRUN, "line 2", "--app", noexe);
+    EXPECT_ERR(PX_CMD_PRUN, "inside an appfile", "--app", nested);
+    EXPECT_ERR(PX_CMD_PRUN, "both --app", "--app", good, "./b");
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "--app");
+    unlink(empty);
+    unlink(bad);
+    unlink(noexe);
+    unlink(nested);
+    unlink(good);
+}
+
+/* ---- mapping options ------------------------------------------------------------- */
+
+Test(opts, map_rank_bind_valid)
+{
+    const char *maps[] = {"slot",
+                          "node",
+                          "core",
+                          "package",
+                          "socket",
+                          "hwthread",
+                          "ppr:2:package",
+                          "ppr:1:node",
+                          "core:PE=2",
+                          ":OVERSUBSCRIBE",
+                          "package:NOOVERSUBSCRIBE",
+                          "ppr:2:core:pe=1:oversubscribe"};
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+        px_cmd_t c;
+        EXPECT_RUN(PX_CMD_PRUN, &c, "--map-by", maps[i], "./a");
+        cr_assert_str_eq(jstr(&c, PMIX_MAPBY), maps[i]);
+        px_opts_fini(&c);
+    }
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--map-by=node", "--rank-by=span", "--bind-to=hwthread", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "node");
+    cr_assert_str_eq(jstr(&c, PMIX_RANKBY), "span");
+    cr_assert_str_eq(jstr(&c, PMIX_BINDTO), "hwthread");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-map-by", "slot", "--rank-by", "core", "--bind-to", "none",
+               "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_RANKBY), "core");
+    cr_assert_str_eq(jstr(&c, PMIX_BINDTO), "none");
+    px_opts_fini(&c);
+}
+
+Test(opts, map_rank_bind_bogus)
+{
+    EXPECT_ERR(PX_CMD_PRUN, "--map-by \"bogus\" is not valid: \"bogus\"", "--map-by", "bogus",
+               "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"ppr:x:core\"", "--map-by", "ppr:x:core", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"ppr:2:slot\"", "--map-by", "ppr:2:slot", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"ppr:2\"", "--map-by", "ppr:2", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"PE=0\"", "--map-by", "core:PE=0", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"FOO\"", "--map-by", "slot:FOO", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"NOOVERSUBSCRIBE\"", "--map-by", "slot:OVERSUBSCRIBE:NOOVERSUBSCRIBE",
+               "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--map-by \"\"", "--map-by=", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--rank-by \"bogus\" is not valid", "--rank-by", "bogus", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--bind-to \"bogus\" is not valid", "--bind-to", "bogus", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--bind-to \"node\" is not valid", "--bind-to", "node", "./a");
+}
+
+Test(opts, display_and_report_bindings)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--display", "map,bind", "./a");
+    jtrue(&c, PMIX_DISPLAY_MAP);
+    jtrue(&c, PMIX_REPORT_BINDINGS);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--report-bindings", "--display=map", "./a");
+    jtrue(&c, PMIX_DISPLAY_MAP);
+    jtrue(&c, PMIX_REPORT_BINDINGS);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
+    cr_assert_null(jget(&c, PMIX_REPORT_BINDINGS));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "\"topo\" is not understood", "--display", "map,topo", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--display \"\"", "--display=", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "takes no value", "--report-bindings=yes", "./a");
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+Test(opts, output_items)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--output", "tag,rank,timestamp,xml,merge-stderr-to-stdout", "./a");
+    jtrue(&c, PMIX_IOF_TAG_OUTPUT);
+    jtrue(&c, PMIX_IOF_RANK_OUTPUT);
+    jtrue(&c, PMIX_IOF_TIMESTAMP_OUTPUT);
+    jtrue(&c, PMIX_IOF_XML_OUTPUT);
+    jtrue(&c, PMIX_IOF_MERGE_STDERR_STDOUT);
+    cr_assert_null(jget(&c, PMIX_IOF_OUTPUT_RAW));
+    cr_assert_null(jget(&c, PMIX_IOF_FILE_ONLY));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--output=dir=/tmp/out:nocopy,file=/tmp/f:raw", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_IOF_OUTPUT_TO_DIRECTORY), "/tmp/out");
+    cr_assert_str_eq(jstr(&c, PMIX_IOF_OUTPUT_TO_FILE), "/tmp/f");
+    jtrue(&c, PMIX_IOF_FILE_ONLY);
+    jtrue(&c, PMIX_IOF_OUTPUT_RAW);
+    cr_assert_null(jget(&c, PMIX_IOF_TAG_OUTPUT));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--output", "tag:raw", "./a");
+    jtrue(&c, PMIX_IOF_OUTPUT_RAW);
+    px_opts_fini(&c);
+}
+
+Test(opts, output_bogus)
+{
+    EXPECT_ERR(PX_CMD_PRUN, "\"bogus\" is not understood", "--output", "tag,bogus", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"dir=\" is not understood", "--output", "dir=", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"tag:weird\" is not understood", "--output", "tag:weird", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--output \"tag,\"", "--output", "tag,", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "names no file", "--output", "tag:nocopy", "./a");
+}
+
+Test(opts, output_deprecated_spellings)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--tag-output", "--timestamp-output", "--xml",
+               "--merge-stderr-to-stdout", "--output-filename", "/tmp/d", "./a");
+    jtrue(&c, PMIX_IOF_TAG_OUTPUT);
+    jtrue(&c, PMIX_IOF_TIMESTAMP_OUTPUT);
+    jtrue(&c, PMIX_IOF_XML_OUTPUT);
+    jtrue(&c, PMIX_IOF_MERGE_STDERR_STDOUT);
+    cr_assert_str_eq(jstr(&c, PMIX_IOF_OUTPUT_TO_DIRECTORY), "/tmp/d");
+    cr_assert(strstr(g_err,
+                     "prun: note: --tag-output is deprecated; use --output tag instead.\n") != NULL,
+              "%s", g_err);
+    cr_assert(strstr(g_err, "--output-filename is deprecated; use --output dir=<dir>") != NULL);
+    cr_assert(strstr(g_err, "-----") == NULL, "one line, no frame: %s", g_err);
+    px_opts_fini(&c);
+}
+
+/* ---- stdin, timeout, prefix, nohup, always-present keys -------------------------- */
+
+static uint32_t stdin_of(const px_cmd_t *c)
+{
+    const pmix_info_t *i = jget(c, PMIX_STDIN_TGT);
+    cr_assert_not_null(i);
+    cr_assert_eq(i->value.type, PMIX_UINT32);
+    return i->value.data.uint32;
+}
+
+Test(opts, stdin_values)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_eq(stdin_of(&c), 0);
+    cr_assert_eq(c.stdin_rank, 0);
+    cr_assert(!c.stdin_none);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--stdin", "3", "./a");
+    cr_assert_eq(stdin_of(&c), 3);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--stdin=all", "./a");
+    cr_assert_eq(stdin_of(&c), PMIX_RANK_WILDCARD);
+    cr_assert_eq(c.stdin_rank, PMIX_RANK_WILDCARD);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--stdin", "none", "./a");
+    cr_assert_null(jget(&c, PMIX_STDIN_TGT));
+    cr_assert(c.stdin_none);
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "--stdin \"bogus\" is not valid", "--stdin", "bogus", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--stdin \"-1\" is not valid", "--stdin", "-1", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--stdin \"2x\" is not valid", "--stdin", "2x", "./a");
+}
+
+Test(opts, timeout_values)
+{
+    px_cmd_t c;
+    const pmix_info_t *i;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--timeout", "30", "./a");
+    i = jget(&c, PMIX_JOB_TIMEOUT);
+    cr_assert_not_null(i);
+    cr_assert_eq(i->value.type, PMIX_INT);
+    cr_assert_eq(i->value.data.integer, 30);
+    cr_assert_eq(c.timeout, 30);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_null(jget(&c, PMIX_JOB_TIMEOUT));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "--timeout \"0\" is not valid", "--timeout", "0", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--timeout \"abc\" is not valid", "--timeout=abc", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "--timeout \"-5\" is not valid", "--timeout", "-5", "./a");
+}
+
+Test(opts, prefix_nohup_and_always_keys)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--noprefix", "--prefix", "/opt/x", "--nohup", "./a");
+    jtrue(&c, PMIX_NOHUP);
+    jtrue(&c, PMIX_FWD_STDOUT);
+    jtrue(&c, PMIX_FWD_STDERR);
+    jtrue(&c, PMIX_NOTIFY_COMPLETION);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_null(jget(&c, PMIX_NOHUP));
+    jtrue(&c, PMIX_NOTIFY_COMPLETION);
+    cr_assert_eq(c.njinfo, 4); /* fwd stdout, fwd stderr, notify completion, stdin 0 */
+    px_opts_fini(&c);
+}
+
+/* ---- generic errors -------------------------------------------------------------- */
+
+Test(opts, unknown_and_misplaced_options)
+{
+    EXPECT_ERR(PX_CMD_PRUN, "prun: unknown option \"--bogus\"", "--bogus", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "unknown option \"-q\"", "-q", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "unknown option \"--bogus\"", "--bogus=3", "./a");
+    EXPECT_ERR(PX_CMD_PTERM, "\"-nfoo\" is not an option of pterm", "-nfoo");
+    EXPECT_ERR(PX_CMD_PTERM, "unknown option \"-Z\"", "-Z");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--host\" is not an option of prun (it is one of: prte, prterun)",
+               "--host", "a", "./a");
+    EXPECT_ERR(PX_CMD_PTERM, "not an option of pterm", "-n", "2");
+    EXPECT_ERR(PX_CMD_PRTE, "not an option of prte", "--dvm-uri", "x");
+    EXPECT_ERR(PX_CMD_PPS, "not an option of pps", "--daemonize");
+    EXPECT_ERR(PX_CMD_PTERM, "unexpected argument \"extra\"", "extra");
+    EXPECT_ERR(PX_CMD_PRTE, "unexpected argument \":\"", ":");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--map-by\" needs a value: --map-by <policy>", "./a", ":",
+               "--map-by");
+    EXPECT_ERR(PX_CMD_PRTE, "takes no value", "--daemonize=1");
+}
+
+/* ---- help and version ------------------------------------------------------------ */
+
+Test(opts, help_lists_options)
+{
+    px_cmd_t c;
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--help", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "Usage: prun [options] <executable>") != NULL, "%s", g_out);
+    cr_assert(strstr(g_out, "--map-by <policy>") != NULL);
+    cr_assert(strstr(g_out, "--dvm-uri") != NULL);
+    cr_assert(strstr(g_out, "--daemonize") == NULL);
+    cr_assert_str_empty(g_err);
+    cr_assert_eq(run(PX_CMD_PRTE, &c, "-h", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "Usage: prte [options]") != NULL);
+    cr_assert(strstr(g_out, "--report-uri") != NULL);
+    cr_assert(strstr(g_out, "--np") == NULL);
+    cr_assert_eq(run(PX_CMD_PTERM, &c, "--help", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "Stop a running DVM") != NULL);
+    cr_assert_eq(run(PX_CMD_PPS, &c, "--help", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "--system-server-only") != NULL);
+    cr_assert_eq(run(PX_CMD_PRTERUN, &c, "-n", "2", "--help", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "--hostfile") != NULL);
+}
+
+Test(opts, help_for_one_option)
+{
+    px_cmd_t c;
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--help", "map-by", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, ":OVERSUBSCRIBE") != NULL, "%s", g_out);
+    cr_assert(strstr(g_out, "Usage") == NULL);
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--help", "-n", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "-n, --np, -np <N>") != NULL, "%s", g_out);
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--help=--output", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, ":nocopy") != NULL);
+    cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", "report-pid", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "--report-pid [file|-|+]") != NULL);
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--help", "bogus", NULL), PX_OPTS_EXIT_ERR);
+    cr_assert(strstr(g_err, "no option \"bogus\"") != NULL, "%s", g_err);
+}
+
+Test(opts, version)
+{
+    px_cmd_t c;
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--version", NULL), PX_OPTS_EXIT_OK);
+    cr_assert_str_eq(g_out, "prun (pmix-runtime) " PMIX_RUNTIME_VERSION "\n");
+    cr_assert_eq(run(PX_CMD_PTERM, &c, "-V", NULL), PX_OPTS_EXIT_OK);
+    cr_assert_str_eq(g_out, "pterm (pmix-runtime) " PMIX_RUNTIME_VERSION "\n");
+    cr_assert_eq(run(PX_CMD_PRTE, &c, "--version", "--bogus", NULL), PX_OPTS_EXIT_OK);
+}
+
+Test(opts, every_option_has_help_text)
+{
+    for (size_t i = 0; i < px_opt_ndefs; i++) {
+        const char *t = px_help_lookup("help-prte-cli.txt", px_opt_defs[i].topic);
+        cr_assert_not_null(t, "no topic %s", px_opt_defs[i].topic);
+        cr_assert(strchr(t, '\n') != strrchr(t, '\n') || strchr(t, '\n') != NULL);
+        cr_assert(strstr(t, px_opt_defs[i].lng) != NULL, "%s names its option",
+                  px_opt_defs[i].topic);
+        cr_assert_eq(px_help_nargs("help-prte-cli.txt", px_opt_defs[i].topic), 0);
+    }
+}
+
+/* ---- common options -------------------------------------------------------------- */
+
+Test(opts, verbose_and_allow_root)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PTERM, &c, "-v", "--verbose", "-vv", "--allow-run-as-root");
+    cr_assert_eq(c.verbose, 4);
+    cr_assert(c.allow_run_as_root);
+    px_opts_fini(&c);
+}
+
+Test(opts, root_rule)
+{
+    cr_assert(px_opts_root_allowed(1000, false, NULL, NULL));
+    cr_assert(!px_opts_root_allowed(0, false, NULL, NULL));
+    cr_assert(px_opts_root_allowed(0, true, NULL, NULL));
+    cr_assert(!px_opts_root_allowed(0, false, "1", NULL));
+    cr_assert(!px_opts_root_allowed(0, false, NULL, "1"));
+    cr_assert(!px_opts_root_allowed(0, false, "1", "0"));
+    cr_assert(!px_opts_root_allowed(0, false, "yes", "1"));
+    cr_assert(px_opts_root_allowed(0, false, "1", "1"));
+    const char *t = px_help_lookup("help-prte-cli.txt", "run-as-root");
+    cr_assert(strstr(t, "--allow-run-as-root") != NULL);
+    cr_assert(strstr(t, "PRTE_ALLOW_RUN_AS_ROOT=1 and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1") != NULL);
+}
+
+Test(opts, root_refused_or_allowed_by_flag)
+{
+    px_cmd_t c;
+    g_keep_root_env = true;
+    unsetenv("PRTE_ALLOW_RUN_AS_ROOT");
+    unsetenv("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM");
+    if (geteuid() == 0) {
+        EXPECT_ERR(PX_CMD_PTERM, "pterm: refusing to run as root", "-v");
+        EXPECT_ERR(PX_CMD_PRUN, "PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1", "./a");
+    } else {
+        EXPECT_RUN(PX_CMD_PTERM, &c, "-v");
+        px_opts_fini(&c);
+    }
+    EXPECT_RUN(PX_CMD_PTERM, &c, "--allow-run-as-root");
+    px_opts_fini(&c);
+    /* --help and --version work for root too */
+    cr_assert_eq(run(PX_CMD_PRUN, &c, "--version", NULL), PX_OPTS_EXIT_OK);
+}
+
+/* ---- prte and DVM connection options --------------------------------------------- */
+
+Test(opts, prte_options)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--daemonize", "--report-uri", "-", "--report-pid",
+               "--system-server", "--debug-daemons", "--no-ready-msg");
+    cr_assert(c.daemonize && c.system_server && c.debug_daemons && c.no_ready_msg);
+    cr_assert_str_eq(c.report_uri, "-");
+    cr_assert_str_eq(c.report_pid, "-");
+    cr_assert_null(c.apps);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--report-uri=/tmp/uri", "--report-pid", "/tmp/pid");
+    cr_assert_str_eq(c.report_uri, "/tmp/uri");
+    cr_assert_str_eq(c.report_pid, "/tmp/pid");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--report-pid", "+", "--report-uri", "+");
+    cr_assert_str_eq(c.report_pid, "+");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--report-pid", "-v");
+    cr_assert_str_eq(c.report_pid, "-");
+    cr_assert_eq(c.verbose, 1);
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRTE, "\"--report-uri\" needs a value", "--report-uri");
+}
+
+Test(opts, connection_options)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--dvm-uri", "file:/tmp/dvm.uri", "--namespace", "prte-x",
+               "--system-server-first", "--system-server-only", "./a");
+    cr_assert_str_eq(c.dvm_uri, "file:/tmp/dvm.uri");
+    cr_assert_str_eq(c.nspace, "prte-x");
+    cr_assert(c.system_first && c.system_only);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PTERM, &c, "--pid=1234");
+    cr_assert_eq(c.pid, 1234);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PPS, &c, "--dvm-uri=prte.0;tcp4://127.0.0.1:5000");
+    cr_assert_str_eq(c.dvm_uri, "prte.0;tcp4://127.0.0.1:5000");
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PTERM, "--pid \"12ab\" is not valid", "--pid", "12ab");
+    EXPECT_ERR(PX_CMD_PTERM, "--pid \"0\" is not valid", "--pid", "0");
+    EXPECT_ERR(PX_CMD_PTERM, "--pid and --dvm-uri cannot be used together", "--pid", "5",
+               "--dvm-uri", "x");
+}
+
+/* ---- hosts ----------------------------------------------------------------------- */
+
+Test(opts, host_entries)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--host", "a,b:2", "-host", "c", "-H", "d:16", "--host=e");
+    cr_assert_eq(c.nhosts, 5);
+    cr_assert_str_eq(c.hosts[0].name, "a");
+    cr_assert_eq(c.hosts[0].slots, 0);
+    cr_assert_str_eq(c.hosts[1].name, "b");
+    cr_assert_eq(c.hosts[1].slots, 2);
+    cr_assert_str_eq(c.hosts[3].name, "d");
+    cr_assert_eq(c.hosts[3].slots, 16);
+    cr_assert_str_eq(c.hosts[4].name, "e");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--host", "localhost:4", "-n", "4", "./a");
+    cr_assert_eq(c.nhosts, 1);
+    cr_assert_eq(c.hosts[0].slots, 4);
+    px_opts_fini(&c);
+}
+
+Test(opts, host_bad)
+{
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"a:0\" is not valid: the slot count", "--host", "a:0");
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"a:x\" is not valid", "--host", "a:x");
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"a:\" is not valid", "--host", "a:");
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"a:-2\" is not valid", "--host", "a:-2");
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"\" is not valid: the host name is empty", "--host", "a,,b");
+    EXPECT_ERR(PX_CMD_PRTE, "--host \":4\" is not valid: the host name is empty", "--host", ":4");
+    EXPECT_ERR(PX_CMD_PRTE, "\"--host\" needs a value", "--host");
+}
+
+Test(opts, hostfile)
+{
+    px_cmd_t c;
+    char *f = write_temp("# nodes\nnode1 slots=4\n\n  node2   # no slots\nnode3 slots=1 # c\n");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--hostfile", f, "--host", "x");
+    cr_assert_eq(c.nhosts, 4);
+    cr_assert_str_eq(c.hosts[0].name, "node1");
+    cr_assert_eq(c.hosts[0].slots, 4);
+    cr_assert_str_eq(c.hosts[1].name, "node2");
+    cr_assert_eq(c.hosts[1].slots, 0);
+    cr_assert_eq(c.hosts[2].slots, 1);
+    cr_assert_str_eq(c.hosts[3].name, "x");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-hostfile", f, "./a");
+    cr_assert_eq(c.nhosts, 3);
+    px_opts_fini(&c);
+    unlink(f);
+}
+
+Test(opts, hostfile_bad)
+{
+    char *zero = write_temp("node1 slots=4\nnode2 slots=0\n");
+    char *junk = write_temp("node1 cpus=4\n");
+    char *nan = write_temp("node1 slots=four\n");
+    char *empty = write_temp("# only a comment\n\n");
+
+    EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /nonexistent/hosts", "--hostfile",
+               "/nonexistent/hosts");
+    EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /tmp", "--hostfile", "/tmp");
+    EXPECT_ERR(PX_CMD_PRTE, "line 2 (\"node2 slots=0\"), is not valid: the slot count",
+               "--hostfile", zero);
+    EXPECT_ERR(PX_CMD_PRTE, "only \"slots=N\" may follow", "--hostfile", junk);
+    EXPECT_ERR(PX_CMD_PRTE, "line 1", "--hostfile", nan);
+    EXPECT_ERR(PX_CMD_PRTE, "names no host", "--hostfile", empty);
+    unlink(zero);
+    unlink(junk);
+    unlink(nan);
+    unlink(empty);
+}

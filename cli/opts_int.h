@@ -1,0 +1,119 @@
+/* cli internals shared by opts.c (generic parser, option table, help), opts_job.c (job
+ * options -> pmix_app_t[] + job info) and opts_hosts.c (--host, --hostfile).
+ * Single-threaded, called from main. */
+#ifndef PX_OPTS_INT_H
+#define PX_OPTS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/px_opts.h"
+
+#define PX_CLI_HELP "help-prte-cli.txt"
+
+typedef enum {
+    PX_O_HELP,
+    PX_O_VERSION,
+    PX_O_VERBOSE,
+    PX_O_ALLOW_ROOT,
+    /* job */
+    PX_O_NP,
+    PX_O_APP,
+    PX_O_PSET,
+    PX_O_X,
+    PX_O_WDIR,
+    PX_O_MAPBY,
+    PX_O_RANKBY,
+    PX_O_BINDTO,
+    PX_O_REPORT_BINDINGS,
+    PX_O_DISPLAY,
+    PX_O_OUTPUT,
+    PX_O_TAG_OUTPUT,
+    PX_O_TIMESTAMP_OUTPUT,
+    PX_O_XML,
+    PX_O_MERGE,
+    PX_O_OUTPUT_FILENAME,
+    PX_O_STDIN,
+    PX_O_TIMEOUT,
+    PX_O_NOPREFIX,
+    PX_O_PREFIX,
+    PX_O_NOHUP,
+    /* DVM (prte, prterun) */
+    PX_O_HOST,
+    PX_O_HOSTFILE,
+    PX_O_DEBUG_DAEMONS,
+    PX_O_DAEMONIZE,
+    PX_O_REPORT_URI,
+    PX_O_REPORT_PID,
+    PX_O_SYSTEM_SERVER,
+    PX_O_NO_READY_MSG,
+    /* connection (prun, pterm, pps) */
+    PX_O_DVM_URI,
+    PX_O_PID,
+    PX_O_NAMESPACE,
+    PX_O_SYS_FIRST,
+    PX_O_SYS_ONLY,
+} px_opt_id_t;
+
+typedef enum { PX_ARG_NONE, PX_ARG_REQ, PX_ARG_OPT } px_arg_kind_t;
+
+typedef struct {
+    px_opt_id_t id;
+    const char *lng;   /* --lng */
+    char shrt;         /* -c, 0 none */
+    const char *alias; /* single-dash long form (-np, -host), NULL none */
+    px_arg_kind_t arg;
+    unsigned cmds;     /* bit (1u << px_cmd_kind_t) for each command that has it */
+    const char *topic; /* its topic in help-prte-cli.txt */
+} px_opt_def_t;
+
+extern const px_opt_def_t px_opt_defs[];
+extern const size_t px_opt_ndefs;
+
+/* One app context being parsed (a segment of an MPMD command line or an appfile line). */
+typedef struct {
+    char **argv; /* owned, NULL-terminated; NULL until the executable is seen */
+    int argc;
+    int np;
+    char *pset; /* owned */
+    char **env; /* owned, NULL-terminated "VAR=value" */
+    int nenv;
+    char *wdir; /* owned */
+} px_seg_t;
+
+/* Everything the job options say, before it becomes apps + info. */
+typedef struct {
+    px_seg_t *segs; /* owned; the last one is being filled */
+    size_t nsegs;
+    char *mapby, *rankby, *bindto; /* owned */
+    bool display_map, report_bindings;
+    bool tag, rank, ts, xml, merge, raw, nocopy;
+    char *dir, *file; /* owned */
+    bool stdin_none;
+    uint32_t stdin_rank;
+    int timeout;
+    bool nohup;
+    char *appfile; /* owned */
+} px_job_state_t;
+
+/* opts.c */
+const px_opt_def_t *px_opts_find_def(const char *name);
+int px_opts_posint(const char *s, int *out); /* 0, or -1 when not a positive int */
+
+/* opts_job.c. Each returns 0, or -1 after printing the error. */
+int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const char *opt,
+                       const char *val);
+px_seg_t *px_opts_job_seg(px_job_state_t *js); /* current segment (made on demand) */
+int px_opts_job_new_seg(px_job_state_t *js);
+int px_opts_seg_add_arg(px_seg_t *seg, const char *arg);
+int px_opts_job_finish(px_cmd_t *cmd, px_job_state_t *js);
+void px_opts_job_state_fini(px_job_state_t *js);
+/* Parse an argument vector (the command line after argv[0], or one appfile line). */
+int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, bool appfile,
+                      px_opts_result_t *res);
+
+/* opts_hosts.c */
+int px_opts_add_hosts(px_cmd_t *cmd, const char *spec);
+int px_opts_add_hostfile(px_cmd_t *cmd, const char *path);
+
+#endif /* PX_OPTS_INT_H */
