@@ -54,9 +54,12 @@ static void expected(uint64_t *out_h, size_t *out_n, uint64_t *err_h, size_t *er
         all[i] = (unsigned char)i;
     *out_h = FNV0;
     fnv(out_h, "hello from rank 0\n", 18);
-    fnv(out_h, big, BIG_SIZE);
+    const char *rep = getenv("PXH_SPAWN_REPEAT"); /* the host's volume knob */
+    int k = rep ? atoi(rep) : 1;
+    for (int i = 0; i < k; i++)
+        fnv(out_h, big, BIG_SIZE);
     fnv(out_h, "no newline at the end", 21);
-    *out_n = 18 + BIG_SIZE + 21;
+    *out_n = 18 + (size_t)k * BIG_SIZE + 21;
     *err_h = FNV0;
     fnv(err_h, all, 256);
     fnv(err_h, "diag line\n", 10);

@@ -8,7 +8,8 @@
  * left). Upcalls (progress thread) copy and post; the work runs on the node loop.
  *
  * Canned output (pxt_iof.c checks it byte for byte; keep both in step):
- *   stdout of rank 0: "hello from rank 0\n", 1 MiB of pxh_spawn_byte(i), "no newline at the end"
+ *   stdout of rank 0: "hello from rank 0\n", 1 MiB of pxh_spawn_byte(i) (delivered
+ *                     $PXH_SPAWN_REPEAT times, default 1: the volume test), "no newline at the end"
  *   stderr of rank 1: the 256 byte values 0..255
  *   diag of rank 0:   "diag line\n"
  *   then an empty delivery with PMIX_IOF_COMPLETE on stdout (rank 0) and stderr (rank 1)
@@ -187,7 +188,9 @@ static void spawn_work(pxh_work_t *w)
     big = malloc(PXH_BIG_SIZE);
     for (size_t i = 0; i < PXH_BIG_SIZE; i++)
         big[i] = pxh_spawn_byte(i);
-    deliver(&r0, PMIX_FWD_STDOUT_CHANNEL, big, PXH_BIG_SIZE, false, false);
+    const char *rep = getenv("PXH_SPAWN_REPEAT");
+    for (int k = rep ? atoi(rep) : 1; k > 0; k--)
+        deliver(&r0, PMIX_FWD_STDOUT_CHANNEL, big, PXH_BIG_SIZE, false, false);
     free(big);
     deliver(&r0, PMIX_FWD_STDOUT_CHANNEL, "no newline at the end", 21, false, true);
     deliver(&r0, PMIX_FWD_STDDIAG_CHANNEL, "diag line\n", 10, false, false);
