@@ -187,8 +187,8 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
     if (to_fd && bo.size > 0) {
         int fd = (channel & PMIX_FWD_STDOUT_CHANNEL) ? STDOUT_FILENO : STDERR_FILENO;
         if (write_all(fd, bo.bytes, bo.size) != 0) {
-            px_debug(1, "client", "forwarded output of %s:%u lost: %s", source.nspace,
-                     source.rank, strerror(errno));
+            px_debug(1, "client", "forwarded output of %s:%u lost: %s", source.nspace, source.rank,
+                     strerror(errno));
         }
     }
 out:

@@ -14,8 +14,8 @@
 #include "client/px_client.h"
 
 /* info[] job info, size n, app[n]; checks the input first. */
-static pmix_status_t pack_spawn(pmix_data_buffer_t *msg, const pmix_info_t job_info[],
-                                size_t ninfo, const pmix_app_t apps[], size_t napps)
+static pmix_status_t pack_spawn(pmix_data_buffer_t *msg, const pmix_info_t job_info[], size_t ninfo,
+                                const pmix_app_t apps[], size_t napps)
 {
     px_bfrops_buf_init(msg);
     if (apps == NULL || napps == 0 || (ninfo > 0 && job_info == NULL)) {

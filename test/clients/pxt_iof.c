@@ -193,11 +193,10 @@ static void spawned(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
     if (status == PMIX_SUCCESS) {
         pmix_proc_t job;
         PMIx_Load_procid(&job, nspace, PMIX_RANK_WILDCARD);
-        pmix_status_t rc =
-            PMIx_IOF_pull(&job, 1, NULL, 0,
-                          PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL |
-                              PMIX_FWD_STDDIAG_CHANNEL,
-                          iof_handler, reg_done, NULL);
+        pmix_status_t rc = PMIx_IOF_pull(&job, 1, NULL, 0,
+                                         PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL |
+                                             PMIX_FWD_STDDIAG_CHANNEL,
+                                         iof_handler, reg_done, NULL);
         if (rc != PMIX_SUCCESS)
             say("PMIx_IOF_pull in the spawn callback: %s", PMIx_Error_string(rc));
     }
@@ -380,8 +379,8 @@ static int mode_no_upcalls(void)
     say("PMIx_IOF_push without a push_stdin upcall: %s", PMIx_Error_string(rc2));
     /* pull needs nothing of the host (no iof_pull upcall): the sink is the server's */
     pmix_status_t rc3 = PMIx_IOF_pull(&t, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, NULL);
-    say("blocking PMIx_IOF_pull without an iof_pull upcall: %s", rc3 > 0 ? "a handler id" :
-        PMIx_Error_string(rc3));
+    say("blocking PMIx_IOF_pull without an iof_pull upcall: %s",
+        rc3 > 0 ? "a handler id" : PMIx_Error_string(rc3));
     pmix_status_t rc4 = rc3 > 0 ? PMIx_IOF_deregister((size_t)rc3, NULL, 0, NULL, NULL) : -1;
     say("PMIx_IOF_deregister: %s", PMIx_Error_string(rc4));
     return !(rc == PMIX_ERR_NOT_SUPPORTED && rc2 == PMIX_ERR_NOT_SUPPORTED && rc3 > 0 &&
@@ -429,21 +428,23 @@ static int bad_args(bool inited)
     fail |= expect("IOF_push NULL targets", PMIx_IOF_push(NULL, 1, &bo, NULL, 0, NULL, NULL), bad);
     fail |= expect("IOF_push no data, not complete",
                    PMIx_IOF_push(&p, 1, &empty, NULL, 0, NULL, NULL), bad);
-    fail |= expect("IOF_push NULL bo, not complete", PMIx_IOF_push(&p, 1, NULL, NULL, 0, NULL, NULL),
-                   bad);
+    fail |= expect("IOF_push NULL bo, not complete",
+                   PMIx_IOF_push(&p, 1, NULL, NULL, 0, NULL, NULL), bad);
     if (inited) {
-        fail |= expect("IOF_push PMIX_IOF_PUSH_STDIN",
-                       PMIx_IOF_push(&p, 1, NULL, &push_stdin, 1, NULL, NULL),
-                       PMIX_ERR_NOT_SUPPORTED);
+        fail |=
+            expect("IOF_push PMIX_IOF_PUSH_STDIN",
+                   PMIx_IOF_push(&p, 1, NULL, &push_stdin, 1, NULL, NULL), PMIX_ERR_NOT_SUPPORTED);
         fail |= expect("IOF_deregister unknown id", PMIx_IOF_deregister(12345, NULL, 0, NULL, NULL),
                        PMIX_ERR_NOT_FOUND);
     } else {
-        fail |= expect("IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, NULL, NULL), PMIX_ERR_INIT);
+        fail |=
+            expect("IOF_deregister", PMIx_IOF_deregister(1, NULL, 0, NULL, NULL), PMIX_ERR_INIT);
     }
     PMIx_Info_destruct(&push_stdin);
     PMIx_App_destruct(&app);
     PMIx_App_destruct(&noc);
-    say("bad arguments %s (%s init)", fail ? "NOT all refused" : "refused", inited ? "after" : "before");
+    say("bad arguments %s (%s init)", fail ? "NOT all refused" : "refused",
+        inited ? "after" : "before");
     return fail;
 }
 

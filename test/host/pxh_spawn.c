@@ -128,8 +128,8 @@ static void deliver(const pmix_proc_t *src, pmix_iof_channel_t ch, const void *b
         }
         memcpy(tmp, bytes, n);
         PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
-        rc = PMIx_server_IOF_deliver(src, ch, &bo, complete ? &info : NULL, complete ? 1 : 0,
-                                     NULL, NULL);
+        rc = PMIx_server_IOF_deliver(src, ch, &bo, complete ? &info : NULL, complete ? 1 : 0, NULL,
+                                     NULL);
         memset(tmp, 'X', sizeof(tmp)); /* the library must have taken its copy */
         PMIX_INFO_DESTRUCT(&info);
         if (rc != PMIX_OPERATION_SUCCEEDED)

@@ -228,9 +228,9 @@ static void check_iof_deliver(const pmix_proc_t *proc)
            "IOF_deliver(no channel)");
     expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDIN_CHANNEL, &bo, NULL, 0, iof_done, NULL),
            PMIX_ERR_BAD_PARAM, "IOF_deliver(stdin channel)");
-    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &nobytes, NULL, 0, iof_done,
-                                   NULL),
-           PMIX_ERR_BAD_PARAM, "IOF_deliver(size 4, NULL bytes)");
+    expect(
+        PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &nobytes, NULL, 0, iof_done, NULL),
+        PMIX_ERR_BAD_PARAM, "IOF_deliver(size 4, NULL bytes)");
     expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 1, iof_done, NULL),
            PMIX_ERR_BAD_PARAM, "IOF_deliver(NULL info, n=1)");
     /* nobody is a sink: still accepted, and the callback comes once, later */
