@@ -306,6 +306,10 @@ static void cl_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffe
         px_cl_event_recv(payload);
         return;
     }
+    if (tag == PX_TAG_IOF_DATA && seq == 0) {
+        px_cl_iof_recv(payload);
+        return;
+    }
     px_debug(1, "client", "unexpected message tag %u seq %u from the server", tag, seq);
 }
 
@@ -452,6 +456,7 @@ void px_cl_teardown(void)
     px_kvset_fini(&px_cl.commit_remote);
     pthread_mutex_unlock(&px_cl.lock);
     px_cl_query_fini();
+    px_cl_iof_fini();
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)

@@ -77,6 +77,13 @@ pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const ch
 /* Drop the connection (px_cl.peer), stop the loop, free the store. */
 void px_cl_teardown(void);
 
+/* ---- client_iof.c ---- */
+/* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own
+ * stdout (STDOUT channel) / stderr (STDERR, DIAG). */
+void px_cl_iof_recv(pmix_data_buffer_t *payload);
+/* Drop the handlers; at finalize, after the loop stopped. */
+void px_cl_iof_fini(void);
+
 /* tool.c: the PMIX_KEEPALIVE_PIPE given at tool init was closed (the parent tool
  * has gone). Runs on the loop. */
 void px_cl_keepalive_closed(void);

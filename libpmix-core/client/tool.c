@@ -61,6 +61,10 @@ static void tconn_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_bu
         px_cl_event_recv(payload);
         return;
     }
+    if (tag == PX_TAG_IOF_DATA && seq == 0) {
+        px_cl_iof_recv(payload); /* output of jobs, whichever server forwards it */
+        return;
+    }
     px_debug(1, "tool", "unexpected message tag %u seq %u from server %s:%u", tag, seq,
              c->server.nspace, c->server.rank);
 }

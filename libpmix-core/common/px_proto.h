@@ -44,9 +44,11 @@ enum px_tag {
                         * requester a sink of those channels of the new namespace before
                         * it sends the reply, so no output of the job can precede it. */
     /* IO forwarding (client/client_iof.c, server/server_iof.c) */
-    PX_TAG_IOF_PULL = 18,  /* -> size n, proc[n], uint16 channels, info[] <- (empty) */
+    PX_TAG_IOF_PULL = 18,  /* -> size n, proc[n], uint16 channels (STDOUT/STDERR/STDDIAG
+                            * bits only), info[] <- (empty) */
     PX_TAG_IOF_DATA = 19,  /* server -> client/tool, no reply: proc source, uint16 channel,
-                            * byte_object data, info[] */
+                            * byte_object data, info[] (a delivery above 16 MiB is split,
+                            * its info on the last part) */
     PX_TAG_IOF_PUSH = 20,  /* -> size n, proc[n] targets, byte_object data (size 0 with
                             * PMIX_IOF_COMPLETE = end of input), info[] <- (empty) */
     PX_TAG_IOF_DEREG = 21, /* -> size n, proc[n], uint16 channels <- (empty) */

@@ -46,6 +46,7 @@ typedef struct px_srv_client {
     size_t nev_sent, cap_ev_sent;
 
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
+    uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
     struct px_srv_client *next;
 } px_srv_client_t;
 
@@ -157,6 +158,28 @@ pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cb
 pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* ---- server_spawn.c: PMIx_Spawn requests ---- */
+void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+
+/* ---- server_iof.c: IO forwarding (sinks, PMIx_server_IOF_deliver, pull, push) ---- */
+/* Make c a sink of channels (PMIX_FWD_STD*_CHANNEL bits) of proc (rank may be the
+ * wildcard). One record per call; each DEREG removes one. PMIX_SUCCESS or NOMEM. */
+pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
+                                  pmix_iof_channel_t channels);
+void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* c's connection is gone: drop its sinks. */
+void px_srv_iof_client_gone(px_srv_client_t *c);
+/* At finalize, on the loop: drop every sink. */
+void px_srv_iof_fini(void);
+
+/* ---- server_event.c (continued) ---- */
+/* Run the server process's own handlers only (no relay, no cache, no host upcall), on
+ * the loop later, with range PMIX_RANGE_PROC_LOCAL. Info copied. */
+void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                        size_t ninfo);
 
 /* ---- server_ops.c: requests forwarded to the host ---- */
 void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq);

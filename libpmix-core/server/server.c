@@ -194,6 +194,18 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     case PX_TAG_QUERY:
         px_srv_query(c, seq, payload);
         break;
+    case PX_TAG_SPAWN:
+        px_srv_spawn(c, seq, payload);
+        break;
+    case PX_TAG_IOF_PULL:
+        px_srv_iof_pull(c, seq, payload);
+        break;
+    case PX_TAG_IOF_DEREG:
+        px_srv_iof_dereg(c, seq, payload);
+        break;
+    case PX_TAG_IOF_PUSH:
+        px_srv_iof_push(c, seq, payload);
+        break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
          * message with an unknown tag is a protocol violation. */
@@ -226,6 +238,7 @@ static void client_lost(px_peer_t *peer, int err, void *cbdata)
              (int)c->pid, err ? strerror(err) : "end of stream",
              c->finalized ? "" : " (not finalized)");
     px_srv_data_client_gone(c, false);
+    px_srv_iof_client_gone(c);
     px_srv_run_cleanup(c);
     if (c->is_tool) {
         px_srv_tool_gone(c);
@@ -619,6 +632,7 @@ static void teardown_on_loop(void *arg)
     pthread_mutex_lock(&s->lock);
     px_usock_listener_destroy(s->listener);
     s->listener = NULL;
+    px_srv_iof_fini();
     px_srv_tool_fini();
     while (s->clients != NULL) {
         px_srv_client_t *c = s->clients;

@@ -351,6 +351,28 @@ static void deliver_here(const px_srv_event_t *e)
     }
 }
 
+void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                        size_t ninfo)
+{
+    if (!ev.bound || px_evt_count() == 0) {
+        return;
+    }
+    local_t *l = calloc(1, sizeof(*l));
+    if (l == NULL) {
+        return;
+    }
+    *l = (local_t){status, *source, PMIX_RANGE_PROC_LOCAL, NULL, 0};
+    if (ninfo > 0 && px_info_array_dup(info, ninfo, &l->info) != PMIX_SUCCESS) {
+        free(l);
+        return;
+    }
+    l->ninfo = ninfo;
+    if (px_progress_shift(px_srv->prog, local_deliver, l) != 0) {
+        px_bfrops_info_array_free(l->info, l->ninfo);
+        free(l);
+    }
+}
+
 /* ---- the host ---- */
 
 typedef struct {

@@ -170,6 +170,7 @@ static void client_unregister(px_srv_client_t *c)
         px_srv_client_release(c); /* connection's reference */
     }
     px_srv_data_client_gone(c, true);
+    px_srv_iof_client_gone(c); /* its sinks hold references */
     px_srv_client_release(c); /* registration's reference */
 }
 

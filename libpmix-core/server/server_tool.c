@@ -114,6 +114,18 @@ static void tool_unlink(px_srv_client_t *c)
 void px_srv_tool_gone(px_srv_client_t *c)
 {
     tool_unlink(c);
+    if (!c->approved) {
+        return; /* never attached: nobody knew it */
+    }
+    /* The host learns that a tool left (a launcher whose jobs it may end) through its
+     * own event handlers only: not relayed, not cached, not handed up. */
+    pmix_info_t info[2];
+    PMIx_Info_load(&info[0], PMIX_EVENT_AFFECTED_PROC, &c->proc, PMIX_PROC);
+    PMIx_Info_load(&info[1], PMIX_EVENT_TEXT_MESSAGE,
+                   c->finalized ? "tool disconnected" : "tool connection lost", PMIX_STRING);
+    px_srv_event_local(PMIX_ERR_LOST_CONNECTION, &c->proc, info, 2);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_destruct(&info[1]);
 }
 
 typedef struct {

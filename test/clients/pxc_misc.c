@@ -326,9 +326,34 @@ static void log_nb(void)
     PMIx_Info_destruct(&info);
 }
 
+/* --spawn yes|no: PMIx_Spawn from a client; the host has the upcall (pxhost --spawn:
+ * a new namespace) or not (PMIX_ERR_NOT_SUPPORTED). No PMIX_FWD_*: no output comes. */
+static void spawn(const char *mode)
+{
+    pmix_app_t app;
+    pmix_nspace_t ns;
+    pmix_status_t rc;
+
+    if (mode == NULL || me.rank != 0)
+        return;
+    PMIx_App_construct(&app);
+    app.cmd = strdup("/bin/true");
+    app.maxprocs = 1;
+    rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
+    PMIx_App_destruct(&app);
+    if (strcmp(mode, "yes") == 0) {
+        check(rc, PMIX_SUCCESS, "PMIx_Spawn");
+        printf("pxc_misc: rank 0 spawned %s\n", ns);
+    } else {
+        check(rc, PMIX_ERR_NOT_SUPPORTED, "PMIx_Spawn without a spawn upcall");
+        printf("pxc_misc: rank 0 PMIx_Spawn: %s\n", PMIx_Error_string(rc));
+    }
+    check(PMIx_Spawn(NULL, 0, NULL, 1, ns), PMIX_ERR_BAD_PARAM, "PMIx_Spawn(NULL apps)");
+}
+
 int main(int argc, char **argv)
 {
-    char *specs[16], *cleanup_path = NULL;
+    char *specs[16], *cleanup_path = NULL, *spawn_mode = NULL;
     int nspecs = 0;
     pmix_proc_t all;
     pmix_status_t rc;
@@ -341,6 +366,8 @@ int main(int argc, char **argv)
             specs[nspecs++] = argv[++i];
         else if (strcmp(argv[i], "--cleanup-file") == 0 && i + 1 < argc)
             cleanup_path = argv[++i];
+        else if (strcmp(argv[i], "--spawn") == 0 && i + 1 < argc)
+            spawn_mode = argv[++i];
         else {
             fprintf(stderr, "pxc_misc: unknown argument \"%s\"\n", argv[i]);
             return 2;
@@ -358,6 +385,7 @@ int main(int argc, char **argv)
     cleanup(cleanup_path);
     cleanup_dir_nb(cleanup_path);
     log_nb();
+    spawn(spawn_mode);
     PMIx_Load_procid(&all, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Fence(&all, 1, NULL, 0);
     check(rc, PMIX_SUCCESS, "final PMIx_Fence");

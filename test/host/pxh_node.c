@@ -485,6 +485,7 @@ static void shutdown_node(void)
     rc = PMIx_server_finalize();
     if (rc != PMIX_SUCCESS)
         pxh_host_error("PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    pxh_spawn_check();
     for (int i = 0; i < pxh_node.ncleanup; i++) {
         if (unlink(pxh_node.cleanup[i]) < 0 && errno != ENOENT)
             rmdir(pxh_node.cleanup[i]);
@@ -618,6 +619,7 @@ void pxh_node_main(int node, int *links, int ctl)
         pxh_node.clients[i].rank = pxh_node_start(node) + i;
 
     server_init();
+    pxh_spawn_init();
     register_job();
     pxh_event_host_raise();
     for (int i = 0; i < pxh_node.nclients; i++) {

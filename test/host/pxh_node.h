@@ -22,6 +22,8 @@ enum {
     PXH_W_LOG,
     PXH_W_NOTIFY, /* notify_event upcall (pxh_event.c) */
     PXH_W_QUERY,  /* pxh_query.c */
+    PXH_W_SPAWN,  /* pxh_spawn.c */
+    PXH_W_PUSH,   /* pxh_spawn.c: push_stdin */
 };
 
 /* A copy of an upcall's arguments (all owned), or of a library callback's result. */
@@ -46,6 +48,7 @@ typedef struct pxh_work {
         pmix_modex_cbfunc_t modex;
         pmix_lookup_cbfunc_t lookup;
         pmix_info_cbfunc_t info;
+        pmix_spawn_cbfunc_t spawn;
     } cb;
     void *cbdata;
     pmix_query_t *queries; /* PXH_W_QUERY */
@@ -117,6 +120,20 @@ void pxh_event_work(pxh_work_t *w);
 void pxh_event_msg(int from, pmix_data_buffer_t *buf);
 /* --host-event: the host's own event, before the clients start (pxh_event.c). */
 void pxh_event_host_raise(void);
+
+/* pxh_spawn.c: the spawn and push_stdin upcalls (--spawn), their loop-thread work
+ * (takes w), the host's handler of PMIX_ERR_LOST_CONNECTION (tools leaving) and the
+ * end-of-run check that every PMIx_server_IOF_deliver callback came once. */
+pmix_status_t pxh_spawn_upcall(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
+                               const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                               void *cbdata);
+pmix_status_t pxh_push_stdin_upcall(const pmix_proc_t *source, const pmix_proc_t targets[],
+                                    size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                    const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
+                                    void *cbdata);
+void pxh_spawn_work(pxh_work_t *w);
+void pxh_spawn_init(void);
+void pxh_spawn_check(void);
 
 /* Send buf (released here) to node j, or to the top when j < 0. */
 void pxh_send(int j, pmix_data_buffer_t *buf);

@@ -754,6 +754,10 @@ void pxh_handle_work(pxh_work_t *w)
     case PXH_W_QUERY:
         pxh_query_work(w);
         return;
+    case PXH_W_SPAWN:
+    case PXH_W_PUSH:
+        pxh_spawn_work(w);
+        return;
     case PXH_W_LOG:
         print_infos("log", &w->proc, w->info, w->ninfo);
         if (w->cb.op)

@@ -32,6 +32,8 @@ static const char usage[] =
     "  --derive             register only the sizes, JOBID and the node/proc maps\n"
     "  --pset NAME:R,R,...  define a process set before starting the clients\n"
     "  --no-query           give the library a module without the query upcall\n"
+    "  --spawn              spawn/push_stdin upcalls (canned output of the new job, stdin\n"
+    "                       echoed back) and a log of tools leaving (pxh_spawn.c)\n"
     "  --tool-support       PMIx_server_init with PMIX_SERVER_TOOL_SUPPORT\n"
     "  --rank-cmd R=CMD     rank R runs CMD (words separated by spaces) instead of CLIENT\n"
     "  --unregistered R     start rank R without registering it\n"
@@ -151,6 +153,11 @@ static void parse_args(int argc, char **argv)
             exit(0);
         } else if (strcmp(a, "--derive") == 0) {
             pxh_opts.derive = true;
+            continue;
+        } else if (strcmp(a, "--spawn") == 0) {
+            pxh_opts.spawn = true; /* pxh_spawn.c: spawn + push_stdin upcalls */
+            pxh_module.spawn = pxh_spawn_upcall;
+            pxh_module.push_stdin = pxh_push_stdin_upcall;
             continue;
         } else if (strcmp(a, "--no-query") == 0) {
             pxh_opts.no_query = true;

@@ -36,6 +36,7 @@ typedef struct {
     int nnodes;
     bool derive;
     bool no_query; /* --no-query: the module has no query upcall */
+    bool spawn;    /* --spawn: spawn and push_stdin upcalls (pxh_spawn.c) */
     int timeout;
     int unregistered; /* rank or -1 */
     int nobody;       /* rank or -1 */

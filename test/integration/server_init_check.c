@@ -27,6 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <pmix_server.h>
@@ -200,6 +202,57 @@ static void expect(pmix_status_t got, pmix_status_t want, const char *what)
           PMIx_Error_string(got));
 }
 
+/* PMIx_server_IOF_deliver's callback: once, later, never inside the call. */
+static pthread_mutex_t iof_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t iof_cond = PTHREAD_COND_INITIALIZER;
+static int iof_calls;
+static bool iof_inside;
+
+static void iof_done(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    pthread_mutex_lock(&iof_lock);
+    check(!iof_inside, "IOF_deliver: callback inside the call");
+    check(status == PMIX_SUCCESS, "IOF_deliver callback: %s", PMIx_Error_string(status));
+    iof_calls++;
+    pthread_cond_broadcast(&iof_cond);
+    pthread_mutex_unlock(&iof_lock);
+}
+
+static void check_iof_deliver(const pmix_proc_t *proc)
+{
+    pmix_byte_object_t bo = {"data", 4}, nobytes = {NULL, 4};
+    expect(PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, iof_done, NULL),
+           PMIX_ERR_BAD_PARAM, "IOF_deliver(NULL source)");
+    expect(PMIx_server_IOF_deliver(proc, 0, &bo, NULL, 0, iof_done, NULL), PMIX_ERR_BAD_PARAM,
+           "IOF_deliver(no channel)");
+    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDIN_CHANNEL, &bo, NULL, 0, iof_done, NULL),
+           PMIX_ERR_BAD_PARAM, "IOF_deliver(stdin channel)");
+    expect(
+        PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &nobytes, NULL, 0, iof_done, NULL),
+        PMIX_ERR_BAD_PARAM, "IOF_deliver(size 4, NULL bytes)");
+    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 1, iof_done, NULL),
+           PMIX_ERR_BAD_PARAM, "IOF_deliver(NULL info, n=1)");
+    /* nobody is a sink: still accepted, and the callback comes once, later */
+    pthread_mutex_lock(&iof_lock);
+    iof_inside = true;
+    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, iof_done, NULL),
+           PMIX_SUCCESS, "IOF_deliver");
+    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDERR_CHANNEL, NULL, NULL, 0, iof_done, NULL),
+           PMIX_SUCCESS, "IOF_deliver(no bytes)");
+    iof_inside = false;
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += 10;
+    while (iof_calls < 2 && pthread_cond_timedwait(&iof_cond, &iof_lock, &end) == 0) {
+    }
+    pthread_mutex_unlock(&iof_lock);
+    usleep(100000);
+    check(iof_calls == 2, "IOF_deliver: %d callbacks for 2 calls", iof_calls);
+    expect(PMIx_server_IOF_deliver(proc, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL),
+           PMIX_OPERATION_SUCCEEDED, "IOF_deliver(NULL cbfunc)");
+}
+
 static int do_badargs(void)
 {
     pmix_nspace_t ns;
@@ -211,6 +264,9 @@ static int do_badargs(void)
            "register_nspace before init");
     expect(PMIx_server_setup_fork(&proc, &env), PMIX_ERR_INIT, "setup_fork before init");
     expect(PMIx_server_finalize(), PMIX_ERR_INIT, "finalize before init");
+    pmix_byte_object_t bo0 = {"x", 1};
+    expect(PMIx_server_IOF_deliver(&proc, PMIX_FWD_STDOUT_CHANNEL, &bo0, NULL, 0, NULL, NULL),
+           PMIX_ERR_INIT, "IOF_deliver before init");
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));
     pmix_status_t rc = PMIx_server_init(&module, NULL, 1);
@@ -255,6 +311,7 @@ static int do_badargs(void)
     expect(PMIx_server_setup_application(ns, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
            "setup_application(NULL cb)");
     expect(PMIx_Register_attributes(NULL, NULL), PMIX_ERR_BAD_PARAM, "Register_attributes(NULL)");
+    check_iof_deliver(&proc);
     PMIx_server_deregister_nspace(ns, NULL, NULL);
     expect(PMIx_server_finalize(), PMIX_SUCCESS, "finalize");
     return failures ? 1 : 0;

@@ -1,0 +1,400 @@
+/* server: IO forwarding — which connected clients and tools are sinks of which
+ * processes' output (IOF_PULL, DEREG, a spawn's PMIX_FWD_* flags), the host's
+ * PMIx_server_IOF_deliver fanning output out to them (IOF_DATA), and stdin a tool pushes
+ * (IOF_PUSH -> the host's push_stdin). Handlers and deliveries run on the loop with
+ * px_srv->lock held; PMIx_server_IOF_deliver is called on any host thread and shifted
+ * there, in call order, like PMIx_Notify_event and the host's spawn callbacks, so a
+ * spawn reply, the job's output and a later event reach a tool in the order the host
+ * made the calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_server.h>
+
+#include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
+#include "common/px_proto.h"
+#include "server/px_server.h"
+#include "types/px_types.h"
+
+/* The output channels a sink can ask for. */
+#define PX_IOF_OUT_CHANNELS                                                                        \
+    (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL | PMIX_FWD_STDDIAG_CHANNEL)
+/* One IOF_DATA message carries at most this much (far below px_msg's 64 MiB limit);
+ * a larger delivery goes out as several messages, the info with the last one. */
+#define PX_IOF_MAX_CHUNK (16u * 1024 * 1024)
+
+/* c wants channels of proc (rank may be the wildcard). */
+typedef struct px_iof_sink {
+    px_srv_client_t *c; /* counted */
+    pmix_proc_t proc;
+    pmix_iof_channel_t channels;
+    struct px_iof_sink *next;
+} px_iof_sink_t;
+
+static struct {
+    px_iof_sink_t *sinks; /* every sink of every connection; newest first */
+    uint64_t mark;        /* deliveries so far: one copy per connection per delivery */
+} iof;
+
+pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
+                                  pmix_iof_channel_t channels)
+{
+    px_iof_sink_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    s->c = c;
+    px_srv_client_retain(c);
+    s->proc = *proc;
+    s->channels = channels;
+    s->next = iof.sinks;
+    iof.sinks = s;
+    px_debug(2, "server", "%s:%u is a sink of %s:%u channels %s", c->proc.nspace, c->proc.rank,
+             proc->nspace, proc->rank, PMIx_IOF_channel_string(channels));
+    return PMIX_SUCCESS;
+}
+
+/* Remove one sink of c for exactly (proc, channels); false if none. */
+static bool remove_sink(px_srv_client_t *c, const pmix_proc_t *proc, pmix_iof_channel_t channels)
+{
+    for (px_iof_sink_t **pp = &iof.sinks; *pp != NULL; pp = &(*pp)->next) {
+        px_iof_sink_t *s = *pp;
+        if (s->c == c && s->channels == channels && s->proc.rank == proc->rank &&
+            PMIx_Check_nspace(s->proc.nspace, proc->nspace)) {
+            *pp = s->next;
+            px_srv_client_release(s->c);
+            free(s);
+            return true;
+        }
+    }
+    return false;
+}
+
+void px_srv_iof_client_gone(px_srv_client_t *c)
+{
+    px_iof_sink_t **pp = &iof.sinks;
+    while (*pp != NULL) {
+        px_iof_sink_t *s = *pp;
+        if (s->c == c) {
+            *pp = s->next;
+            px_srv_client_release(s->c);
+            free(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+}
+
+void px_srv_iof_fini(void)
+{
+    while (iof.sinks != NULL) {
+        px_iof_sink_t *s = iof.sinks;
+        iof.sinks = s->next;
+        px_srv_client_release(s->c);
+        free(s);
+    }
+    iof.mark = 0;
+}
+
+static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
+                         pmix_iof_channel_t channel)
+{
+    return (s->channels & channel) != 0 &&
+           (s->proc.rank == PMIX_RANK_WILDCARD || s->proc.rank == source->rank) &&
+           PMIx_Check_nspace(s->proc.nspace, source->nspace);
+}
+
+/* ---- PMIx_server_IOF_deliver ---- */
+
+typedef struct {
+    pmix_proc_t source;
+    pmix_iof_channel_t channel;
+    const char *bytes; /* borrowed from the host until cbfunc, or own_bytes */
+    size_t size;
+    const pmix_info_t *info; /* borrowed until cbfunc, or own_info */
+    size_t ninfo;
+    char *own_bytes;       /* owned: the copy made for a NULL cbfunc */
+    pmix_info_t *own_info; /* owned: idem */
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} iof_deliver_t;
+
+/* Pack one IOF_DATA message: source, channel, bytes, info (or none). */
+static pmix_status_t pack_data(pmix_data_buffer_t *buf, const iof_deliver_t *d, const char *bytes,
+                               size_t size, bool with_info)
+{
+    pmix_byte_object_t bo = {.bytes = (char *)bytes, .size = size};
+    pmix_status_t rc = px_bfrops_pack(buf, &d->source, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(buf, &d->channel, 1, PMIX_IOF_CHANNEL);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(buf, &bo, 1, PMIX_BYTE_OBJECT);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(buf, with_info ? d->info : NULL, with_info ? d->ninfo : 0);
+    }
+    return rc;
+}
+
+/* Send one message to every connection with a matching sink, once each. */
+static void fan_out(const pmix_data_buffer_t *buf, const iof_deliver_t *d)
+{
+    uint64_t mark = ++iof.mark;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+        px_srv_client_t *c = s->c;
+        if (c->iof_mark == mark || c->peer == NULL || !sink_matches(s, &d->source, d->channel)) {
+            continue;
+        }
+        c->iof_mark = mark;
+        if (px_peer_send(c->peer, PX_TAG_IOF_DATA, buf) != 0) {
+            px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
+                     d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
+        }
+    }
+}
+
+static void deliver_on_loop(void *arg)
+{
+    iof_deliver_t *d = arg;
+    bool any = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
+        any = s->c->peer != NULL && sink_matches(s, &d->source, d->channel);
+    }
+    size_t off = 0;
+    do { /* at least one message, even for no bytes (a PMIX_IOF_COMPLETE marker) */
+        size_t n = d->size - off > PX_IOF_MAX_CHUNK ? PX_IOF_MAX_CHUNK : d->size - off;
+        bool last = off + n == d->size;
+        if (!any) {
+            break;
+        }
+        pmix_data_buffer_t buf;
+        px_bfrops_buf_init(&buf);
+        pmix_status_t rc = pack_data(&buf, d, d->bytes + off, n, last);
+        if (rc == PMIX_SUCCESS) {
+            fan_out(&buf, d);
+        } else {
+            px_debug(1, "server", "output of %s:%u dropped: %s", d->source.nspace, d->source.rank,
+                     PMIx_Error_string(rc));
+        }
+        px_bfrops_buf_free(&buf);
+        off += n;
+    } while (off < d->size);
+    if (d->cbfunc != NULL) {
+        d->cbfunc(PMIX_SUCCESS, d->cbdata); /* the host may release bo and info now */
+    }
+    free(d->own_bytes);
+    px_bfrops_info_array_free(d->own_info, d->own_info != NULL ? d->ninfo : 0);
+    free(d);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
+                                                  pmix_iof_channel_t channel,
+                                                  const pmix_byte_object_t *bo,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (px_srv == NULL) {
+        return PMIX_ERR_INIT;
+    }
+    if (source == NULL || channel == 0 || (channel & ~PX_IOF_OUT_CHANNELS) != 0 ||
+        (bo != NULL && bo->size > 0 && bo->bytes == NULL) || (ninfo > 0 && info == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    iof_deliver_t *d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    d->source = *source;
+    d->channel = channel;
+    d->size = bo != NULL ? bo->size : 0;
+    d->bytes = d->size > 0 ? bo->bytes : "";
+    d->info = info;
+    d->ninfo = ninfo;
+    d->cbfunc = cbfunc;
+    d->cbdata = cbdata;
+    if (cbfunc == NULL) {
+        /* The blocking form: once we return the host may reuse its buffers. */
+        if (d->size > 0 && (d->own_bytes = malloc(d->size)) == NULL) {
+            free(d);
+            return PMIX_ERR_NOMEM;
+        }
+        if (d->size > 0) {
+            memcpy(d->own_bytes, bo->bytes, d->size);
+            d->bytes = d->own_bytes;
+        }
+        if (ninfo > 0 && px_info_array_dup(info, ninfo, &d->own_info) != PMIX_SUCCESS) {
+            free(d->own_bytes);
+            free(d);
+            return PMIX_ERR_NOMEM;
+        }
+        d->info = d->own_info;
+    }
+    if (px_srv_shift(deliver_on_loop, d) != 0) {
+        free(d->own_bytes);
+        px_bfrops_info_array_free(d->own_info, d->own_info != NULL ? ninfo : 0);
+        free(d);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return cbfunc == NULL ? PMIX_OPERATION_SUCCEEDED : PMIX_SUCCESS;
+}
+
+/* ---- requests of connected processes ---- */
+
+/* One request in the host's hands (iof_pull or push_stdin). */
+typedef struct {
+    px_srv_client_t *client; /* counted */
+    uint32_t seq;
+    uint32_t tag;
+    pmix_proc_t *procs; /* owned */
+    size_t nprocs;
+    pmix_iof_channel_t channels;
+    pmix_info_t *info; /* owned */
+    size_t ninfo;
+    pmix_byte_object_t bo; /* owned */
+    pmix_status_t status;
+} iof_req_t;
+
+static iof_req_t *req_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
+{
+    iof_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        px_srv_reply(c, seq, tag, PMIX_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    r->client = c;
+    px_srv_client_retain(c);
+    r->seq = seq;
+    r->tag = tag;
+    return r;
+}
+
+/* Reply with r->status and free r. A failed pull takes its sinks back. */
+static void req_finish(iof_req_t *r)
+{
+    if (r->tag == PX_TAG_IOF_PULL && r->status != PMIX_SUCCESS) {
+        for (size_t i = 0; i < r->nprocs; i++) {
+            remove_sink(r->client, &r->procs[i], r->channels);
+        }
+    }
+    px_srv_reply(r->client, r->seq, r->tag, r->status, NULL);
+    px_srv_client_release(r->client);
+    free(r->procs);
+    px_bfrops_info_array_free(r->info, r->ninfo);
+    free(r->bo.bytes);
+    free(r);
+}
+
+static void req_finish_on_loop(void *arg)
+{
+    req_finish(arg);
+}
+
+/* The host's answer, any thread. */
+static void req_host_cb(pmix_status_t status, void *cbdata)
+{
+    iof_req_t *r = cbdata;
+    r->status = status;
+    if (px_srv_shift(req_finish_on_loop, r) != 0) {
+        px_debug(1, "server", "cannot deliver the host's answer (tag %u)", r->tag);
+    }
+}
+
+/* The upcall's immediate answer: PMIX_SUCCESS means its callback will come. */
+static void req_started(iof_req_t *r, pmix_status_t rc)
+{
+    if (rc != PMIX_SUCCESS) {
+        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        req_finish(r);
+    }
+}
+
+/* "size n, proc[n], uint16 channels": n >= 1, output channels only. */
+static pmix_status_t unpack_procs_channels(pmix_data_buffer_t *payload, iof_req_t *r)
+{
+    int32_t one = 1;
+    pmix_status_t rc = px_srv_unpack_procs(payload, &r->procs, &r->nprocs);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack(payload, &r->channels, &one, PMIX_IOF_CHANNEL);
+    }
+    if (rc == PMIX_SUCCESS &&
+        (r->nprocs == 0 || r->channels == 0 || (r->channels & ~PX_IOF_OUT_CHANNELS) != 0)) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    return rc;
+}
+
+void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    iof_req_t *r = req_new(c, seq, PX_TAG_IOF_PULL);
+    if (r == NULL) {
+        return;
+    }
+    pmix_status_t rc = unpack_procs_channels(payload, r);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
+    }
+    size_t added = 0;
+    for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
+        rc = px_srv_iof_add_sink(c, &r->procs[added], r->channels);
+    }
+    if (rc != PMIX_SUCCESS) {
+        r->nprocs = added; /* only those are taken back */
+        r->status = rc;
+        req_finish(r);
+        return;
+    }
+    /* The sinks exist from now on; the host hears of the request if it wants to. */
+    if (px_srv->module.iof_pull == NULL) {
+        req_started(r, PMIX_OPERATION_SUCCEEDED);
+        return;
+    }
+    rc = px_srv->module.iof_pull(r->procs, r->nprocs, r->info, r->ninfo, r->channels, req_host_cb,
+                                 r);
+    req_started(r, rc);
+}
+
+void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    iof_req_t *r = req_new(c, seq, PX_TAG_IOF_DEREG);
+    if (r == NULL) {
+        return;
+    }
+    r->status = unpack_procs_channels(payload, r);
+    for (size_t i = 0; r->status == PMIX_SUCCESS && i < r->nprocs; i++) {
+        if (!remove_sink(c, &r->procs[i], r->channels)) {
+            r->status = PMIX_ERR_NOT_FOUND;
+        }
+    }
+    req_finish(r);
+}
+
+void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
+{
+    iof_req_t *r = req_new(c, seq, PX_TAG_IOF_PUSH);
+    if (r == NULL) {
+        return;
+    }
+    int32_t one = 1;
+    pmix_status_t rc = px_srv_unpack_procs(payload, &r->procs, &r->nprocs);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack(payload, &r->bo, &one, PMIX_BYTE_OBJECT);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
+    }
+    if (rc == PMIX_SUCCESS && r->nprocs == 0) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    if (rc == PMIX_SUCCESS && px_srv->module.push_stdin == NULL) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        /* bo is never NULL for the host: end of input is size 0 + PMIX_IOF_COMPLETE */
+        rc = px_srv->module.push_stdin(&c->proc, r->procs, r->nprocs, r->info, r->ninfo, &r->bo,
+                                       req_host_cb, r);
+    }
+    req_started(r, rc);
+}
