@@ -2,6 +2,8 @@
  * read/write callbacks, the user callbacks they invoke, and the px_peer_* calls.
  */
 #include <errno.h>
+#include <poll.h>
+#include <time.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -335,6 +337,37 @@ int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t
 int px_peer_send_reply(px_peer_t *peer, uint32_t seq, uint32_t tag, const pmix_data_buffer_t *buf)
 {
     return px_peer_enqueue(peer, tag, seq, PX_MSG_FLAG_REPLY, buf);
+}
+
+int px_peer_flush(px_peer_t *peer, double deadline_ms)
+{
+    while (peer->fd >= 0 && peer->out_head != NULL) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double left = deadline_ms - ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+        struct pollfd pfd = {peer->fd, POLLOUT, 0};
+        if (left <= 0 || poll(&pfd, 1, (int)left + 1) <= 0) {
+            return -1;
+        }
+        /* no lost callback from here: the caller is about to destroy the peer anyway */
+        px_out_t *o = peer->out_head;
+        ssize_t n = send(peer->fd, o->bytes + o->done, o->size - o->done, MSG_NOSIGNAL);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            return -1;
+        }
+        if (n > 0) {
+            o->done += (size_t)n;
+            peer->queued -= (size_t)n;
+        }
+        if (o->done == o->size) {
+            peer->out_head = o->next;
+            if (peer->out_head == NULL) {
+                peer->out_tail = NULL;
+            }
+            free(o);
+        }
+    }
+    return peer->out_head == NULL ? 0 : -1;
 }
 
 size_t px_peer_queued_bytes(const px_peer_t *peer)

@@ -47,6 +47,10 @@ int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t
 /* Answer request seq. */
 int px_peer_send_reply(px_peer_t *peer, uint32_t seq, uint32_t tag, const pmix_data_buffer_t *buf);
 
+/* Write what is queued, waiting for the socket at most until deadline_ms (a
+ * CLOCK_MONOTONIC time in ms): used before a server closes its connections at finalize,
+ * so answers already given are not lost. 0 when the queue is empty, -1 otherwise. */
+int px_peer_flush(px_peer_t *peer, double deadline_ms);
 /* Bytes queued and not yet written. */
 size_t px_peer_queued_bytes(const px_peer_t *peer);
 /* Requests waiting for their reply. */

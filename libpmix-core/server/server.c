@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix_server.h>
@@ -632,6 +633,21 @@ static void teardown_on_loop(void *arg)
     pthread_mutex_lock(&s->lock);
     px_usock_listener_destroy(s->listener);
     s->listener = NULL;
+    /* answers already given (a job-control reply to the tool that asked us to stop,
+     * the last events) reach their peers before the connections close */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double deadline = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 + 1000;
+    for (px_srv_client_t *c = s->clients; c != NULL; c = c->next) {
+        if (c->peer != NULL) {
+            px_peer_flush(c->peer, deadline);
+        }
+    }
+    for (px_srv_client_t *c = s->tools; c != NULL; c = c->next) {
+        if (c->peer != NULL) {
+            px_peer_flush(c->peer, deadline);
+        }
+    }
     px_srv_iof_fini();
     px_srv_tool_fini();
     while (s->clients != NULL) {

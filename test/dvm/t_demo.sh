@@ -11,6 +11,7 @@ for r in 0 1 2 3; do expect_in "$T/out" "hello rank $r of 7 psets=ocean"; done
 for r in 4 5 6; do expect_in "$T/out" "hello rank $r of 7 psets=ice"; done
 # the sets are gone with the job: a second job sees only its own
 run_to 30 "$PRUN" $RR -n 1 --pset fresh "$APP" psetq >"$T/out2" 2>&1 || fail "second job: $(cat "$T/out2")"
-expect_in "$T/out2" "pmix.qry.psetnum=1"
+expect_in "$T/out2" "pmix.qry.psetnum=PMIX_SIZE: 1"
+expect_in "$T/out2" "{fresh}"
 stop_dvm
 pass
