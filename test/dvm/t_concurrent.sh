@@ -5,7 +5,7 @@
 start_dvm
 pids=()
 for i in 1 2 3 4 5 6 7 8; do
-    "$PRUN" $RR -n 2 "$APP" env PXJOB -x PXJOB=job$i >"$T/out$i" 2>"$T/err$i" &
+    "$PRUN" $RR -n 2 -x PXJOB=job$i "$APP" env PXJOB >"$T/out$i" 2>"$T/err$i" &
     pids+=($!)
 done
 "$PRUN" $RR -n 2 "$APP" exit 9 >"$T/outbad" 2>"$T/errbad" &
