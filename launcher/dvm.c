@@ -420,8 +420,9 @@ static void jctl_on_loop(void *arg)
         pid_t me = getpid();
         PMIX_INFO_LOAD(&c->result[0], PMIX_PROC_PID, &me, PMIX_PID);
         PMIX_INFO_LOAD(&c->result[1], "px.dvm.njobs", &njobs, PMIX_UINT32);
-        c->cbfunc(PMIX_SUCCESS, c->result, 2, c->cbdata, jctl_release, c);
         px_dvm_log(1, "termination requested by %s:%u", c->requester.nspace, c->requester.rank);
+        /* c may be released inside the callback: nothing of it is used after */
+        c->cbfunc(PMIX_SUCCESS, c->result, 2, c->cbdata, jctl_release, c);
         px_dvm_shift(shutdown_after_reply, NULL);
         return;
     }
