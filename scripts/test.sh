@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what is missing, builds with
 # warnings as errors, runs every test; then a sanitizer build (ASan+UBSan) runs the unit
-# and server/client integration tests, and the unpack fuzzer gets a short smoke run.
+# and server/client, daemon and DVM integration tests, and the unpack fuzzer gets a short smoke run.
 # Ends with "N passed, N failed" counted from meson's test logs; exits non-zero on any
 # failure or when no test ran.
 # Usage: scripts/test.sh            (FUZZ_SECONDS=60 by default; 0 skips the fuzz run)
@@ -44,7 +44,9 @@ run_step "configure (asan)" configure build-test-asan -Dwerror=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 run_step "build (asan)" ninja -C build-test-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_step "unit+server+tool tests (asan)" meson test -C build-test-asan --suite unit --suite server --suite tool \
+    PX_MANY_JOBS=50 PX_MANY_NO_RSS=1 \
+    run_step "unit+server+tool+daemon+dvm tests (asan)" meson test -C build-test-asan --suite unit \
+    --suite server --suite tool --suite daemon --suite dvm \
     --print-errorlogs \
     --num-processes 2
 

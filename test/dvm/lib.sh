@@ -14,6 +14,12 @@ export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 # every process we start inherits this marker: the leftover check looks for it
 export PXDVM_MARK=$T
+# under a sanitizer, every process writes its report into $T (prte's stderr is
+# /dev/null once daemonized): pass() fails when any report exists
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$T/asan"
+    export UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$T/ubsan"
+fi
 RR=""
 if [ "$(id -u)" = 0 ]; then
     RR="--allow-run-as-root"
@@ -103,6 +109,10 @@ expect_in() {
 
 pass() {
     check_clean
+    if ls "$T"/asan.* "$T"/ubsan.* >/dev/null 2>&1; then
+        cat "$T"/asan.* "$T"/ubsan.* 2>/dev/null | head -60
+        fail "sanitizer reports (above)"
+    fi
     rm -rf "$T"
     echo "PASS"
     exit 0
