@@ -16,8 +16,8 @@
 static const pmix_value_t *result(const pmix_info_t *res, size_t nres, const char *key)
 {
     for (size_t i = 0; i < nres; i++) {
-        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) ||
-            res[i].value.type != PMIX_DATA_ARRAY || res[i].value.data.darray == NULL) {
+        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) || res[i].value.type != PMIX_DATA_ARRAY ||
+            res[i].value.data.darray == NULL) {
             continue;
         }
         const pmix_info_t *in = res[i].value.data.darray->array;
@@ -72,6 +72,14 @@ static const char *cmd_of(const pmix_value_t *nsinfo, const char *nspace)
     return "";
 }
 
+/* "RUNNING" rather than "PMIX_PROC_STATE_RUNNING" */
+static const char *state_name(pmix_proc_state_t st)
+{
+    const char *s = PMIx_Proc_state_string(st);
+    const char *prefix = "PMIX_PROC_STATE_";
+    return strncmp(s, prefix, strlen(prefix)) == 0 ? s + strlen(prefix) : s;
+}
+
 int main(int argc, char **argv)
 {
     px_cmd_t cmd;
@@ -87,8 +95,8 @@ int main(int argc, char **argv)
     pmix_info_t *res = NULL;
     size_t nres = 0;
     pmix_status_t rc = query(PMIX_QUERY_NAMESPACE_INFO, NULL, &res, &nres);
-    const pmix_value_t *nsinfo = rc == PMIX_SUCCESS ? result(res, nres, PMIX_QUERY_NAMESPACE_INFO)
-                                                    : NULL;
+    const pmix_value_t *nsinfo =
+        rc == PMIX_SUCCESS ? result(res, nres, PMIX_QUERY_NAMESPACE_INFO) : NULL;
     size_t njobs = 0;
     if (nsinfo != NULL && nsinfo->type == PMIX_DATA_ARRAY && nsinfo->data.darray != NULL) {
         njobs = nsinfo->data.darray->size;
@@ -104,7 +112,7 @@ int main(int argc, char **argv)
     if (njobs == 0) {
         px_show_help("help-prte.txt", "pps-none", cmd.prog, server.nspace);
     }
-    printf("%-32s %6s %8s  %-16s %-16s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
+    printf("%-32s %6s %8s  %-16s %-12s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
            "COMMAND");
     const pmix_data_array_t *rows = njobs ? nsinfo->data.darray->array : NULL;
     for (size_t j = 0; j < njobs; j++) {
@@ -127,8 +135,8 @@ int main(int argc, char **argv)
         if (pt != NULL && pt->type == PMIX_DATA_ARRAY && pt->data.darray != NULL) {
             const pmix_proc_info_t *pi = pt->data.darray->array;
             for (size_t i = 0; i < pt->data.darray->size; i++) {
-                printf("%-32s %6u %8d  %-16s %-16s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
-                       pi[i].hostname ? pi[i].hostname : "", PMIx_Proc_state_string(pi[i].state),
+                printf("%-32s %6u %8d  %-16s %-12s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
+                       pi[i].hostname ? pi[i].hostname : "", state_name(pi[i].state),
                        cmd_of(nsinfo, ns));
             }
         }

@@ -36,8 +36,8 @@ static void poke(void)
     }
 }
 
-static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                     pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;
@@ -59,8 +59,8 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
             }
         }
         /* ours: we run one job, and before the spawn reply we do not know its name */
-        if (!job_ended && (job_nspace[0] == '\0' || ns == NULL ||
-                           PMIx_Check_nspace(job_nspace, ns))) {
+        if (!job_ended &&
+            (job_nspace[0] == '\0' || ns == NULL || PMIx_Check_nspace(job_nspace, ns))) {
             job_ended = true;
             exit_code = code;
             end_message = msg ? strdup(msg) : NULL;

@@ -233,8 +233,7 @@ static void tool_on_loop(void *arg)
         PMIx_Load_procid(&t->proc, ns, 0);
     }
     px_dvm_log(1, "tool %s:%u connected", t->proc.nspace, t->proc.rank);
-    t->cbfunc(px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS, &t->proc,
-              t->cbdata);
+    t->cbfunc(px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS, &t->proc, t->cbdata);
     free(t);
 }
 
@@ -287,8 +286,8 @@ static void lost_on_loop(void *arg)
     free(l);
 }
 
-static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                    size_t ninfo, pmix_info_t results[], size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;
@@ -361,8 +360,8 @@ static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targe
         }
     }
     for (size_t i = 0; i < ndirs; i++) {
-        s->complete |= PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) &&
-                       PMIX_INFO_TRUE(&directives[i]);
+        s->complete |=
+            PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) && PMIX_INFO_TRUE(&directives[i]);
     }
     if (s->targets == NULL || (bo != NULL && bo->size > 0 && s->data == NULL) ||
         px_dvm_shift(stdin_on_loop, s) != 0) {
@@ -674,8 +673,8 @@ void px_dvm_fini(void)
 
 /* ---- jobs of this process (prterun) ---- */
 
-int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
-                       size_t ninfo, const px_dvm_local_t *cb)
+int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info, size_t ninfo,
+                       const px_dvm_local_t *cb)
 {
     pmix_status_t rc = px_job_spawn(NULL, cb, info, ninfo, apps, napps, NULL, NULL);
     return rc == PMIX_SUCCESS ? 0 : -1;

@@ -26,28 +26,28 @@ typedef enum {
 
 typedef enum {
     PX_WHY_NONE,
-    PX_WHY_START,     /* could not start */
-    PX_WHY_EXIT,      /* non-zero exit */
-    PX_WHY_SIGNAL,    /* killed by a signal */
-    PX_WHY_ABORT,     /* PMIx_Abort */
-    PX_WHY_NOFINAL,   /* PMIx_Init without PMIx_Finalize, exit 0 */
-    PX_WHY_TIMEOUT,   /* --timeout */
-    PX_WHY_KILLED,    /* by its launcher (signal forwarding, lost launcher, pterm) */
-    PX_WHY_MAP,       /* mapping failed */
-    PX_WHY_INTERNAL,  /* registration or other failure of ours */
+    PX_WHY_START,    /* could not start */
+    PX_WHY_EXIT,     /* non-zero exit */
+    PX_WHY_SIGNAL,   /* killed by a signal */
+    PX_WHY_ABORT,    /* PMIx_Abort */
+    PX_WHY_NOFINAL,  /* PMIx_Init without PMIx_Finalize, exit 0 */
+    PX_WHY_TIMEOUT,  /* --timeout */
+    PX_WHY_KILLED,   /* by its launcher (signal forwarding, lost launcher, pterm) */
+    PX_WHY_MAP,      /* mapping failed */
+    PX_WHY_INTERNAL, /* registration or other failure of ours */
 } px_why_t;
 
 typedef struct px_job px_job_t;
 
 typedef struct {
-    px_job_t *job;      /* borrowed: the owner */
+    px_job_t *job; /* borrowed: the owner */
     pmix_proc_t proc;
-    px_child_t *child;  /* borrowed from odls until exited() */
+    px_child_t *child; /* borrowed from odls until exited() */
     pid_t pid;
     px_proc_state_t state;
-    bool connected;     /* called PMIx_Init */
-    bool finalized;     /* called PMIx_Finalize */
-    bool registered;    /* PMIx_server_register_client done */
+    bool connected;  /* called PMIx_Init */
+    bool finalized;  /* called PMIx_Finalize */
+    bool registered; /* PMIx_server_register_client done */
     int wstatus;
     px_iof_stream_t *out, *err; /* owned */
 } px_proc_t;
@@ -87,12 +87,12 @@ struct px_job {
 
     bool terminating;
     bool ended;
-    px_why_t why;      /* the first failure */
+    px_why_t why; /* the first failure */
     pmix_rank_t why_rank;
-    int why_code;      /* exit code or signal, errno for start failures */
+    int why_code; /* exit code or signal, errno for start failures */
     pmix_status_t why_status;
-    char *why_text;    /* abort message or start stage, owned */
-    char *why_msg;     /* a rendered message (map failure), owned */
+    char *why_text; /* abort message or start stage, owned */
+    char *why_msg;  /* a rendered message (map failure), owned */
     struct event *timeout_ev;
     struct event *kill_ev;
     int timeout;

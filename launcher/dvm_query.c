@@ -132,8 +132,8 @@ static pmix_status_t namespace_info(void *list)
     }
     pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
     empty.type = PMIX_DATA_ARRAY;
-    pmix_status_t rc =
-        PMIx_Info_list_add(list, PMIX_QUERY_NAMESPACE_INFO, outer ? outer : &empty, PMIX_DATA_ARRAY);
+    pmix_status_t rc = PMIx_Info_list_add(list, PMIX_QUERY_NAMESPACE_INFO, outer ? outer : &empty,
+                                          PMIX_DATA_ARRAY);
     PMIx_Data_array_free(outer);
     return rc;
 }
@@ -158,11 +158,10 @@ static void query_on_loop(void *arg)
             } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
                 rc = namespace_info(list);
             } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
-                const char *attrs = PMIX_MAPBY "," PMIX_RANKBY "," PMIX_BINDTO "," PMIX_PSET_NAME
-                                               "," PMIX_FWD_STDOUT "," PMIX_FWD_STDERR
-                                               "," PMIX_NOTIFY_COMPLETION "," PMIX_STDIN_TGT
-                                               "," PMIX_JOB_TIMEOUT "," PMIX_NOHUP
-                                               "," PMIX_WDIR "," PMIX_IOF_TAG_OUTPUT;
+                const char *attrs = PMIX_MAPBY
+                    "," PMIX_RANKBY "," PMIX_BINDTO "," PMIX_PSET_NAME "," PMIX_FWD_STDOUT
+                    "," PMIX_FWD_STDERR "," PMIX_NOTIFY_COMPLETION "," PMIX_STDIN_TGT
+                    "," PMIX_JOB_TIMEOUT "," PMIX_NOHUP "," PMIX_WDIR "," PMIX_IOF_TAG_OUTPUT;
                 rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
             } else if (strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
                 /* what this DVM does for debuggers today: proc tables and job events */

@@ -97,9 +97,9 @@ static void deliver(const pmix_proc_t *source, int channel, const char *data, si
     }
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, &complete, PMIX_BOOL);
-    pmix_status_t rc = PMIx_server_IOF_deliver(source, (pmix_iof_channel_t)channel, &d->bo,
-                                               complete ? &info : NULL, complete ? 1 : 0,
-                                               dlv_done, d);
+    pmix_status_t rc =
+        PMIx_server_IOF_deliver(source, (pmix_iof_channel_t)channel, &d->bo,
+                                complete ? &info : NULL, complete ? 1 : 0, dlv_done, d);
     if (rc != PMIX_SUCCESS) {
         dlv_done(rc, d);
     }
@@ -346,8 +346,8 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_NONE:
         break;
     case PX_WHY_START:
-        r->status = j->why_code == ENOENT ? PMIX_ERR_JOB_EXE_NOT_FOUND
-                                           : PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+        r->status =
+            j->why_code == ENOENT ? PMIX_ERR_JOB_EXE_NOT_FOUND : PMIX_ERR_JOB_FAILED_TO_LAUNCH;
         r->exit_code = j->why_code == ENOENT ? 127 : j->why_code == EACCES ? 126 : 1;
         *msg = px_help_render("help-prte.txt", "start-failed", exe, node_name(), rank,
                               j->why_text ? j->why_text : "");
@@ -355,8 +355,8 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_EXIT:
         r->status = PMIX_ERR_JOB_NON_ZERO_TERM;
         r->exit_code = j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(), pid,
-                              exe, j->why_code);
+        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(), pid, exe,
+                              j->why_code);
         break;
     case PX_WHY_SIGNAL:
         r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
@@ -367,14 +367,14 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_ABORT:
         r->status = PMIX_ERR_JOB_ABORTED;
         r->exit_code = (j->why_code > 0 && j->why_code < 256) ? j->why_code : 1;
-        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(), pid,
-                              exe, j->why_code, j->why_text ? j->why_text : "");
+        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(), pid, exe,
+                              j->why_code, j->why_text ? j->why_text : "");
         break;
     case PX_WHY_NOFINAL:
         r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
         r->exit_code = 1;
-        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(),
-                              pid, exe);
+        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(), pid,
+                              exe);
         break;
     case PX_WHY_TIMEOUT:
         r->status = PMIX_ERR_TIMEOUT;
@@ -657,8 +657,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         rc = PMIx_Info_list_convert(list, &da);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = PMIx_server_register_nspace(j->nspace, (int)j->nprocs, da.array, da.size, NULL,
-                                         NULL);
+        rc = PMIx_server_register_nspace(j->nspace, (int)j->nprocs, da.array, da.size, NULL, NULL);
         rc = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         j->registered = (rc == PMIX_SUCCESS);
         PMIx_Data_array_destruct(&da);
@@ -702,8 +701,8 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
             }
         }
         px_pset_t *s = calloc(1, sizeof(*s));
-        pmix_status_t rc = (members && s) ? PMIx_server_define_process_set(members, n, name)
-                                          : PMIX_ERR_NOMEM;
+        pmix_status_t rc =
+            (members && s) ? PMIx_server_define_process_set(members, n, name) : PMIX_ERR_NOMEM;
         free(members);
         if (rc != PMIX_SUCCESS) {
             free(s);
@@ -803,10 +802,10 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
             .stdin_pipe = want_stdin,
             .user = p,
         };
-        p->out = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL,
-                                      emit, p);
-        p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
-                                      emit, p);
+        p->out =
+            px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL, emit, p);
+        p->err =
+            px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL, emit, p);
         if ((j->iof.dir != NULL || j->iof.file != NULL) && (p->out == NULL || p->err == NULL)) {
             char text[512];
             snprintf(text, sizeof(text), "output file %s: %s",
@@ -910,9 +909,9 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
     if (rc != PMIX_SUCCESS) {
         j->why = PX_WHY_MAP;
         j->why_status = rc;
-        j->why_msg = msg ? msg
-                         : px_help_render("help-prte.txt", "job-setup", j->nspace,
-                                          PMIx_Error_string(rc));
+        j->why_msg =
+            msg ? msg
+                : px_help_render("help-prte.txt", "job-setup", j->nspace, PMIx_Error_string(rc));
         job_maybe_end(j);
         return PMIX_SUCCESS; /* answered through the callback */
     }

@@ -49,8 +49,8 @@ typedef struct {
 /* Spawn apps as a job of this process. apps/info are borrowed until ended() runs, which
  * may happen before this returns (a job that cannot be mapped or started). 0, or -1 when
  * out of memory (no callback). */
-int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
-                       size_t ninfo, const px_dvm_local_t *cb);
+int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info, size_t ninfo,
+                       const px_dvm_local_t *cb);
 /* Signal every job of this process (prterun's signal forwarding); kill = SIGKILL now. */
 void px_dvm_signal_local(int sig, bool kill);
 /* Write stdin bytes to the local job's stdin target(s); len 0 = end of input. */
