@@ -15,6 +15,11 @@
  *   psetq             init, query PMIX_QUERY_NUM_PSETS / PSET_NAMES, print, finalize
  *   trap              print "ready", then print each SIGINT/SIGTERM/SIGHUP it gets; exits
  *                     after SIGTERM
+ *   toolq NAME        as a PMIx tool (default search): print the DVM's pset count, names
+ *                     and NAME's members
+ *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
+ *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
+ *                     its keys) in the order they arrive
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +28,8 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#include <pmix_tool.h>
+#include <pthread.h>
 
 static pmix_proc_t me;
 
@@ -133,6 +140,115 @@ static void trap(void)
     exit(3);
 }
 
+static void print_results(const char *label, pmix_info_t *res, size_t nres)
+{
+    for (size_t i = 0; i < nres; i++) {
+        const pmix_data_array_t *da = res[i].value.data.darray;
+        const pmix_info_t *in = da ? da->array : NULL;
+        for (size_t k = 0; in != NULL && k < da->size; k++) {
+            char *v = PMIx_Value_string(&in[k].value);
+            printf("%s %s=%s\n", label, in[k].key, v ? v : "?");
+            free(v);
+        }
+    }
+}
+
+static void toolq(const char *name)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_query_t q[2];
+    PMIX_QUERY_CONSTRUCT(&q[0]);
+    PMIX_QUERY_CONSTRUCT(&q[1]);
+    char *k0[] = {PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES, NULL};
+    char *k1[] = {PMIX_QUERY_PSET_MEMBERSHIP, NULL};
+    q[0].keys = k0;
+    q[1].keys = k1;
+    pmix_info_t qual;
+    PMIX_INFO_LOAD(&qual, PMIX_PSET_NAME, name, PMIX_STRING);
+    q[1].qualifiers = &qual;
+    q[1].nqual = 1;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Query_info(q, 2, &res, &nres);
+    if (rc != PMIX_SUCCESS && rc != PMIX_ERR_PARTIAL_SUCCESS) {
+        die("PMIx_Query_info", rc);
+    }
+    print_results("tool", res, nres);
+    PMIx_Info_free(res, nres);
+    PMIX_INFO_DESTRUCT(&qual);
+    fflush(stdout);
+    PMIx_tool_finalize();
+}
+
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
+static int ev_ended;
+
+static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    printf("event %s\n", PMIx_Error_string(status));
+    for (size_t i = 0; status == PMIX_EVENT_JOB_END && i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) ||
+            PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE) || PMIX_CHECK_KEY(&info[i], PMIX_PROCID) ||
+            PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TIMESTAMP)) {
+            printf("  has %s\n", info[i].key);
+        }
+    }
+    fflush(stdout);
+    if (status == PMIX_EVENT_JOB_END) {
+        ev_ended = 1;
+        pthread_cond_signal(&ev_cond);
+    }
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void toolspawn(const char *self, int n)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t codes[] = {PMIX_EVENT_JOB_START, PMIX_LAUNCH_COMPLETE, PMIX_EVENT_JOB_END};
+    PMIx_Register_event_handler(codes, 3, NULL, 0, on_job_event, NULL, NULL);
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(self);
+    char *argv[] = {(char *)self, "exit", "0", NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = n;
+    bool yes = true;
+    pmix_info_t jinfo;
+    PMIX_INFO_LOAD(&jinfo, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(&jinfo, 1, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Spawn", rc);
+    }
+    pthread_mutex_lock(&ev_lock);
+    printf("spawned %s\n", ns);
+    fflush(stdout);
+    while (!ev_ended) {
+        pthread_cond_wait(&ev_cond, &ev_lock);
+    }
+    pthread_mutex_unlock(&ev_lock);
+    PMIX_APP_DESTRUCT(&app);
+    PMIX_INFO_DESTRUCT(&jinfo);
+    PMIx_tool_finalize();
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -211,6 +327,10 @@ int main(int argc, char **argv)
         psetq();
     } else if (strcmp(what, "trap") == 0) {
         trap();
+    } else if (strcmp(what, "toolq") == 0) {
+        toolq(arg);
+    } else if (strcmp(what, "toolspawn") == 0) {
+        toolspawn(argv[0], atoi(arg));
     } else {
         fprintf(stderr, "dvm_app: unknown behaviour %s\n", what);
         return 2;
