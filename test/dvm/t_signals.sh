@@ -28,6 +28,37 @@ wait_for "$T/out" "got signal 2"
 kill -INT $p
 wait $p; rc=$?
 [ $rc != 0 ] || fail "killed job must fail"
+# SIGTSTP stops the job's processes, SIGCONT resumes them
+"$PRUN" $RR -n 2 "$APP" trap >"$T/out" 2>"$T/err" &
+p=$!
+wait_for "$T/out" "ready"
+kids=$(python3 -c '
+import os, sys
+mark = "PXDVM_MARK=" + sys.argv[1]
+for p in os.listdir("/proc"):
+    if not p.isdigit(): continue
+    try:
+        env = open(f"/proc/{p}/environ", "rb").read().split(b"\0")
+        cmd = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
+    except OSError: continue
+    if mark.encode() in env and len(cmd) > 1 and cmd[1] == b"trap": print(p)
+' "$T")
+[ "$(echo "$kids" | wc -w)" = 2 ] || fail "two job processes expected, found: $kids"
+state() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1; }
+kill -TSTP $p
+for i in $(seq 1 100); do
+    all=1; for k in $kids; do [ "$(state $k)" = T ] || all=0; done
+    [ $all = 1 ] && break; sleep 0.05
+done
+[ $all = 1 ] || fail "SIGTSTP did not stop the job"
+kill -CONT $p
+for i in $(seq 1 100); do
+    all=1; for k in $kids; do [ "$(state $k)" != T ] || all=0; done
+    [ $all = 1 ] && break; sleep 0.05
+done
+[ $all = 1 ] || fail "SIGCONT did not resume the job"
+kill -TERM $p
+wait $p
 # prun dies: its job dies
 "$PRUN" $RR -n 2 "$APP" sleep 60 >"$T/out" 2>"$T/err" &
 p=$!
