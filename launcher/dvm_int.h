@@ -78,6 +78,7 @@ struct px_job {
     px_proc_t *procs; /* owned, by rank */
     size_t nstarting, nalive;
     bool registered;
+    bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */

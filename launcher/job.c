@@ -535,7 +535,9 @@ static void job_maybe_end(px_job_t *j)
     if (j->ended) {
         return;
     }
-    if (j->nstarting == 0 && j->why != PX_WHY_START) {
+    /* launched: every process was forked and confirmed its exec (a job that failed to
+     * map or register never gets here) */
+    if (j->forked && j->nstarting == 0 && j->why != PX_WHY_START) {
         job_launched(j);
     }
     if (j->nalive == 0 && j->nstarting == 0) {
@@ -788,10 +790,14 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
             p->registered = true;
         }
         char **env = child_env(j, app, p);
-        char **argv = app->argv;
-        char *fallback[2] = {app->cmd, NULL};
-        if (argv == NULL || argv[0] == NULL) {
-            argv = fallback;
+        /* the program is app->cmd; argv[0] is what the process sees as its name, and
+         * follows cmd when the two differ */
+        char **argv = PMIx_Argv_copy(app->argv);
+        if (app->cmd != NULL && (argv == NULL || argv[0] == NULL)) {
+            PMIx_Argv_append_nosize(&argv, app->cmd);
+        } else if (app->cmd != NULL && strcmp(argv[0], app->cmd) != 0) {
+            free(argv[0]);
+            argv[0] = strdup(app->cmd);
         }
         bool want_stdin = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
         px_child_spec_t spec = {
@@ -811,12 +817,14 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
             snprintf(text, sizeof(text), "output file %s: %s",
                      px_iof_last_path() ? px_iof_last_path() : "?", strerror(errno));
             PMIx_Argv_free(env);
+            PMIx_Argv_free(argv);
             job_fail(j, PX_WHY_START, p->proc.rank, errno, text);
             break;
         }
-        p->child = env ? px_odls_start(px_dvm.odls, &spec) : NULL;
+        p->child = (env && argv && argv[0]) ? px_odls_start(px_dvm.odls, &spec) : NULL;
         int err = errno;
         PMIx_Argv_free(env);
+        PMIx_Argv_free(argv);
         if (p->child == NULL) {
             char text[256];
             snprintf(text, sizeof(text), "fork: %s", strerror(err));
@@ -930,6 +938,7 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         }
     }
     start_procs(j, apps);
+    j->forked = true;
     job_maybe_end(j);
     return PMIX_SUCCESS;
 }

@@ -17,6 +17,9 @@
  *                     after SIGTERM
  *   toolq NAME        as a PMIx tool (default search): print the DVM's pset count, names
  *                     and NAME's members
+ *   toolbad           as a PMIx tool: spawn requests the DVM must refuse (a bogus
+ *                     --map-by, a missing executable, zero processes on no slots) and
+ *                     print each status
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
@@ -249,6 +252,33 @@ static void toolspawn(const char *self, int n)
     PMIx_tool_finalize();
 }
 
+static void toolbad(void)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("/bin/true");
+    char *argv[] = {"/bin/true", NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = 1;
+    pmix_info_t bad;
+    PMIX_INFO_LOAD(&bad, PMIX_MAPBY, "bogus-policy", PMIX_STRING);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(&bad, 1, &app, 1, ns);
+    printf("bogus mapby: %s\n", PMIx_Error_string(rc));
+    free(app.cmd);
+    app.cmd = strdup("/no/such/program");
+    rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
+    printf("missing program: %s\n", PMIx_Error_string(rc));
+    fflush(stdout);
+    PMIX_INFO_DESTRUCT(&bad);
+    PMIX_APP_DESTRUCT(&app);
+    PMIx_tool_finalize();
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -329,6 +359,8 @@ int main(int argc, char **argv)
         trap();
     } else if (strcmp(what, "toolq") == 0) {
         toolq(arg);
+    } else if (strcmp(what, "toolbad") == 0) {
+        toolbad();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {

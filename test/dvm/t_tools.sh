@@ -22,6 +22,24 @@ run_to 30 "$APP" toolspawn 3 >"$T/ev" 2>&1 || fail "toolspawn: $(cat "$T/ev")"
 [ "$(grep '^event' "$T/ev" | tr '\n' ' ')" = "event PMIX_EVENT_JOB_START event PMIX_LAUNCH_COMPLETE event PMIX_EVENT_JOB_END " ] \
     || fail "lifecycle events: $(cat "$T/ev")"
 for k in pmix.job.term.status pmix.procid pmix.exit.code pmix.evtstamp; do expect_in "$T/ev" "has $k"; done
+# malformed requests and garbage on the DVM's socket harm nobody
+run_to 30 "$APP" toolbad >"$T/bad" 2>&1 || fail "toolbad: $(cat "$T/bad")"
+grep -q "bogus mapby: PMIX_ERR" "$T/bad" || fail "bogus map-by must be refused: $(cat "$T/bad")"
+grep -q "missing program: PMIX_ERR" "$T/bad" || fail "missing program must be refused: $(cat "$T/bad")"
+sock=$(sed -n '1s/.*usock://p' "$T/uri")
+python3 - "$sock" <<'PY' || fail "garbage connection"
+import os, socket, sys
+for n in (0, 7, 4096, 100000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    try:
+        s.sendall(os.urandom(n))
+    except OSError:
+        pass
+    s.close()
+PY
+run_to 30 "$PRUN" $RR -n 2 "$APP" hello >"$T/out" 2>&1 || fail "DVM harmed by bad requests: $(cat "$T/out")"
+[ "$(grep -c hello "$T/out")" = 2 ] || fail "2 hellos after bad requests"
 # --nohup: the job outlives its prun
 "$PRUN" $RR --nohup -n 1 "$APP" sleep 30 >"$T/nh" 2>&1 &
 p=$!
