@@ -126,7 +126,9 @@ static void deliver(const pmix_proc_t *src, pmix_iof_channel_t ch, const void *b
             pxh_host_error("copy-mode delivery too large");
             return;
         }
-        memcpy(tmp, bytes, n);
+        if (n > 0) {
+            memcpy(tmp, bytes, n);
+        }
         PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
         rc = PMIx_server_IOF_deliver(src, ch, &bo, complete ? &info : NULL, complete ? 1 : 0, NULL,
                                      NULL);

@@ -61,6 +61,9 @@ static pmix_info_t infos[4];
 static size_t mkinfo(const char *k1, const char *v1, const char *k2, const char *v2)
 {
     size_t n = 0;
+    for (size_t i = 0; i < sizeof(infos) / sizeof(infos[0]); i++) {
+        PMIX_INFO_DESTRUCT(&infos[i]); /* what the previous call loaded */
+    }
     memset(infos, 0, sizeof(infos));
     if (k1 != NULL)
         PMIx_Info_load(&infos[n++], k1, v1, PMIX_STRING);
