@@ -76,6 +76,18 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
+static void registered(pmix_status_t status, size_t ref, void *cbdata)
+{
+    (void)ref;
+    (void)cbdata;
+    if (status != PMIX_SUCCESS) {
+        pthread_mutex_lock(&lock);
+        dvm_lost = true; /* without the job-end event we could never finish */
+        pthread_mutex_unlock(&lock);
+        poke();
+    }
+}
+
 static void jctl_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
@@ -188,8 +200,10 @@ int main(int argc, char **argv)
         px_opts_fini(&cmd);
         return 1;
     }
+    /* not waited for: the registration travels before the spawn request on the same
+     * connection, so the server has it before the job can end */
     pmix_status_t codes[] = {PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION};
-    PMIx_Register_event_handler(codes, 2, NULL, 0, on_event, NULL, NULL);
+    PMIx_Register_event_handler(codes, 2, NULL, 0, on_event, registered, NULL);
 
     int status = 1;
     pmix_nspace_t ns = {0};
