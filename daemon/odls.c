@@ -7,6 +7,8 @@
 #include "daemon/px_odls.h"
 
 #include <errno.h>
+#include <hwloc/glibc-sched.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -453,8 +455,8 @@ typedef struct {
     const char *wdir;
     char **cands; /* owned: paths to try execve on, NULL-terminated */
     int in_src, out_src, err_src, status_fd;
-    hwloc_topology_t topo;
-    hwloc_const_cpuset_t cpuset;
+    cpu_set_t *affinity; /* owned: the binding hwloc computed, NULL = not bound */
+    size_t affinity_size;
     long max_fd;
 } px_odls_exec_t;
 
@@ -527,7 +529,9 @@ static void px_odls_child_fail(int fd, int stage, int err)
     _exit(127);
 }
 
-/* In the child: never returns. */
+/* In the child: never returns. The child shares the daemon's memory until it execs
+ * (vfork), so it only makes system calls: no allocation, no library state touched; what
+ * it needs (exec candidates, the affinity mask) was prepared by the parent. */
 static void px_odls_child(const px_odls_exec_t *x)
 {
     /* Default dispositions (the daemon ignores SIGPIPE, libevent catches SIGCHLD), then
@@ -566,7 +570,7 @@ static void px_odls_child(const px_odls_exec_t *x)
 
     if (x->wdir != NULL && chdir(x->wdir) < 0)
         px_odls_child_fail(st, PX_STAGE_CHDIR, errno);
-    if (x->cpuset != NULL && hwloc_set_cpubind(x->topo, x->cpuset, HWLOC_CPUBIND_PROCESS) < 0)
+    if (x->affinity != NULL && sched_setaffinity(0, x->affinity_size, x->affinity) < 0)
         px_odls_child_fail(st, PX_STAGE_BIND, errno ? errno : EINVAL);
 
     int failed = ENOENT;
@@ -582,6 +586,17 @@ static void px_odls_child(const px_odls_exec_t *x)
     if (eacces && (failed == ENOENT || failed == ENOTDIR))
         failed = EACCES;
     px_odls_child_fail(st, PX_STAGE_EXEC, failed);
+}
+
+/* vfork: no copy of the daemon's page tables (the cost that grows with its memory); the
+ * parent resumes once the child has exec'd or failed. A function of its own, so no
+ * local of the caller lives in the frame the child borrows. */
+__attribute__((noinline)) static pid_t px_odls_vfork(const px_odls_exec_t *x)
+{
+    pid_t pid = vfork();
+    if (pid == 0)
+        px_odls_child(x);
+    return pid;
 }
 
 static int px_odls_pipe(int fds[2], int parent_end)
@@ -655,17 +670,25 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
     x.out_src = pout[1];
     x.err_src = perr[1];
     x.status_fd = pst[1];
-    x.topo = o->topo;
-    x.cpuset = o->topo != NULL ? spec->cpuset : NULL;
+    if (o->topo != NULL && spec->cpuset != NULL) {
+        /* hwloc turns the binding into the kernel's mask here, in the parent */
+        int last = hwloc_bitmap_last(spec->cpuset);
+        int ncpus = last >= 0 && last + 1 > CPU_SETSIZE ? last + 1 : CPU_SETSIZE;
+        x.affinity = CPU_ALLOC((size_t)ncpus);
+        x.affinity_size = CPU_ALLOC_SIZE((size_t)ncpus);
+        if (x.affinity == NULL || hwloc_cpuset_to_glibc_sched_affinity(
+                                      o->topo, spec->cpuset, x.affinity, x.affinity_size) < 0) {
+            errno = ENOMEM;
+            goto error;
+        }
+    }
     x.max_fd = o->max_fd;
 
     /* Block every signal around fork: no handler of the daemon runs in the child. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0)
-        px_odls_child(&x);
+    pid_t pid = px_odls_vfork(&x);
     e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
@@ -685,6 +708,7 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
     close(pst[1]);
     close(pin[0]);
     px_odls_free_cands(x.cands);
+    CPU_FREE(x.affinity);
     event_add(c->ev_out, NULL);
     event_add(c->ev_err, NULL);
     event_add(c->ev_status, NULL);
@@ -693,6 +717,8 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
 error:
     e = errno ? errno : ENOMEM;
     px_odls_free_cands(x.cands);
+    if (x.affinity != NULL)
+        CPU_FREE(x.affinity);
     for (int i = 0; i < 2; i++) {
         if (pout[i] >= 0 && (c == NULL || pout[i] != c->out_fd))
             close(pout[i]);
