@@ -562,7 +562,21 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     if (check_hosts(o, &given) != 0) {
         return -1;
     }
-    if (hwloc_topology_init(&px_dvm.topo) != 0 || hwloc_topology_load(px_dvm.topo) != 0) {
+    /* mapping and binding use packages, cores and hardware threads: caches and I/O
+     * devices are not discovered, and hwloc's I/O plugins (GL, OpenCL, CUDA, PCI...,
+     * dlopen'ed at its first init) are not loaded, unless the user points
+     * HWLOC_PLUGINS_PATH somewhere; the variable is not left for the children */
+    bool plugins_off = getenv("HWLOC_PLUGINS_PATH") == NULL &&
+                       setenv("HWLOC_PLUGINS_PATH", "/nonexistent-px-no-plugins", 0) == 0;
+    int topo_rc = hwloc_topology_init(&px_dvm.topo);
+    if (plugins_off) {
+        unsetenv("HWLOC_PLUGINS_PATH");
+    }
+    if (topo_rc != 0 ||
+        hwloc_topology_set_cache_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_set_icache_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_set_io_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_load(px_dvm.topo) != 0) {
         px_show_help("help-prte.txt", "no-topology", o->prog, strerror(errno));
         return -1;
     }
