@@ -26,15 +26,14 @@ typedef enum {
 
 typedef enum {
     PX_WHY_NONE,
-    PX_WHY_START,    /* could not start */
-    PX_WHY_EXIT,     /* non-zero exit */
-    PX_WHY_SIGNAL,   /* killed by a signal */
-    PX_WHY_ABORT,    /* PMIx_Abort */
-    PX_WHY_NOFINAL,  /* PMIx_Init without PMIx_Finalize, exit 0 */
-    PX_WHY_TIMEOUT,  /* --timeout */
-    PX_WHY_KILLED,   /* by its launcher (signal forwarding, lost launcher, pterm) */
-    PX_WHY_MAP,      /* mapping failed */
-    PX_WHY_INTERNAL, /* registration or other failure of ours */
+    PX_WHY_START,   /* could not start */
+    PX_WHY_EXIT,    /* non-zero exit */
+    PX_WHY_SIGNAL,  /* killed by a signal */
+    PX_WHY_ABORT,   /* PMIx_Abort */
+    PX_WHY_NOFINAL, /* PMIx_Init without PMIx_Finalize, exit 0 */
+    PX_WHY_TIMEOUT, /* --timeout */
+    PX_WHY_KILLED,  /* by its launcher (signal forwarding, lost launcher, pterm) */
+    PX_WHY_SETUP,   /* could not be mapped, registered or given its psets */
 } px_why_t;
 
 typedef struct px_job px_job_t;
@@ -70,6 +69,7 @@ struct px_job {
     void *spawn_cbdata;
     bool notify_completion;
     bool nohup;
+    bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
 
     char **cmds; /* owned: each app's argv joined, for proc tables */
     char **exes; /* owned: each app's executable */

@@ -387,8 +387,7 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-killed", j->nspace);
         break;
-    case PX_WHY_MAP:
-    case PX_WHY_INTERNAL:
+    case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
         r->exit_code = 1;
         *msg = j->why_msg ? strdup(j->why_msg) : NULL;
@@ -717,7 +716,9 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
     return PMIX_SUCCESS;
 }
 
-static char **child_env(const px_job_t *j, const pmix_app_t *app, const px_proc_t *p)
+/* An app's environment: the DVM's, with the app's "VAR=value" entries (-x) set. Built
+ * once per app; each rank gets a copy plus its PMIx connection variables. */
+static char **app_env(const pmix_app_t *app)
 {
     char **env = PMIx_Argv_copy(environ);
     for (size_t i = 0; app->env != NULL && app->env[i] != NULL; i++) {
@@ -731,11 +732,16 @@ static char **child_env(const px_job_t *j, const pmix_app_t *app, const px_proc_
             free(name);
         }
     }
-    if (PMIx_server_setup_fork(&p->proc, &env) != PMIX_SUCCESS) {
+    return env;
+}
+
+static char **child_env(char **base, const px_proc_t *p)
+{
+    char **env = PMIx_Argv_copy(base);
+    if (env == NULL || PMIx_server_setup_fork(&p->proc, &env) != PMIX_SUCCESS) {
         PMIx_Argv_free(env);
         return NULL;
     }
-    (void)j;
     return env;
 }
 
@@ -758,6 +764,10 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
             if (PMIx_Value_get_number(&in->value, &t, PMIX_INT) == PMIX_SUCCESS) {
                 j->timeout = t;
             }
+        } else if (PMIX_CHECK_KEY(in, PMIX_DISPLAY_MAP)) {
+            j->display_map = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_REPORT_BINDINGS)) {
+            j->report_bindings = PMIX_INFO_TRUE(in);
         }
     }
     px_iof_opts_from_info(&j->iof, info, ninfo);
@@ -783,13 +793,20 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
 {
     uid_t uid = getuid();
     gid_t gid = getgid();
+    char **base = NULL; /* app_env of base_app */
+    uint32_t base_app = UINT32_MAX;
     for (size_t r = 0; r < j->nprocs && !j->terminating; r++) {
         px_proc_t *p = &j->procs[r];
         const pmix_app_t *app = &apps[j->map.procs[r].app];
         if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
             p->registered = true;
         }
-        char **env = child_env(j, app, p);
+        if (j->map.procs[r].app != base_app) {
+            PMIx_Argv_free(base);
+            base = app_env(app);
+            base_app = j->map.procs[r].app;
+        }
+        char **env = child_env(base, p);
         /* the program is app->cmd; argv[0] is what the process sees as its name, and
          * follows cmd when the two differ */
         char **argv = PMIx_Argv_copy(app->argv);
@@ -836,6 +853,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
         j->nstarting++;
         j->nalive++;
     }
+    PMIx_Argv_free(base);
 }
 
 static void show_map(px_job_t *j)
@@ -883,12 +901,6 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
     j->next = px_dvm.jobs;
     px_dvm.jobs = j;
     read_job_info(j, info, ninfo);
-    bool display_map = false, report_bindings = false;
-    for (size_t i = 0; i < ninfo; i++) {
-        display_map |= PMIX_CHECK_KEY(&info[i], PMIX_DISPLAY_MAP) && PMIX_INFO_TRUE(&info[i]);
-        report_bindings |=
-            PMIX_CHECK_KEY(&info[i], PMIX_REPORT_BINDINGS) && PMIX_INFO_TRUE(&info[i]);
-    }
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;
@@ -915,7 +927,7 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         rc = define_psets(j, apps, napps);
     }
     if (rc != PMIX_SUCCESS) {
-        j->why = PX_WHY_MAP;
+        j->why = PX_WHY_SETUP;
         j->why_status = rc;
         j->why_msg =
             msg ? msg
@@ -924,10 +936,10 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         return PMIX_SUCCESS; /* answered through the callback */
     }
     free(msg);
-    if (display_map && j->nprocs > 0) {
+    if (j->display_map && j->nprocs > 0) {
         show_map(j);
     }
-    if (report_bindings) {
+    if (j->report_bindings) {
         show_bindings(j);
     }
     if (j->timeout > 0) {
