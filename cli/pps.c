@@ -83,14 +83,10 @@ static const char *state_name(pmix_proc_state_t st)
 int main(int argc, char **argv)
 {
     px_cmd_t cmd;
-    px_opts_result_t r = px_opts_parse(PX_CMD_PPS, argc, argv, &cmd);
-    if (r != PX_OPTS_RUN) {
-        return r == PX_OPTS_EXIT_OK ? 0 : 1;
-    }
     pmix_proc_t me;
-    if (px_cli_connect(&cmd, &me) != 0) {
-        px_opts_fini(&cmd);
-        return 1;
+    int done = px_cli_tool_start(PX_CMD_PPS, argc, argv, &cmd, &me);
+    if (done >= 0) {
+        return done;
     }
     pmix_info_t *res = NULL;
     size_t nres = 0;

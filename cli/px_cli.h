@@ -16,6 +16,11 @@
  * printing how to start a DVM. */
 int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me);
 
+/* The start of a tool command: parse its line, then connect. -1 when *cmd (owned by
+ * the caller, px_opts_fini) and *me are ready; else the status to exit with (help or
+ * version printed, or a clear error). */
+int px_cli_tool_start(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd, pmix_proc_t *me);
+
 /* Wait until pid is gone (no process, or a zombie) for at most ms. true if gone. */
 bool px_cli_wait_gone(pid_t pid, int ms);
 

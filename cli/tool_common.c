@@ -53,6 +53,19 @@ int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me)
     return 0;
 }
 
+int px_cli_tool_start(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd, pmix_proc_t *me)
+{
+    px_opts_result_t r = px_opts_parse(kind, argc, argv, cmd);
+    if (r != PX_OPTS_RUN) {
+        return r == PX_OPTS_EXIT_OK ? 0 : 1;
+    }
+    if (px_cli_connect(cmd, me) != 0) {
+        px_opts_fini(cmd);
+        return 1;
+    }
+    return -1;
+}
+
 /* A zombie counts as gone: it no longer runs and holds nothing of ours. */
 static bool gone(pid_t pid)
 {
