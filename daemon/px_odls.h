@@ -48,7 +48,8 @@ typedef struct {
     char *const *argv;           /* argv[0]: a path, or a name searched in env's PATH */
     char *const *env;            /* the child's whole environment */
     const char *wdir;            /* NULL: the daemon's working directory */
-    hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc_set_cpubind in the child */
+    hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc turns it into the
+                                  * affinity mask the child applies before exec */
     bool stdin_pipe;             /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
     void *user;                  /* the caller's, returned by px_child_user() */
 } px_child_spec_t;
@@ -61,7 +62,7 @@ px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo, const 
  * die on SIGKILL), frees everything. No callback runs from here. NULL is accepted. */
 void px_odls_destroy(px_odls_t *o);
 
-/* Fork the child (in its own process group, with its pid recorded before the loop can
+/* Start the child with vfork (in its own process group, with its pid recorded before the loop can
  * see its SIGCHLD) and return it; the callbacks above tell the rest. NULL + errno when
  * fork or a pipe fails: no callback will come for it. */
 px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec);
