@@ -38,6 +38,13 @@ P -n 2 --output dir="$T/o":nocopy "$APP" both 2
 n=$(find "$T/o" -name stdout | wc -l)
 [ "$n" = 2 ] || fail "two stdout files expected under $T/o, found $n"
 grep -qx "out 0" "$(find "$T/o" -path '*rank.1/stdout')" || fail "rank 1's file"
+# -x is per app: each app's processes see their own value
+P -n 2 -x PXAPP=one "$APP" env PXAPP : -n 1 -x PXAPP=two "$APP" env PXAPP
+[ "$(grep -c 'PXAPP=one' "$T/out")" = 2 ] && [ "$(grep -c 'PXAPP=two' "$T/out")" = 1 ] \
+    || fail "per-app -x: $(cat "$T/out")"
+# what the DVM sets for itself (hwloc's plugin switch) does not reach the processes
+P -n 1 "$APP" env HWLOC_PLUGINS_PATH
+expect_in "$T/out" "HWLOC_PLUGINS_PATH=(unset)"
 printf 'alpha\nbeta\n' >"$T/in"
 run_to 30 "$PRUN" $RR -n 3 --stdin all "$APP" cat <"$T/in" >"$T/out" 2>"$T/err" || fail "stdin all"
 [ "$(grep -c alpha "$T/out")" = 3 ] || fail "every rank must read stdin: $(cat "$T/out")"
