@@ -171,7 +171,7 @@ static void client_unregister(px_srv_client_t *c)
     }
     px_srv_data_client_gone(c, true);
     px_srv_iof_client_gone(c); /* its sinks hold references */
-    px_srv_client_release(c); /* registration's reference */
+    px_srv_client_release(c);  /* registration's reference */
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, uid_t uid, gid_t gid,
