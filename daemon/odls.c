@@ -388,7 +388,10 @@ px_odls_t *px_odls_create(struct event_base *base, hwloc_topology_t topo, const 
     o->topo = topo;
     o->cbs = *cbs;
     o->cbdata = cbdata;
-    o->rbuf = malloc(PX_ODLS_READ_CHUNK);
+    /* Page-aligned: a kernel copy into a large buffer at a page + 16 (where malloc puts
+     * it) runs at half the speed on some CPUs. */
+    if (posix_memalign((void **)&o->rbuf, 4096, PX_ODLS_READ_CHUNK) != 0)
+        o->rbuf = NULL;
     o->ev_sigchld = evsignal_new(base, SIGCHLD, px_odls_sigchld_cb, o);
     o->ev_check = event_new(base, -1, 0, px_odls_check_cb, o);
     if (o->rbuf == NULL || o->ev_sigchld == NULL || o->ev_check == NULL)
