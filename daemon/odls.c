@@ -47,7 +47,8 @@ struct px_child {
     size_t rec_len;
     int out_fd, err_fd; /* read ends, -1 at end of file */
     struct event *ev_out, *ev_err;
-    int in_fd; /* write end of stdin, -1 if none or closed */
+    bool out_paused; /* px_odls_output_pause: ev_out/ev_err not added */
+    int in_fd;       /* write end of stdin, -1 if none or closed */
     struct event *ev_in;
     char *in_buf; /* owned: queued stdin bytes [in_off, in_len) */
     size_t in_off, in_len, in_cap;
@@ -160,15 +161,18 @@ static void px_odls_status_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- Output ---------------------------------------------------------------------- */
 
-/* Read up to max_reads chunks from one pipe and deliver them. Closes the pipe at end
- * of file or error. */
-static void px_odls_read_pipe(px_child_t *c, int channel, int max_reads, size_t max_bytes)
+/* Read up to max_reads chunks from one pipe and deliver them; a readiness callback
+ * (drain false) stops as soon as an output callback paused the child. Closes the pipe
+ * at end of file or error. */
+static void px_odls_read_pipe(px_child_t *c, int channel, int max_reads, size_t max_bytes,
+                              bool drain)
 {
     int *fd = channel == PX_CHILD_STDOUT ? &c->out_fd : &c->err_fd;
     struct event **ev = channel == PX_CHILD_STDOUT ? &c->ev_out : &c->ev_err;
     px_odls_t *o = c->o;
     size_t total = 0;
-    for (int i = 0; *fd >= 0 && i < max_reads && total < max_bytes; i++) {
+    for (int i = 0; *fd >= 0 && i < max_reads && total < max_bytes && (drain || !c->out_paused);
+         i++) {
         ssize_t n = read(*fd, o->rbuf, PX_ODLS_READ_CHUNK);
         if (n > 0) {
             px_odls_resolve_started(c, true); /* output => the exec succeeded */
@@ -189,14 +193,30 @@ static void px_odls_out_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    px_odls_read_pipe(arg, PX_CHILD_STDOUT, PX_ODLS_READS_PER_CB, SIZE_MAX);
+    px_odls_read_pipe(arg, PX_CHILD_STDOUT, PX_ODLS_READS_PER_CB, SIZE_MAX, false);
 }
 
 static void px_odls_err_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    px_odls_read_pipe(arg, PX_CHILD_STDERR, PX_ODLS_READS_PER_CB, SIZE_MAX);
+    px_odls_read_pipe(arg, PX_CHILD_STDERR, PX_ODLS_READS_PER_CB, SIZE_MAX, false);
+}
+
+void px_odls_output_pause(px_child_t *c, bool pause)
+{
+    if (c == NULL || c->out_paused == pause)
+        return;
+    c->out_paused = pause;
+    struct event *evs[2] = {c->ev_out, c->ev_err};
+    for (int i = 0; i < 2; i++) {
+        if (evs[i] == NULL)
+            continue; /* that pipe is done */
+        if (pause)
+            event_del(evs[i]);
+        else
+            event_add(evs[i], NULL);
+    }
 }
 
 /* ---- stdin ----------------------------------------------------------------------- */
@@ -315,8 +335,8 @@ static void px_odls_unlink(px_odls_t *o, px_child_t *c)
 static void px_odls_finish(px_odls_t *o, px_child_t *c)
 {
     px_odls_resolve_started(c, true);
-    px_odls_read_pipe(c, PX_CHILD_STDOUT, INT_MAX, PX_ODLS_DRAIN_MAX);
-    px_odls_read_pipe(c, PX_CHILD_STDERR, INT_MAX, PX_ODLS_DRAIN_MAX);
+    px_odls_read_pipe(c, PX_CHILD_STDOUT, INT_MAX, PX_ODLS_DRAIN_MAX, true);
+    px_odls_read_pipe(c, PX_CHILD_STDERR, INT_MAX, PX_ODLS_DRAIN_MAX, true);
     px_odls_free_event(&c->ev_out);
     px_odls_free_event(&c->ev_err);
     px_odls_close(&c->out_fd); /* a grandchild may hold it open: we stop here */

@@ -73,6 +73,12 @@ void *px_child_user(const px_child_t *c);
 /* Signal the child's process group (kill(-pid, sig)). 0, or -1 + errno. */
 int px_odls_signal(px_child_t *c, int sig);
 
+/* Stop (pause true) or resume reading the child's stdout and stderr pipes: flow
+ * control for a controller whose output is not getting out as fast as it comes in
+ * (the child then blocks in write on a full pipe). Idempotent. After the reap the pipes
+ * are drained all the same (bounded, as above), so a paused child still gets exited(). */
+void px_odls_output_pause(px_child_t *c, bool pause);
+
 /* Queue bytes for the child's stdin pipe (written when writable, never blocking the
  * loop; order kept). -1 + EPIPE once the child closed it, EINVAL without a stdin pipe. */
 int px_odls_stdin_write(px_child_t *c, const void *data, size_t len);

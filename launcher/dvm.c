@@ -609,7 +609,9 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     px_odls_cbs_t cbs;
     px_job_odls_cbs(&cbs);
     px_dvm.odls = px_odls_create(base, px_dvm.topo, &cbs, NULL);
-    if (px_dvm.odls == NULL) {
+    if (px_dvm.odls == NULL || px_out_init(base) != 0) {
+        px_odls_destroy(px_dvm.odls);
+        px_dvm.odls = NULL;
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         PMIx_server_finalize();
         return -1;
@@ -678,6 +680,7 @@ void px_dvm_fini(void)
     px_odls_destroy(px_dvm.odls);
     px_dvm.odls = NULL;
     PMIx_server_finalize();
+    px_out_fini();
     hwloc_topology_destroy(px_dvm.topo);
     free(px_dvm.uri);
     free(px_dvm.hostname);

@@ -37,6 +37,7 @@ typedef enum {
 } px_why_t;
 
 typedef struct px_job px_job_t;
+typedef struct px_dlv px_dlv_t; /* output.c: one piece of output on its way out */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -49,6 +50,8 @@ typedef struct {
     bool registered; /* PMIx_server_register_client done */
     int wstatus;
     px_iof_stream_t *out, *err; /* owned */
+    size_t out_pending;         /* output bytes held or in the server library's hands */
+    bool out_paused;            /* its pipes are not read (flow control, output.c) */
 } px_proc_t;
 
 typedef struct px_pset {
@@ -84,7 +87,7 @@ struct px_job {
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
 
     /* output held while the spawn reply is pending (requester jobs) */
-    struct px_held *held, *held_tail;
+    px_dlv_t *held, *held_tail;
 
     bool terminating;
     bool ended;
@@ -139,5 +142,14 @@ void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(const pmix_proc_t *proc);
 void px_job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len);
 void px_job_odls_cbs(px_odls_cbs_t *cbs);
+
+/* output.c */
+int px_out_init(struct event_base *base);
+/* After PMIx_server_finalize: frees what the library still held. */
+void px_out_fini(void);
+/* A process's output (the px_iof emit callback; arg is its px_proc_t). */
+void px_out_emit(int channel, const char *data, size_t len, void *arg);
+/* The spawn was answered: send what was held (drop: the job is going, free it). */
+void px_out_flush_held(px_job_t *j, bool drop);
 
 #endif /* PX_DVM_INT_H */

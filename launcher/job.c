@@ -18,20 +18,6 @@
 
 extern char **environ;
 
-/* Output held while the spawn reply is pending. */
-typedef struct px_held {
-    struct px_held *next;
-    pmix_proc_t source;
-    int channel;
-    size_t len;
-    char data[];
-} px_held_t;
-
-/* One delivery in the server library's hands until its callback. */
-typedef struct {
-    pmix_byte_object_t bo;
-} px_dlv_t;
-
 static void job_maybe_end(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
 
@@ -52,99 +38,6 @@ px_proc_t *px_job_proc(const pmix_proc_t *proc)
         return NULL;
     }
     return &j->procs[proc->rank];
-}
-
-/* ---- output ---- */
-
-static void write_full(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return; /* our own stdout is gone: nothing else to do with it */
-        }
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
-static void dlv_done(pmix_status_t status, void *cbdata)
-{
-    (void)status;
-    px_dlv_t *d = cbdata;
-    free(d->bo.bytes);
-    free(d);
-}
-
-static void deliver(const pmix_proc_t *source, int channel, const char *data, size_t len,
-                    bool complete)
-{
-    px_dlv_t *d = calloc(1, sizeof(*d));
-    if (d == NULL) {
-        return;
-    }
-    if (len > 0) {
-        d->bo.bytes = malloc(len);
-        if (d->bo.bytes == NULL) {
-            free(d);
-            return;
-        }
-        memcpy(d->bo.bytes, data, len);
-        d->bo.size = len;
-    }
-    pmix_info_t info;
-    PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, &complete, PMIX_BOOL);
-    pmix_status_t rc =
-        PMIx_server_IOF_deliver(source, (pmix_iof_channel_t)channel, &d->bo,
-                                complete ? &info : NULL, complete ? 1 : 0, dlv_done, d);
-    if (rc != PMIX_SUCCESS) {
-        dlv_done(rc, d);
-    }
-}
-
-static void emit(int channel, const char *data, size_t len, void *arg)
-{
-    px_proc_t *p = arg;
-    px_job_t *j = p->job;
-    if (j->local) {
-        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
-        return;
-    }
-    if (j->spawn_cb != NULL) {
-        px_held_t *h = malloc(sizeof(*h) + len);
-        if (h == NULL) {
-            return;
-        }
-        h->next = NULL;
-        h->source = p->proc;
-        h->channel = channel;
-        h->len = len;
-        memcpy(h->data, data, len);
-        if (j->held_tail != NULL) {
-            j->held_tail->next = h;
-        } else {
-            j->held = h;
-        }
-        j->held_tail = h;
-        return;
-    }
-    deliver(&p->proc, channel, data, len, false);
-}
-
-static void flush_held(px_job_t *j)
-{
-    while (j->held != NULL) {
-        px_held_t *h = j->held;
-        j->held = h->next;
-        if (!j->terminating || j->why != PX_WHY_START) {
-            deliver(&h->source, h->channel, h->data, h->len, false);
-        }
-        free(h);
-    }
-    j->held_tail = NULL;
 }
 
 /* ---- node agent callbacks ---- */
@@ -175,7 +68,7 @@ static void on_output(px_child_t *child, int channel, const char *data, size_t l
     if (s != NULL) {
         px_iof_stream_push(s, data, len);
     } else {
-        emit(channel, data, len, p);
+        px_out_emit(channel, data, len, p);
     }
 }
 
@@ -465,11 +358,7 @@ static void job_free(px_job_t *j)
         }
         PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
     }
-    while (j->held != NULL) {
-        px_held_t *h = j->held;
-        j->held = h->next;
-        free(h);
-    }
+    px_out_flush_held(j, true);
     if (j->timeout_ev != NULL) {
         event_free(j->timeout_ev);
     }
@@ -526,7 +415,7 @@ static void job_launched(px_job_t *j)
     cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
-    flush_held(j);
+    px_out_flush_held(j, false);
 }
 
 static void job_maybe_end(px_job_t *j)
@@ -825,10 +714,10 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
             .stdin_pipe = want_stdin,
             .user = p,
         };
-        p->out =
-            px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL, emit, p);
-        p->err =
-            px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL, emit, p);
+        p->out = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL,
+                                      px_out_emit, p);
+        p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
+                                      px_out_emit, p);
         if ((j->iof.dir != NULL || j->iof.file != NULL) && (p->out == NULL || p->err == NULL)) {
             char text[512];
             snprintf(text, sizeof(text), "output file %s: %s",
@@ -860,7 +749,7 @@ static void show_map(px_job_t *j)
 {
     char *text = px_map_display(&j->map, &px_dvm.node, 1, j->label);
     if (text != NULL) {
-        emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
+        px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);
     }
 }
@@ -870,7 +759,7 @@ static void show_bindings(px_job_t *j)
     for (size_t r = 0; r < j->nprocs; r++) {
         char *line = px_map_binding_line(&j->map, &px_dvm.node, (pmix_rank_t)r, j->label);
         if (line != NULL) {
-            emit(PMIX_FWD_STDERR_CHANNEL, line, strlen(line), &j->procs[r]);
+            px_out_emit(PMIX_FWD_STDERR_CHANNEL, line, strlen(line), &j->procs[r]);
             free(line);
         }
     }

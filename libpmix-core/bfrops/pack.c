@@ -761,6 +761,28 @@ pmix_status_t px_bfrops_pack(pmix_data_buffer_t *buf, const void *src, int32_t n
     return rc;
 }
 
+pmix_status_t px_bfrops_pack_bo_head(pmix_data_buffer_t *buf, size_t size)
+{
+    size_t used;
+    pmix_status_t rc;
+
+    if (!buf || !px_bfrops_buf_valid(buf))
+        return PMIX_ERR_BAD_PARAM;
+    if (size >= PX_BFROPS_NONE)
+        return PMIX_ERR_PACK_FAILURE;
+    used = buf->bytes_used;
+    rc = w_uint(buf, PMIX_BYTE_OBJECT, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(buf, 1, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(buf, size, 4);
+    if (rc != PMIX_SUCCESS) {
+        buf->bytes_used = used;
+        buf->pack_ptr = buf->base_ptr + used;
+    }
+    return rc;
+}
+
 pmix_status_t px_bfrops_pack_info_array(pmix_data_buffer_t *buf, const pmix_info_t *info,
                                         size_t ninfo)
 {

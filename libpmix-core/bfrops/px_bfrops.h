@@ -55,6 +55,15 @@ pmix_status_t px_bfrops_pack(pmix_data_buffer_t *buf, const void *src, int32_t n
 pmix_status_t px_bfrops_unpack(pmix_data_buffer_t *buf, void *dest, int32_t *n,
                                pmix_data_type_t type);
 
+/* Zero-copy halves of one PMIX_BYTE_OBJECT item (count 1), for bulk data. pack_bo_head
+ * appends the item's head (tag, count, length = size); the caller must then put exactly
+ * size bytes into the stream itself (px_peer_send_ext sends them from its own memory).
+ * unpack_bo_view reads such an item without copying: bo->bytes points into buf and is
+ * valid as long as buf's payload is (NULL when size is 0); never free it. Same errors
+ * and "nothing consumed on error" rule as px_bfrops_unpack. */
+pmix_status_t px_bfrops_pack_bo_head(pmix_data_buffer_t *buf, size_t size);
+pmix_status_t px_bfrops_unpack_bo_view(pmix_data_buffer_t *buf, pmix_byte_object_t *bo);
+
 /* Type tag of the next item without consuming it. */
 pmix_status_t px_bfrops_peek(const pmix_data_buffer_t *buf, pmix_data_type_t *type, int32_t *count);
 

@@ -697,6 +697,38 @@ pmix_status_t px_bfrops_peek(const pmix_data_buffer_t *buf, pmix_data_type_t *ty
     return PMIX_SUCCESS;
 }
 
+pmix_status_t px_bfrops_unpack_bo_view(pmix_data_buffer_t *buf, pmix_byte_object_t *bo)
+{
+    px_bfrops_reader_t r;
+    uint16_t tag;
+    uint32_t cnt, len;
+    pmix_status_t rc;
+
+    if (!buf || !bo || !px_bfrops_buf_valid(buf))
+        return PMIX_ERR_BAD_PARAM;
+    r.p = (const uint8_t *)buf->unpack_ptr;
+    r.left = px_bfrops_buf_remaining(buf);
+    rc = r_u16(&r, &tag);
+    if (rc == PMIX_SUCCESS && tag != PMIX_BYTE_OBJECT)
+        return PMIX_ERR_PACK_MISMATCH;
+    if (rc == PMIX_SUCCESS)
+        rc = r_u32(&r, &cnt);
+    if (rc == PMIX_SUCCESS && cnt != 1)
+        rc = BAD;
+    if (rc == PMIX_SUCCESS)
+        rc = r_u32(&r, &len);
+    if (rc == PMIX_SUCCESS && len == PX_BFROPS_NONE)
+        rc = BAD;
+    if (rc == PMIX_SUCCESS && len > r.left)
+        rc = EOB;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    bo->bytes = len > 0 ? (char *)r.p : NULL;
+    bo->size = len;
+    buf->unpack_ptr = (char *)r.p + len;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t px_bfrops_unpack(pmix_data_buffer_t *buf, void *dest, int32_t *n,
                                pmix_data_type_t type)
 {

@@ -128,8 +128,7 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         rc = px_bfrops_unpack(payload, &channel, &one, PMIX_IOF_CHANNEL);
     }
     if (rc == PMIX_SUCCESS) {
-        one = 1;
-        rc = px_bfrops_unpack(payload, &bo, &one, PMIX_BYTE_OBJECT);
+        rc = px_bfrops_unpack_bo_view(payload, &bo); /* no copy: bo points into payload */
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
@@ -192,7 +191,6 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         }
     }
 out:
-    free(bo.bytes);
     px_bfrops_info_array_free(info, ninfo);
 }
 

@@ -58,6 +58,28 @@ void px_msg_free(px_msg_t *m)
     free(m);
 }
 
+uint8_t *px_msg_reader_room(px_msg_reader_t *r, size_t *len)
+{
+    if (r->msg == NULL || r->body_have == r->msg->hdr.len) {
+        *len = 0;
+        return NULL;
+    }
+    *len = r->msg->hdr.len - r->body_have;
+    return (uint8_t *)r->msg->payload.base_ptr + r->body_have;
+}
+
+void px_msg_reader_filled(px_msg_reader_t *r, size_t n, px_msg_t **out)
+{
+    *out = NULL;
+    r->body_have += n;
+    if (r->body_have == r->msg->hdr.len) {
+        *out = r->msg;
+        r->msg = NULL;
+        r->hdr_have = 0;
+        r->body_have = 0;
+    }
+}
+
 void px_msg_reader_reset(px_msg_reader_t *r)
 {
     px_msg_free(r->msg);
@@ -90,8 +112,12 @@ ssize_t px_msg_reader_feed(px_msg_reader_t *r, const uint8_t *data, size_t len, 
         if (r->msg == NULL) {
             return -1;
         }
+        /* 64-byte aligned: bulk payloads are filled by recv and copied out, and large
+         * kernel or memcpy copies to a cache-line-misaligned address are much slower. */
+        if (hdr.len > 0 && posix_memalign((void **)&body, 64, hdr.len) != 0) {
+            body = NULL;
+        }
         if (hdr.len > 0) {
-            body = malloc(hdr.len);
             if (body == NULL) {
                 free(r->msg);
                 r->msg = NULL;

@@ -50,6 +50,12 @@ typedef struct px_msg_reader {
  * and sets *out to a completed message (caller owns) or NULL when more bytes are
  * needed; -1 with errno EMSGSIZE/EPROTO (bad header) or ENOMEM. */
 ssize_t px_msg_reader_feed(px_msg_reader_t *r, const uint8_t *data, size_t len, px_msg_t **out);
+/* Direct filling of a large body (no copy through a staging chunk): room returns where
+ * the unread rest of the current message's body goes and its length (*len), or NULL
+ * when no body is pending (then feed). After writing n (<= *len) bytes there, filled
+ * accounts for them and sets *out like feed. */
+uint8_t *px_msg_reader_room(px_msg_reader_t *r, size_t *len);
+void px_msg_reader_filled(px_msg_reader_t *r, size_t n, px_msg_t **out);
 /* Drop a partial message. */
 void px_msg_reader_reset(px_msg_reader_t *r);
 

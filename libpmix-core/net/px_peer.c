@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -19,11 +20,21 @@
 #include "net/px_peer.h"
 
 #define PX_PEER_READ_CHUNK 65536
+/* A pending body at least this long is received directly into the message's buffer. */
+#define PX_PEER_DIRECT_MIN 16384
 
+/* One queued message: bytes[0, head) (the header and the payload's head), then ext (a
+ * borrowed segment, released once written or dropped), then bytes[head, size - ext_size)
+ * (the payload's tail). A message without ext is all in bytes[]. */
 typedef struct px_out {
     struct px_out *next;
-    size_t size, done;
-    uint8_t bytes[]; /* header + payload */
+    size_t size, done; /* the whole message; bytes written so far */
+    size_t head;
+    const uint8_t *ext; /* borrowed until release(arg) */
+    size_t ext_size;
+    void (*release)(void *arg);
+    void *arg;
+    uint8_t bytes[];
 } px_out_t;
 
 typedef struct px_req {
@@ -49,16 +60,56 @@ struct px_peer {
     bool doomed; /* destroy requested inside a callback */
 };
 
-static void px_peer_free(px_peer_t *peer)
+static void px_out_free(px_out_t *o)
+{
+    if (o->release != NULL) {
+        o->release(o->arg);
+    }
+    free(o);
+}
+
+/* Drop everything queued (each ext segment is released). */
+static void px_peer_drop_queue(px_peer_t *peer)
 {
     px_out_t *o = peer->out_head;
 
+    peer->out_head = peer->out_tail = NULL;
+    peer->queued = 0;
     while (o != NULL) {
         px_out_t *next = o->next;
 
-        free(o);
+        px_out_free(o);
         o = next;
     }
+}
+
+/* Write what is left of o with one sendmsg (up to three segments). */
+static ssize_t px_out_send(int fd, const px_out_t *o)
+{
+    struct iovec iov[3];
+    int n = 0;
+    size_t at = o->done;
+    size_t tail = o->size - o->head - o->ext_size;
+
+    if (at < o->head) {
+        iov[n++] = (struct iovec){(void *)(o->bytes + at), o->head - at};
+        at = o->head;
+    }
+    if (o->ext_size > 0 && at < o->head + o->ext_size) {
+        iov[n++] = (struct iovec){(void *)(o->ext + (at - o->head)), o->head + o->ext_size - at};
+        at = o->head + o->ext_size;
+    }
+    if (tail > 0) {
+        size_t t0 = at - o->head - o->ext_size; /* tail bytes already written */
+        iov[n++] = (struct iovec){(void *)(o->bytes + o->head + t0), tail - t0};
+    }
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+    return sendmsg(fd, &mh, MSG_NOSIGNAL);
+}
+
+static void px_peer_free(px_peer_t *peer)
+{
+    px_peer_drop_queue(peer);
     px_msg_reader_reset(&peer->reader);
     free(peer);
 }
@@ -85,6 +136,7 @@ static void px_peer_shutdown(px_peer_t *peer)
         close(peer->fd);
         peer->fd = -1;
     }
+    px_peer_drop_queue(peer); /* nothing can be written any more */
     while ((r = peer->reqs) != NULL) {
         peer->reqs = r->next;
         peer->nreqs--;
@@ -140,8 +192,26 @@ static void px_peer_on_read(evutil_socket_t fd, short what, void *arg)
 {
     px_peer_t *peer = arg;
     uint8_t chunk[PX_PEER_READ_CHUNK];
-    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    size_t room;
+    uint8_t *body = px_msg_reader_room(&peer->reader, &room);
+    ssize_t n;
     size_t off = 0;
+
+    if (body != NULL && room >= PX_PEER_DIRECT_MIN) {
+        /* the rest of a large message: straight into its buffer */
+        n = recv(fd, body, room, 0);
+        if (n > 0) {
+            px_msg_t *m;
+
+            px_msg_reader_filled(&peer->reader, (size_t)n, &m);
+            if (m != NULL) {
+                px_peer_dispatch(peer, m);
+            }
+            return;
+        }
+    } else {
+        n = recv(fd, chunk, sizeof(chunk), 0);
+    }
 
     if (n == 0) {
         px_peer_lost(peer, 0);
@@ -174,7 +244,7 @@ static void px_peer_on_write(evutil_socket_t fd, short what, void *arg)
 
     while (peer->out_head != NULL) {
         px_out_t *o = peer->out_head;
-        ssize_t n = send(fd, o->bytes + o->done, o->size - o->done, MSG_NOSIGNAL);
+        ssize_t n = px_out_send(fd, o);
 
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
@@ -192,7 +262,7 @@ static void px_peer_on_write(evutil_socket_t fd, short what, void *arg)
         if (peer->out_head == NULL) {
             peer->out_tail = NULL;
         }
-        free(o);
+        px_out_free(o);
     }
     event_del(peer->wr);
 }
@@ -262,10 +332,17 @@ void px_peer_destroy(px_peer_t *peer)
     px_peer_leave(peer);
 }
 
+/* Queue one message: header, head (copied), ext (borrowed until release), tail (copied).
+ * An empty queue is written to at once, as far as the socket takes it; an error there is
+ * left for the write event to report (no lost callback from inside a send call). On -1
+ * release is not called. */
 static int px_peer_enqueue(px_peer_t *peer, uint32_t tag, uint32_t seq, uint32_t flags,
-                           const pmix_data_buffer_t *buf)
+                           const pmix_data_buffer_t *head, const void *ext, size_t ext_size,
+                           const pmix_data_buffer_t *tail, void (*release)(void *), void *arg)
 {
-    size_t len = buf != NULL ? buf->bytes_used : 0;
+    size_t hlen = head != NULL ? head->bytes_used : 0;
+    size_t tlen = tail != NULL ? tail->bytes_used : 0;
+    size_t len = hlen + ext_size + tlen;
     px_msg_hdr_t hdr = {.tag = tag, .seq = seq, .flags = flags};
     px_out_t *o;
 
@@ -277,36 +354,70 @@ static int px_peer_enqueue(px_peer_t *peer, uint32_t tag, uint32_t seq, uint32_t
         errno = EMSGSIZE;
         return -1;
     }
-    o = malloc(sizeof(*o) + PX_MSG_HDR_SIZE + len);
+    o = malloc(sizeof(*o) + PX_MSG_HDR_SIZE + hlen + tlen);
     if (o == NULL) {
         return -1;
     }
     hdr.len = (uint32_t)len;
     px_msg_hdr_encode(&hdr, o->bytes);
-    if (len > 0) {
-        memcpy(o->bytes + PX_MSG_HDR_SIZE, buf->base_ptr, len);
+    if (hlen > 0) {
+        memcpy(o->bytes + PX_MSG_HDR_SIZE, head->base_ptr, hlen);
+    }
+    if (tlen > 0) {
+        memcpy(o->bytes + PX_MSG_HDR_SIZE + hlen, tail->base_ptr, tlen);
     }
     o->size = PX_MSG_HDR_SIZE + len;
+    o->head = PX_MSG_HDR_SIZE + hlen;
+    o->ext = ext;
+    o->ext_size = ext_size;
+    o->release = NULL; /* set once queued: a failure below must not release */
+    o->arg = arg;
     o->done = 0;
     o->next = NULL;
-    if (peer->out_head == NULL && event_add(peer->wr, NULL) != 0) {
-        free(o);
-        errno = ENOMEM;
-        return -1;
+    if (peer->out_head == NULL) {
+        ssize_t n = px_out_send(peer->fd, o);
+
+        if (n == (ssize_t)o->size) {
+            free(o);
+            if (release != NULL) {
+                release(arg);
+            }
+            return 0;
+        }
+        if (n > 0) {
+            o->done = (size_t)n;
+        }
+        if (event_add(peer->wr, NULL) != 0) {
+            free(o);
+            errno = ENOMEM;
+            return -1;
+        }
     }
+    o->release = release;
     if (peer->out_tail != NULL) {
         peer->out_tail->next = o;
     } else {
         peer->out_head = o;
     }
     peer->out_tail = o;
-    peer->queued += o->size;
+    peer->queued += o->size - o->done;
     return 0;
 }
 
 int px_peer_send(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf)
 {
-    return px_peer_enqueue(peer, tag, 0, 0, buf);
+    return px_peer_enqueue(peer, tag, 0, 0, buf, NULL, 0, NULL, NULL, NULL);
+}
+
+int px_peer_send_ext(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *head, const void *ext,
+                     size_t ext_size, const pmix_data_buffer_t *tail, void (*release)(void *arg),
+                     void *arg)
+{
+    if (ext_size > 0 && ext == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    return px_peer_enqueue(peer, tag, 0, 0, head, ext, ext_size, tail, release, arg);
 }
 
 int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf,
@@ -321,7 +432,7 @@ int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t
     if (peer->next_seq == 0) {
         peer->next_seq = 1;
     }
-    if (px_peer_enqueue(peer, tag, seq, 0, buf) != 0) {
+    if (px_peer_enqueue(peer, tag, seq, 0, buf, NULL, 0, NULL, NULL, NULL) != 0) {
         free(r);
         return -1;
     }
@@ -336,7 +447,7 @@ int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t
 
 int px_peer_send_reply(px_peer_t *peer, uint32_t seq, uint32_t tag, const pmix_data_buffer_t *buf)
 {
-    return px_peer_enqueue(peer, tag, seq, PX_MSG_FLAG_REPLY, buf);
+    return px_peer_enqueue(peer, tag, seq, PX_MSG_FLAG_REPLY, buf, NULL, 0, NULL, NULL, NULL);
 }
 
 int px_peer_flush(px_peer_t *peer, double deadline_ms)
@@ -351,7 +462,7 @@ int px_peer_flush(px_peer_t *peer, double deadline_ms)
         }
         /* no lost callback from here: the caller is about to destroy the peer anyway */
         px_out_t *o = peer->out_head;
-        ssize_t n = send(peer->fd, o->bytes + o->done, o->size - o->done, MSG_NOSIGNAL);
+        ssize_t n = px_out_send(peer->fd, o);
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             return -1;
         }
@@ -364,7 +475,7 @@ int px_peer_flush(px_peer_t *peer, double deadline_ms)
             if (peer->out_head == NULL) {
                 peer->out_tail = NULL;
             }
-            free(o);
+            px_out_free(o);
         }
     }
     return peer->out_head == NULL ? 0 : -1;

@@ -38,8 +38,18 @@ px_peer_t *px_peer_create(px_progress_t *p, int fd, px_peer_recv_fn recv_cb,
 void px_peer_destroy(px_peer_t *peer);
 
 /* Queue a message (payload bytes copied; buf borrowed, may be NULL for empty). seq 0.
+ * With nothing queued before it, it is written at once as far as the socket takes it.
  * 0 / -1 + errno (ENOTCONN once lost, EMSGSIZE, ENOMEM). */
 int px_peer_send(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf);
+/* As px_peer_send for bulk data without copying it: the payload is head's bytes
+ * (copied), then ext_size bytes at ext (borrowed: left untouched until release(arg)),
+ * then tail's bytes (copied); head/tail may be NULL. release(arg) runs exactly once on
+ * success, on the loop thread: when the last byte of ext was written, or when the
+ * message is dropped (connection lost, peer destroyed) — possibly before this returns.
+ * On -1 it is not called. */
+int px_peer_send_ext(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *head, const void *ext,
+                     size_t ext_size, const pmix_data_buffer_t *tail, void (*release)(void *arg),
+                     void *arg);
 /* As px_peer_send with a fresh sequence number; reply_cb as described above. On -1 no
  * callback will come. */
 int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf,

@@ -119,28 +119,47 @@ typedef struct {
     pmix_info_t *own_info; /* owned: idem */
     pmix_op_cbfunc_t cbfunc;
     void *cbdata;
+    size_t refs; /* loop only: the delivery itself + each message still holding bytes */
 } iof_deliver_t;
 
-/* Pack one IOF_DATA message: source, channel, bytes, info (or none). */
-static pmix_status_t pack_data(pmix_data_buffer_t *buf, const iof_deliver_t *d, const char *bytes,
-                               size_t size, bool with_info)
+/* The head of one IOF_DATA message: source, channel, and the byte object's head; its
+ * bytes follow straight from the host's buffer (px_peer_send_ext), then the tail: the
+ * info (or none). */
+static pmix_status_t pack_data(pmix_data_buffer_t *head, pmix_data_buffer_t *tail,
+                               const iof_deliver_t *d, size_t size, bool with_info)
 {
-    pmix_byte_object_t bo = {.bytes = (char *)bytes, .size = size};
-    pmix_status_t rc = px_bfrops_pack(buf, &d->source, 1, PMIX_PROC);
+    pmix_status_t rc = px_bfrops_pack(head, &d->source, 1, PMIX_PROC);
     if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(buf, &d->channel, 1, PMIX_IOF_CHANNEL);
+        rc = px_bfrops_pack(head, &d->channel, 1, PMIX_IOF_CHANNEL);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(buf, &bo, 1, PMIX_BYTE_OBJECT);
+        rc = px_bfrops_pack_bo_head(head, size);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack_info_array(buf, with_info ? d->info : NULL, with_info ? d->ninfo : 0);
+        rc = px_bfrops_pack_info_array(tail, with_info ? d->info : NULL, with_info ? d->ninfo : 0);
     }
     return rc;
 }
 
+/* A message holding d's bytes was written or dropped; the last one completes d: the
+ * host hears of it (it may release bo and info, and read more from the source). */
+static void deliver_release(void *arg)
+{
+    iof_deliver_t *d = arg;
+    if (--d->refs > 0) {
+        return;
+    }
+    if (d->cbfunc != NULL) {
+        d->cbfunc(PMIX_SUCCESS, d->cbdata);
+    }
+    free(d->own_bytes);
+    px_bfrops_info_array_free(d->own_info, d->own_info != NULL ? d->ninfo : 0);
+    free(d);
+}
+
 /* Send one message to every connection with a matching sink, once each. */
-static void fan_out(const pmix_data_buffer_t *buf, const iof_deliver_t *d)
+static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *tail,
+                    iof_deliver_t *d, const char *bytes, size_t size)
 {
     uint64_t mark = ++iof.mark;
     for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
@@ -149,7 +168,10 @@ static void fan_out(const pmix_data_buffer_t *buf, const iof_deliver_t *d)
             continue;
         }
         c->iof_mark = mark;
-        if (px_peer_send(c->peer, PX_TAG_IOF_DATA, buf) != 0) {
+        d->refs++;
+        if (px_peer_send_ext(c->peer, PX_TAG_IOF_DATA, head, bytes, size, tail, deliver_release,
+                             d) != 0) {
+            d->refs--;
             px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
                      d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
         }
@@ -163,6 +185,7 @@ static void deliver_on_loop(void *arg)
     for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
         any = s->c->peer != NULL && sink_matches(s, &d->source, d->channel);
     }
+    d->refs = 1;
     size_t off = 0;
     do { /* at least one message, even for no bytes (a PMIX_IOF_COMPLETE marker) */
         size_t n = d->size - off > PX_IOF_MAX_CHUNK ? PX_IOF_MAX_CHUNK : d->size - off;
@@ -170,24 +193,21 @@ static void deliver_on_loop(void *arg)
         if (!any) {
             break;
         }
-        pmix_data_buffer_t buf;
-        px_bfrops_buf_init(&buf);
-        pmix_status_t rc = pack_data(&buf, d, d->bytes + off, n, last);
+        pmix_data_buffer_t head, tail;
+        px_bfrops_buf_init(&head);
+        px_bfrops_buf_init(&tail);
+        pmix_status_t rc = pack_data(&head, &tail, d, n, last);
         if (rc == PMIX_SUCCESS) {
-            fan_out(&buf, d);
+            fan_out(&head, &tail, d, d->bytes + off, n);
         } else {
             px_debug(1, "server", "output of %s:%u dropped: %s", d->source.nspace, d->source.rank,
                      PMIx_Error_string(rc));
         }
-        px_bfrops_buf_free(&buf);
+        px_bfrops_buf_free(&head);
+        px_bfrops_buf_free(&tail);
         off += n;
     } while (off < d->size);
-    if (d->cbfunc != NULL) {
-        d->cbfunc(PMIX_SUCCESS, d->cbdata); /* the host may release bo and info now */
-    }
-    free(d->own_bytes);
-    px_bfrops_info_array_free(d->own_info, d->own_info != NULL ? d->ninfo : 0);
-    free(d);
+    deliver_release(d); /* the delivery's own reference */
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,

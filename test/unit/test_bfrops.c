@@ -1149,3 +1149,70 @@ Test(bfrops, decompress_rejects_corruption)
     free(z);
     free(in);
 }
+
+/* ---- zero-copy byte object halves ---------------------------------------------------- */
+
+Test(bfrops, bo_head_plus_raw_bytes_equals_a_packed_byte_object)
+{
+    const char bytes[] = "some output\nwithout a copy";
+    size_t n = sizeof(bytes) - 1;
+    pmix_byte_object_t bo = {.bytes = (char *)bytes, .size = n}, view;
+    pmix_data_buffer_t a, b;
+    px_bfrops_buf_init(&a);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_bfrops_pack(&a, &bo, 1, PMIX_BYTE_OBJECT), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack_bo_head(&b, n), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_buf_append(&b, bytes, n), PMIX_SUCCESS);
+    cr_assert_eq(a.bytes_used, b.bytes_used);
+    cr_assert_eq(memcmp(a.base_ptr, b.base_ptr, a.bytes_used), 0);
+    /* the view points into the buffer and consumes the item */
+    uint32_t after = 7;
+    cr_assert_eq(px_bfrops_pack(&b, &after, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_unpack_bo_view(&b, &view), PMIX_SUCCESS);
+    cr_assert_eq(view.size, n);
+    cr_assert(view.bytes > b.base_ptr && view.bytes < b.base_ptr + b.bytes_used);
+    cr_assert_eq(memcmp(view.bytes, bytes, n), 0);
+    uint32_t got = 0;
+    int32_t one = 1;
+    cr_assert_eq(px_bfrops_unpack(&b, &got, &one, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(got, 7);
+    /* an empty byte object: NULL bytes, size 0 */
+    px_bfrops_buf_free(&a);
+    cr_assert_eq(px_bfrops_pack_bo_head(&a, 0), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_unpack_bo_view(&a, &view), PMIX_SUCCESS);
+    cr_assert_null(view.bytes);
+    cr_assert_eq(view.size, 0);
+    px_bfrops_buf_free(&a);
+    px_bfrops_buf_free(&b);
+}
+
+Test(bfrops, bo_view_refuses_truncated_mismatched_and_counted_items)
+{
+    pmix_data_buffer_t b;
+    pmix_byte_object_t view = {NULL, 0};
+    px_bfrops_buf_init(&b);
+    /* a head promising 100 bytes with only 10 behind it */
+    cr_assert_eq(px_bfrops_pack_bo_head(&b, 100), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_buf_append(&b, "0123456789", 10), PMIX_SUCCESS);
+    char *before = b.unpack_ptr;
+    cr_assert_eq(px_bfrops_unpack_bo_view(&b, &view), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    cr_assert_eq(b.unpack_ptr, before, "nothing consumed on error");
+    px_bfrops_buf_free(&b);
+    /* another type */
+    uint32_t v = 1;
+    cr_assert_eq(px_bfrops_pack(&b, &v, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_unpack_bo_view(&b, &view), PMIX_ERR_PACK_MISMATCH);
+    px_bfrops_buf_free(&b);
+    /* two byte objects in one item: the view takes exactly one */
+    pmix_byte_object_t two[2] = {{(char *)"ab", 2}, {(char *)"cd", 2}};
+    cr_assert_eq(px_bfrops_pack(&b, two, 2, PMIX_BYTE_OBJECT), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_unpack_bo_view(&b, &view), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* a NULL-length marker is not a byte object */
+    cr_assert_eq(px_bfrops_pack_bo_head(&b, 0), PMIX_SUCCESS);
+    memset(b.base_ptr + 6, 0xff, 4);
+    cr_assert_eq(px_bfrops_unpack_bo_view(&b, &view), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    cr_assert_eq(px_bfrops_pack_bo_head(&b, (size_t)UINT32_MAX), PMIX_ERR_PACK_FAILURE);
+    cr_assert_eq(b.bytes_used, 0);
+}

@@ -954,3 +954,308 @@ Test(net, usock_callback_refusal_and_busy_path)
     lsn_fini(&s);
     cr_assert_eq(count_fds(), fds0);
 }
+
+/* ---- bulk sends (px_peer_send_ext) and direct body reads ---- */
+
+#define EXT_N    40
+#define EXT_SIZE (200 * 1024)
+
+typedef struct ext_ctx {
+    rx_t *rx;
+    uint8_t *blocks[EXT_N]; /* borrowed by the peer until released */
+    atomic_int released[EXT_N];
+    atomic_int nreleased;
+    int rc;
+} ext_ctx_t;
+
+typedef struct ext_ref {
+    ext_ctx_t *x;
+    int i;
+} ext_ref_t;
+
+static ext_ref_t ext_refs[EXT_N];
+
+static void ext_release(void *arg)
+{
+    ext_ref_t *r = arg;
+
+    atomic_fetch_add(&r->x->released[r->i], 1);
+    atomic_fetch_add(&r->x->nreleased, 1);
+}
+
+static void do_send_ext(void *arg)
+{
+    ext_ctx_t *x = arg;
+
+    for (int i = 0; i < EXT_N && x->rc == 0; i++) {
+        pmix_data_buffer_t head, tail;
+        char h[16], t[16];
+
+        px_bfrops_buf_init(&head);
+        px_bfrops_buf_init(&tail);
+        snprintf(h, sizeof(h), "H%02d", i);
+        snprintf(t, sizeof(t), "T%02d", i);
+        px_bfrops_buf_append(&head, h, 3);
+        px_bfrops_buf_append(&tail, t, 3);
+        ext_refs[i] = (ext_ref_t){x, i};
+        /* the first message has no head, the second no tail: NULL halves are allowed */
+        x->rc =
+            px_peer_send_ext(x->rx->peer, 300 + (uint32_t)i, i == 0 ? NULL : &head, x->blocks[i],
+                             EXT_SIZE, i == 1 ? NULL : &tail, ext_release, &ext_refs[i]);
+        px_bfrops_buf_free(&head);
+        px_bfrops_buf_free(&tail);
+    }
+}
+
+static void ext_setup(ext_ctx_t *x, rx_t *rx)
+{
+    memset(x, 0, sizeof(*x));
+    x->rx = rx;
+    for (int i = 0; i < EXT_N; i++) {
+        x->blocks[i] = malloc(EXT_SIZE);
+        for (size_t k = 0; k < EXT_SIZE; k++) {
+            x->blocks[i][k] = (uint8_t)(i * 31 + k * 7);
+        }
+    }
+}
+
+static void ext_free(ext_ctx_t *x)
+{
+    for (int i = 0; i < EXT_N; i++) {
+        free(x->blocks[i]);
+    }
+}
+
+Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    ext_ctx_t x;
+    uint8_t *body = malloc(EXT_SIZE + 6);
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    ext_setup(&x, &rx);
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_send_ext, &x);
+    cr_assert_eq(x.rc, 0);
+    on_loop(p, noop, NULL);
+    /* 8 MB cannot all be in the socket: the last blocks are still borrowed. */
+    cr_assert_lt(atomic_load(&x.nreleased), EXT_N);
+    cr_assert_eq(atomic_load(&x.released[EXT_N - 1]), 0);
+    for (int i = 0; i < EXT_N; i++) {
+        uint8_t hb[PX_MSG_HDR_SIZE];
+        px_msg_hdr_t h;
+        size_t hl = i == 0 ? 0 : 3, tl = i == 1 ? 0 : 3;
+        char want[4];
+
+        cr_assert(read_all(sv[1], hb, sizeof(hb)));
+        cr_assert_eq(px_msg_hdr_decode(hb, &h), 0);
+        cr_assert_eq(h.tag, 300 + (uint32_t)i);
+        cr_assert_eq(h.len, hl + EXT_SIZE + tl);
+        cr_assert(read_all(sv[1], body, h.len));
+        snprintf(want, sizeof(want), "H%02d", i);
+        cr_assert(hl == 0 || memcmp(body, want, 3) == 0);
+        cr_assert_eq(memcmp(body + hl, x.blocks[i], EXT_SIZE), 0, "message %d: ext bytes", i);
+        snprintf(want, sizeof(want), "T%02d", i);
+        cr_assert(tl == 0 || memcmp(body + hl + EXT_SIZE, want, 3) == 0);
+    }
+    /* everything was read, so everything was written: each block released once */
+    for (int k = 0; k < 100 && atomic_load(&x.nreleased) < EXT_N; k++) {
+        on_loop(p, noop, NULL);
+        usleep(10000);
+    }
+    for (int i = 0; i < EXT_N; i++) {
+        cr_assert_eq(atomic_load(&x.released[i]), 1, "block %d released %d times", i,
+                     atomic_load(&x.released[i]));
+    }
+    on_loop(p, do_destroy, &rx);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    ext_free(&x);
+    free(body);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, send_ext_blocks_are_released_once_when_the_peer_goes)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    ext_ctx_t x;
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    ext_setup(&x, &rx);
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_send_ext, &x);
+    cr_assert_eq(x.rc, 0);
+    cr_assert_lt(atomic_load(&x.nreleased), EXT_N);
+    on_loop(p, do_destroy, &rx); /* nobody read: the queue is dropped */
+    cr_assert_eq(atomic_load(&x.nreleased), EXT_N);
+    for (int i = 0; i < EXT_N; i++) {
+        cr_assert_eq(atomic_load(&x.released[i]), 1);
+    }
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    ext_free(&x);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+static void do_send_ext_gone(void *arg)
+{
+    ext_ctx_t *x = arg;
+
+    /* the other end is closed: the send fails later, on the write event (lost), or now */
+    do_send_ext(x);
+}
+
+Test(net, send_ext_blocks_are_released_when_the_connection_is_lost)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    ext_ctx_t x;
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    ext_setup(&x, &rx);
+    on_loop(p, do_create, &rx);
+    on_loop(p, do_send_ext, &x);
+    cr_assert_eq(x.rc, 0);
+    close(sv[1]);
+    cr_assert_eq(px_latch_wait(&rx.lost, WAIT_MS), 0);
+    on_loop(p, noop, NULL);
+    cr_assert_eq(rx.nlost, 1);
+    cr_assert_eq(atomic_load(&x.nreleased), EXT_N);
+    /* a send on a lost peer fails and releases nothing */
+    x.rc = 0;
+    atomic_store(&x.nreleased, 0);
+    on_loop(p, do_send_ext_gone, &x);
+    cr_assert_eq(x.rc, -1);
+    cr_assert_eq(atomic_load(&x.nreleased), 0);
+    on_loop(p, do_destroy, &rx);
+    px_progress_destroy(p);
+    rx_fini(&rx);
+    ext_free(&x);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, reader_room_fills_a_large_body_in_place)
+{
+    px_msg_reader_t r = {0};
+    px_msg_hdr_t h = {.len = 100000, .tag = 9};
+    uint8_t hb[PX_MSG_HDR_SIZE + 10];
+    px_msg_t *m = NULL;
+    size_t room;
+
+    cr_assert_null(px_msg_reader_room(&r, &room)); /* no header yet */
+    cr_assert_eq(room, 0);
+    px_msg_hdr_encode(&h, hb);
+    memset(hb + PX_MSG_HDR_SIZE, 'a', 10);
+    cr_assert_eq(px_msg_reader_feed(&r, hb, sizeof(hb), &m), (ssize_t)sizeof(hb));
+    cr_assert_null(m);
+    size_t have = 10;
+    while (m == NULL) {
+        uint8_t *at = px_msg_reader_room(&r, &room);
+
+        cr_assert_not_null(at);
+        cr_assert_eq(room, h.len - have);
+        cr_assert_eq((uintptr_t)(at - have) % 64, 0, "bodies are cache-line aligned");
+        size_t n = room < 7777 ? room : 7777;
+        memset(at, 'b', n);
+        px_msg_reader_filled(&r, n, &m);
+        have += n;
+    }
+    cr_assert_eq(have, h.len);
+    cr_assert_eq(m->hdr.tag, 9);
+    cr_assert_eq(m->payload.bytes_used, h.len);
+    cr_assert_eq(m->payload.base_ptr[9], 'a');
+    cr_assert_eq(m->payload.base_ptr[10], 'b');
+    cr_assert_eq(m->payload.base_ptr[h.len - 1], 'b');
+    cr_assert_null(px_msg_reader_room(&r, &room)); /* the next header is pending */
+    px_msg_free(m);
+    px_msg_reader_reset(&r);
+}
+
+typedef struct big_rx {
+    px_latch_t got;
+    size_t len;
+    bool ok;
+} big_rx_t;
+
+static void big_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                     void *cbdata)
+{
+    big_rx_t *b = cbdata;
+
+    b->len = payload->bytes_used;
+    b->ok = true;
+    for (size_t k = 0; k < b->len && b->ok; k++) {
+        b->ok = (uint8_t)payload->base_ptr[k] == (uint8_t)(k * 13 + 1);
+    }
+    px_latch_release(&b->got);
+}
+
+typedef struct big_create {
+    px_progress_t *p;
+    int fd;
+    big_rx_t *b;
+    px_peer_t *peer;
+} big_create_t;
+
+static void do_big_create(void *arg)
+{
+    big_create_t *c = arg;
+
+    c->peer = px_peer_create(c->p, c->fd, big_recv, NULL, c->b);
+}
+
+static void do_big_destroy(void *arg)
+{
+    big_create_t *c = arg;
+
+    px_peer_destroy(c->peer);
+}
+
+Test(net, peer_receives_a_large_message_written_in_odd_pieces)
+{
+    int fds0 = count_fds();
+    px_progress_t *p = engine();
+    int sv[2];
+    big_rx_t b = {0};
+    size_t len = 3 * 1024 * 1024 + 17;
+    uint8_t *msg = malloc(PX_MSG_HDR_SIZE + len);
+    px_msg_hdr_t h = {.len = (uint32_t)len, .tag = 5};
+
+    px_msg_hdr_encode(&h, msg);
+    for (size_t k = 0; k < len; k++) {
+        msg[PX_MSG_HDR_SIZE + k] = (uint8_t)(k * 13 + 1);
+    }
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    cr_assert_eq(px_latch_init(&b.got, 1), 0);
+    big_create_t c = {.p = p, .fd = sv[0], .b = &b};
+    on_loop(p, do_big_create, &c);
+    cr_assert_not_null(c.peer);
+    for (size_t off = 0; off < PX_MSG_HDR_SIZE + len;) {
+        size_t n = PX_MSG_HDR_SIZE + len - off < 12345 ? PX_MSG_HDR_SIZE + len - off : 12345;
+
+        write_all(sv[1], msg + off, n);
+        off += n;
+    }
+    cr_assert_eq(px_latch_wait(&b.got, WAIT_MS), 0);
+    cr_assert_eq(b.len, len);
+    cr_assert(b.ok, "the body arrived intact");
+    on_loop(p, do_big_destroy, &c);
+    close(sv[1]);
+    px_progress_destroy(p);
+    px_latch_fini(&b.got);
+    free(msg);
+    cr_assert_eq(count_fds(), fds0);
+}

@@ -1,0 +1,244 @@
+/* launcher: a job's output on its way out. A job of this process (prterun) writes it to
+ * our own stdout/stderr. A requester's job hands it to the server library
+ * (PMIx_server_IOF_deliver), held while the spawn is unanswered; each piece is copied
+ * once, into a cache-line-aligned block that the library sends from directly.
+ *
+ * Flow control: every process's bytes in the library's hands are counted. Above
+ * PX_OUT_HIGH its pipes are no longer read, so the process blocks in write as it would
+ * on a full pipe into `cat`; at PX_OUT_LOW they are read again. The library calls back
+ * once a piece was written to every sink's socket (or dropped with a sink that left),
+ * on its own thread; those completions reach the loop through a mailbox: a locked list
+ * plus a libevent event made active from that thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix_server.h>
+
+#include "launcher/dvm_int.h"
+
+/* Bytes of one process in the library's hands above which its pipes are not read, and
+ * at or below which they are read again. */
+#define PX_OUT_HIGH (2u * 1024 * 1024)
+#define PX_OUT_LOW  (512u * 1024)
+/* Pieces up to this size are copied into blocks that are kept for reuse (at most
+ * PX_OUT_POOL of them): fresh memory for each piece costs page faults that take longer
+ * than the copy itself. */
+#define PX_OUT_BLOCK_DATA (256u * 1024)
+#define PX_OUT_POOL       12
+
+struct px_dlv {
+    struct px_dlv *prev, *next; /* the in-flight list, or next = the held list */
+    struct px_dlv *done_next;   /* the mailbox */
+    pmix_proc_t source;
+    int channel;
+    pmix_byte_object_t bo; /* points at data */
+    size_t cap;            /* bytes of data */
+    char data[] __attribute__((aligned(64)));
+};
+
+static struct {
+    pthread_mutex_t lock;
+    px_dlv_t *done; /* completed by the library, not yet seen by the loop (locked) */
+    struct event *ev;
+    px_dlv_t *inflight;          /* loop only */
+    px_dlv_t *pool[PX_OUT_POOL]; /* loop only: free blocks of PX_OUT_BLOCK_DATA bytes */
+    size_t npool;
+} out = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static px_dlv_t *dlv_alloc(size_t len)
+{
+    if (len <= PX_OUT_BLOCK_DATA && out.npool > 0) {
+        return out.pool[--out.npool];
+    }
+    px_dlv_t *d;
+    size_t cap = len <= PX_OUT_BLOCK_DATA ? PX_OUT_BLOCK_DATA : len;
+    if (posix_memalign((void **)&d, 64, offsetof(px_dlv_t, data) + cap) != 0) {
+        return NULL;
+    }
+    d->cap = cap;
+    return d;
+}
+
+static void dlv_free(px_dlv_t *d)
+{
+    if (d->cap == PX_OUT_BLOCK_DATA && out.npool < PX_OUT_POOL) {
+        out.pool[out.npool++] = d;
+    } else {
+        free(d);
+    }
+}
+
+static void write_full(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return; /* our own stdout is gone: nothing else to do with it */
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+static void set_paused(px_proc_t *p, bool pause)
+{
+    p->out_paused = pause;
+    if (p->child != NULL) {
+        px_odls_output_pause(p->child, pause);
+    }
+}
+
+/* d is out of the library's hands (or never reached it): count it off its process. */
+static void dlv_finish(px_dlv_t *d)
+{
+    px_proc_t *p = px_job_proc(&d->source); /* NULL once the job is gone */
+    if (p != NULL) {
+        p->out_pending -= d->bo.size;
+        if (p->out_paused && p->out_pending <= PX_OUT_LOW) {
+            set_paused(p, false);
+        }
+    }
+    dlv_free(d);
+}
+
+static void unlink_inflight(px_dlv_t *d)
+{
+    if (d->prev != NULL) {
+        d->prev->next = d->next;
+    } else {
+        out.inflight = d->next;
+    }
+    if (d->next != NULL) {
+        d->next->prev = d->prev;
+    }
+}
+
+/* The library's callback, on its thread. */
+static void dlv_done(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    px_dlv_t *d = cbdata;
+    pthread_mutex_lock(&out.lock);
+    bool wake = out.done == NULL;
+    d->done_next = out.done;
+    out.done = d;
+    pthread_mutex_unlock(&out.lock);
+    if (wake) {
+        event_active(out.ev, EV_READ, 0);
+    }
+}
+
+static void mailbox_run(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    pthread_mutex_lock(&out.lock);
+    px_dlv_t *d = out.done;
+    out.done = NULL;
+    pthread_mutex_unlock(&out.lock);
+    while (d != NULL) {
+        px_dlv_t *next = d->done_next;
+        unlink_inflight(d);
+        dlv_finish(d);
+        d = next;
+    }
+}
+
+static void dlv_send(px_dlv_t *d)
+{
+    d->prev = NULL;
+    d->next = out.inflight;
+    if (out.inflight != NULL) {
+        out.inflight->prev = d;
+    }
+    out.inflight = d;
+    pmix_status_t rc = PMIx_server_IOF_deliver(&d->source, (pmix_iof_channel_t)d->channel, &d->bo,
+                                               NULL, 0, dlv_done, d);
+    if (rc != PMIX_SUCCESS) {
+        unlink_inflight(d);
+        dlv_finish(d);
+    }
+}
+
+void px_out_emit(int channel, const char *data, size_t len, void *arg)
+{
+    px_proc_t *p = arg;
+    px_job_t *j = p->job;
+    if (j->local) {
+        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
+        return;
+    }
+    px_dlv_t *d = dlv_alloc(len);
+    if (d == NULL) {
+        return;
+    }
+    d->source = p->proc;
+    d->channel = channel;
+    d->bo.bytes = d->data;
+    d->bo.size = len;
+    memcpy(d->data, data, len);
+    p->out_pending += len;
+    if (!p->out_paused && p->out_pending > PX_OUT_HIGH) {
+        set_paused(p, true);
+    }
+    if (j->spawn_cb != NULL) {
+        d->next = NULL;
+        if (j->held_tail != NULL) {
+            j->held_tail->next = d;
+        } else {
+            j->held = d;
+        }
+        j->held_tail = d;
+        return;
+    }
+    dlv_send(d);
+}
+
+void px_out_flush_held(px_job_t *j, bool drop)
+{
+    px_dlv_t *d = j->held;
+    j->held = j->held_tail = NULL;
+    while (d != NULL) {
+        px_dlv_t *next = d->next;
+        if (drop) {
+            dlv_finish(d);
+        } else {
+            dlv_send(d);
+        }
+        d = next;
+    }
+}
+
+int px_out_init(struct event_base *base)
+{
+    out.ev = event_new(base, -1, EV_READ | EV_PERSIST, mailbox_run, NULL);
+    return out.ev != NULL ? 0 : -1;
+}
+
+void px_out_fini(void)
+{
+    /* The library is finalized: what it completed is in the mailbox, and what it
+     * dropped unsent will never be called back. */
+    mailbox_run(-1, 0, NULL);
+    while (out.inflight != NULL) {
+        px_dlv_t *d = out.inflight;
+        out.inflight = d->next;
+        free(d);
+    }
+    while (out.npool > 0) {
+        free(out.pool[--out.npool]);
+    }
+    if (out.ev != NULL) {
+        event_free(out.ev);
+        out.ev = NULL;
+    }
+}
