@@ -74,8 +74,9 @@ struct px_job {
     bool nohup;
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
 
-    char **cmds; /* owned: each app's argv joined, for proc tables */
-    char **exes; /* owned: each app's executable */
+    char **cmds;           /* owned: each app's argv joined, for proc tables */
+    char **exes;           /* owned: each app's executable */
+    char **wdirs, **paths; /* owned: each app's working directory and PATH ("" = none) */
     px_map_t map;
     size_t nprocs;
     px_proc_t *procs; /* owned, by rank */
@@ -95,7 +96,7 @@ struct px_job {
     pmix_rank_t why_rank;
     int why_code; /* exit code or signal, errno for start failures */
     pmix_status_t why_status;
-    char *why_text; /* abort message or start stage, owned */
+    char *why_text; /* abort message, or the node agent's stage of a start failure; owned */
     char *why_msg;  /* a rendered message (map failure), owned */
     struct event *timeout_ev;
     struct event *kill_ev;

@@ -50,9 +50,7 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
     j->nstarting--;
     if (err != 0) {
         p->state = PX_PROC_FAILED_START;
-        char text[256];
-        snprintf(text, sizeof(text), "%s: %s", stage ? stage : "start", strerror(err));
-        job_fail(j, PX_WHY_START, p->proc.rank, err, text);
+        job_fail(j, PX_WHY_START, p->proc.rank, err, stage ? stage : "setup");
     } else if (p->state == PX_PROC_STARTING) {
         p->state = PX_PROC_RUNNING;
     }
@@ -226,6 +224,30 @@ static const char *node_name(void)
     return px_dvm.hostname;
 }
 
+/* Why rank could not start (the node agent's stage and errno are in why_text and
+ * why_code), in the node agent's words: which program, searched where, which
+ * directory or CPUs. */
+static char *start_failure_text(px_job_t *j, pmix_rank_t rank)
+{
+    uint32_t a = j->map.procs[rank].app;
+    char *pathvar = NULL;
+    if (asprintf(&pathvar, "PATH=%s", j->paths[a]) < 0) {
+        return NULL;
+    }
+    char *argv[2] = {j->exes[a], NULL};
+    char *env[2] = {pathvar, NULL};
+    px_child_spec_t spec = {
+        .argv = argv,
+        .env = j->paths[a][0] != '\0' ? env : NULL,
+        .wdir = j->wdirs[a][0] != '\0' ? j->wdirs[a] : NULL,
+        .cpuset = j->map.procs[rank].cpuset,
+    };
+    char *text = px_odls_error_text(&spec, j->why_code, j->why_text ? j->why_text : "setup",
+                                    node_name(), j->nspace, (unsigned)rank);
+    free(pathvar);
+    return text;
+}
+
 static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
 {
     px_proc_t *p = j->why_rank < j->nprocs ? &j->procs[j->why_rank] : NULL;
@@ -242,8 +264,7 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->status =
             j->why_code == ENOENT ? PMIX_ERR_JOB_EXE_NOT_FOUND : PMIX_ERR_JOB_FAILED_TO_LAUNCH;
         r->exit_code = j->why_code == ENOENT ? 127 : j->why_code == EACCES ? 126 : 1;
-        *msg = px_help_render("help-prte.txt", "start-failed", exe, node_name(), rank,
-                              j->why_text ? j->why_text : "");
+        *msg = j->why_msg ? strdup(j->why_msg) : start_failure_text(j, j->why_rank);
         break;
     case PX_WHY_EXIT:
         r->status = PMIX_ERR_JOB_NON_ZERO_TERM;
@@ -369,6 +390,8 @@ static void job_free(px_job_t *j)
     px_map_free(&j->map);
     PMIx_Argv_free(j->cmds);
     PMIx_Argv_free(j->exes);
+    PMIx_Argv_free(j->wdirs);
+    PMIx_Argv_free(j->paths);
     free(j->procs);
     free(j->why_text);
     free(j->why_msg);
@@ -662,14 +685,29 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
     px_iof_opts_from_info(&j->iof, info, ninfo);
 }
 
-/* The apps' commands for proc tables and messages. */
+/* The search path a process of app gets: its -x PATH=..., else ours. */
+static const char *app_path(const pmix_app_t *app)
+{
+    const char *path = getenv("PATH");
+    for (size_t i = 0; app->env != NULL && app->env[i] != NULL; i++) {
+        if (strncmp(app->env[i], "PATH=", 5) == 0) {
+            path = app->env[i] + 5;
+        }
+    }
+    return path != NULL ? path : "";
+}
+
+/* The apps' commands for proc tables and messages, and what a start failure message
+ * names (working directory, search path; "" for none). */
 static pmix_status_t record_apps(px_job_t *j, const pmix_app_t *apps, size_t napps)
 {
     for (size_t a = 0; a < napps; a++) {
         char *line = apps[a].argv ? PMIx_Argv_join(apps[a].argv, ' ') : NULL;
         const char *exe = apps[a].cmd ? apps[a].cmd : (apps[a].argv ? apps[a].argv[0] : "");
         if (PMIx_Argv_append_nosize(&j->cmds, line ? line : exe) != PMIX_SUCCESS ||
-            PMIx_Argv_append_nosize(&j->exes, exe) != PMIX_SUCCESS) {
+            PMIx_Argv_append_nosize(&j->exes, exe) != PMIX_SUCCESS ||
+            PMIx_Argv_append_nosize(&j->wdirs, apps[a].cwd ? apps[a].cwd : "") != PMIX_SUCCESS ||
+            PMIx_Argv_append_nosize(&j->paths, app_path(&apps[a])) != PMIX_SUCCESS) {
             free(line);
             return PMIX_ERR_NOMEM;
         }
@@ -719,12 +757,15 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
         p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
                                       px_out_emit, p);
         if ((j->iof.dir != NULL || j->iof.file != NULL) && (p->out == NULL || p->err == NULL)) {
-            char text[512];
-            snprintf(text, sizeof(text), "output file %s: %s",
-                     px_iof_last_path() ? px_iof_last_path() : "?", strerror(errno));
+            int err = errno;
+            if (j->why == PX_WHY_NONE) {
+                j->why_msg =
+                    px_help_render("help-prted.txt", "iof-file",
+                                   px_iof_last_path() ? px_iof_last_path() : "?", strerror(err));
+            }
             PMIx_Argv_free(env);
             PMIx_Argv_free(argv);
-            job_fail(j, PX_WHY_START, p->proc.rank, errno, text);
+            job_fail(j, PX_WHY_START, p->proc.rank, err, "setup");
             break;
         }
         p->child = (env && argv && argv[0]) ? px_odls_start(px_dvm.odls, &spec) : NULL;
@@ -732,9 +773,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
         PMIx_Argv_free(env);
         PMIx_Argv_free(argv);
         if (p->child == NULL) {
-            char text[256];
-            snprintf(text, sizeof(text), "fork: %s", strerror(err));
-            job_fail(j, PX_WHY_START, p->proc.rank, err, text);
+            job_fail(j, PX_WHY_START, p->proc.rank, err, "fork");
             break;
         }
         p->pid = px_child_pid(p->child);
