@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PX_ODLS_READ_CHUNK (256 * 1024)
+#define PX_ODLS_READ_CHUNK (1024 * 1024)
 /* Reads per readiness callback (fairness between children). */
 #define PX_ODLS_READS_PER_CB 16
 /* After a reap, at most this much is drained from a pipe a grandchild may still feed. */

@@ -23,13 +23,14 @@
 
 /* Bytes of one process in the library's hands above which its pipes are not read, and
  * at or below which they are read again. */
-#define PX_OUT_HIGH (2u * 1024 * 1024)
-#define PX_OUT_LOW  (512u * 1024)
-/* Pieces up to this size are copied into blocks that are kept for reuse (at most
- * PX_OUT_POOL of them): fresh memory for each piece costs page faults that take longer
- * than the copy itself. */
-#define PX_OUT_BLOCK_DATA (256u * 1024)
-#define PX_OUT_POOL       12
+#define PX_OUT_HIGH (4u * 1024 * 1024)
+#define PX_OUT_LOW  (1024u * 1024)
+/* Large pieces (an eighth of a block up to a block: what a busy writer's pipe gives)
+ * are copied into blocks that are kept for reuse (at most PX_OUT_POOL of them): fresh
+ * memory for each costs page faults that take longer than the copy itself. Smaller
+ * pieces get just their size. */
+#define PX_OUT_BLOCK_DATA (1024u * 1024)
+#define PX_OUT_POOL       4
 
 struct px_dlv {
     struct px_dlv *prev, *next; /* the in-flight list, or next = the held list */
@@ -52,11 +53,12 @@ static struct {
 
 static px_dlv_t *dlv_alloc(size_t len)
 {
-    if (len <= PX_OUT_BLOCK_DATA && out.npool > 0) {
+    bool block = len > PX_OUT_BLOCK_DATA / 8 && len <= PX_OUT_BLOCK_DATA;
+    if (block && out.npool > 0) {
         return out.pool[--out.npool];
     }
     px_dlv_t *d;
-    size_t cap = len <= PX_OUT_BLOCK_DATA ? PX_OUT_BLOCK_DATA : len;
+    size_t cap = block ? PX_OUT_BLOCK_DATA : len;
     if (posix_memalign((void **)&d, 64, offsetof(px_dlv_t, data) + cap) != 0) {
         return NULL;
     }
