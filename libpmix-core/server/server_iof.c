@@ -1,6 +1,8 @@
 /* server: IO forwarding — which connected clients and tools are sinks of which
  * processes' output (IOF_PULL, DEREG, a spawn's PMIX_FWD_* flags), the host's
- * PMIx_server_IOF_deliver fanning output out to them (IOF_DATA), and stdin a tool pushes
+ * PMIx_server_IOF_deliver fanning output out to them (IOF_DATA, sent from the host's
+ * buffer; the host's callback runs once every copy is written, which is what lets a
+ * host pace its reading of the output), and stdin a tool pushes
  * (IOF_PUSH -> the host's push_stdin). Handlers and deliveries run on the loop with
  * px_srv->lock held; PMIx_server_IOF_deliver is called on any host thread and shifted
  * there, in call order, like PMIx_Notify_event and the host's spawn callbacks, so a
