@@ -266,6 +266,13 @@ int main(int argc, char **argv)
             if (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
                 int sig = (int)si.ssi_signo;
                 nint += sig == SIGINT ? 1 : 0;
+                if (nint >= 3) {
+                    /* the first two did not end the job: perhaps they could not even be
+                     * sent (our library thread blocked on a stdout nobody reads). Leave;
+                     * the DVM kills the job of a launcher that went away. */
+                    px_show_help("help-prte.txt", "forced-exit", cmd.prog, job_nspace);
+                    _exit(128 + SIGINT);
+                }
                 forward_signal(sig, sig == SIGINT && nint >= 2);
             }
         }

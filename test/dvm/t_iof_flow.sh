@@ -2,7 +2,8 @@
 # Output flow control: when prun's stdout is not read, the DVM stops reading the job's
 # pipes (the processes block in write) instead of buffering their output: its memory
 # stays flat while 2 x 100 MB wait, and every byte still arrives once the reader comes.
-# A prun killed while its job is blocked that way does not leave the job hanging.
+# A prun killed while its job is blocked that way does not leave the job hanging, and
+# a third Ctrl-C makes such a prun leave.
 . "$(dirname "$0")/lib.sh"
 start_dvm
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DVM_PID/status"; }
@@ -45,6 +46,32 @@ for i in $(seq 1 100); do
 done
 [ -z "$(pgrep -f "$APP write $N" || true)" ] || fail "the job outlived its killed prun"
 out=$(run_to 30 "$PRUN" $RR -n 1 "$APP" write 10 2>&1) || fail "DVM unusable after a killed prun: $out"
+
+# Ctrl-C while prun is blocked on such a stdout: the first two SIGINTs cannot even be
+# sent (prun's library thread waits in write); the third makes prun leave at once
+"$PRUN" $RR -n 1 "$APP" write $N >"$T/fifo" 2>"$T/err3" &
+prun_pid=$!
+exec 3<"$T/fifo"
+sleep 1
+for i in 1 2 3; do
+    kill -INT $prun_pid 2>/dev/null
+    sleep 0.3
+done
+for i in $(seq 1 50); do
+    gone $prun_pid && break
+    sleep 0.1
+done
+gone $prun_pid || fail "prun did not leave after three SIGINTs"
+wait $prun_pid
+rc=$?
+exec 3<&-
+[ $rc = 130 ] || fail "prun after three SIGINTs: 130 expected, got $rc"
+expect_in "$T/err3" "interrupted three times"
+for i in $(seq 1 100); do
+    [ -z "$(pgrep -f "$APP write $N" || true)" ] && break
+    sleep 0.1
+done
+[ -z "$(pgrep -f "$APP write $N" || true)" ] || fail "the job outlived its interrupted prun"
 [ "$out" = "abcdefghij" ] || fail "after a killed prun: '$out'"
 stop_dvm
 pass
