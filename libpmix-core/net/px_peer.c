@@ -19,7 +19,8 @@
 #include "net/px_msg.h"
 #include "net/px_peer.h"
 
-#define PX_PEER_READ_CHUNK 65536
+#define PX_PEER_READ_CHUNK  65536
+#define PX_PEER_UNIX_SNDBUF (4 * 1024 * 1024)
 /* A pending body at least this long is received directly into the message's buffer. */
 #define PX_PEER_DIRECT_MIN 16384
 
@@ -278,13 +279,22 @@ px_peer_t *px_peer_create(px_progress_t *p, int fd, px_peer_recv_fn recv_cb,
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
         goto error;
     }
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-        (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)) {
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        ss.ss_family = AF_UNSPEC;
+    }
+    if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) {
         int one = 1;
 
         if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
             goto error;
         }
+    } else if (ss.ss_family == AF_UNIX) {
+        /* A local stream socket holds only sndbuf bytes in flight (default ~200 KiB):
+         * bulk output (1 MiB pieces) then crosses in many wake-ups of both ends. Ask for
+         * more; the kernel caps it at net.core.wmem_max. Best effort. */
+        int sz = PX_PEER_UNIX_SNDBUF;
+
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
     }
     peer = calloc(1, sizeof(*peer));
     if (peer == NULL) {

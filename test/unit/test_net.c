@@ -546,7 +546,7 @@ Test(net, send_queue_holds_while_other_end_does_not_read)
     px_progress_t *p = engine();
     int sv[2];
     rx_t rx;
-    flood_t f = {.n = 2000, .size = 4096};
+    flood_t f = {.n = 5000, .size = 4096};
     char *body = malloc(f.size);
 
     cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -556,7 +556,7 @@ Test(net, send_queue_holds_while_other_end_does_not_read)
     on_loop(p, do_flood, &f);
     cr_assert_eq(f.rc, 0);
     on_loop(p, get_queued, &f);
-    /* 8 MiB cannot fit in a socket buffer: some of it waits in the queue. */
+    /* 20 MiB cannot fit in a socket buffer (at most 8 MiB): some of it waits in the queue. */
     cr_assert_gt(f.queued, 0);
     for (int i = 0; i < f.n; i++) {
         uint8_t hb[PX_MSG_HDR_SIZE];
@@ -957,7 +957,7 @@ Test(net, usock_callback_refusal_and_busy_path)
 
 /* ---- bulk sends (px_peer_send_ext) and direct body reads ---- */
 
-#define EXT_N    40
+#define EXT_N    100
 #define EXT_SIZE (200 * 1024)
 
 typedef struct ext_ctx {
@@ -1042,7 +1042,8 @@ Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
     on_loop(p, do_send_ext, &x);
     cr_assert_eq(x.rc, 0);
     on_loop(p, noop, NULL);
-    /* 8 MB cannot all be in the socket: the last blocks are still borrowed. */
+    /* 20 MB cannot all be in the socket (its buffer is at most 8 MiB): the last blocks
+     * are still borrowed. */
     cr_assert_lt(atomic_load(&x.nreleased), EXT_N);
     cr_assert_eq(atomic_load(&x.released[EXT_N - 1]), 0);
     for (int i = 0; i < EXT_N; i++) {
