@@ -1026,21 +1026,36 @@ static void ext_free(ext_ctx_t *x)
     }
 }
 
+/* An engine, a peer on sv[0] and EXT_N bulk messages queued to it. */
+static px_progress_t *ext_start(int sv[2], rx_t *rx, ext_ctx_t *x)
+{
+    px_progress_t *p = engine();
+
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(rx, p, sv[0], 0);
+    ext_setup(x, rx);
+    on_loop(p, do_create, rx);
+    on_loop(p, do_send_ext, x);
+    cr_assert_eq(x->rc, 0);
+    return p;
+}
+
+static void ext_finish(px_progress_t *p, rx_t *rx, ext_ctx_t *x)
+{
+    px_progress_destroy(p);
+    rx_fini(rx);
+    ext_free(x);
+}
+
 Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
 {
     int fds0 = count_fds();
-    px_progress_t *p = engine();
     int sv[2];
     rx_t rx;
     ext_ctx_t x;
     uint8_t *body = malloc(EXT_SIZE + 6);
+    px_progress_t *p = ext_start(sv, &rx, &x);
 
-    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    rx_setup(&rx, p, sv[0], 0);
-    ext_setup(&x, &rx);
-    on_loop(p, do_create, &rx);
-    on_loop(p, do_send_ext, &x);
-    cr_assert_eq(x.rc, 0);
     on_loop(p, noop, NULL);
     /* 20 MB cannot all be in the socket (its buffer is at most 8 MiB): the last blocks
      * are still borrowed. */
@@ -1074,9 +1089,7 @@ Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
     }
     on_loop(p, do_destroy, &rx);
     close(sv[1]);
-    px_progress_destroy(p);
-    rx_fini(&rx);
-    ext_free(&x);
+    ext_finish(p, &rx, &x);
     free(body);
     cr_assert_eq(count_fds(), fds0);
 }
@@ -1084,17 +1097,11 @@ Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
 Test(net, send_ext_blocks_are_released_once_when_the_peer_goes)
 {
     int fds0 = count_fds();
-    px_progress_t *p = engine();
     int sv[2];
     rx_t rx;
     ext_ctx_t x;
+    px_progress_t *p = ext_start(sv, &rx, &x);
 
-    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    rx_setup(&rx, p, sv[0], 0);
-    ext_setup(&x, &rx);
-    on_loop(p, do_create, &rx);
-    on_loop(p, do_send_ext, &x);
-    cr_assert_eq(x.rc, 0);
     cr_assert_lt(atomic_load(&x.nreleased), EXT_N);
     on_loop(p, do_destroy, &rx); /* nobody read: the queue is dropped */
     cr_assert_eq(atomic_load(&x.nreleased), EXT_N);
@@ -1102,34 +1109,18 @@ Test(net, send_ext_blocks_are_released_once_when_the_peer_goes)
         cr_assert_eq(atomic_load(&x.released[i]), 1);
     }
     close(sv[1]);
-    px_progress_destroy(p);
-    rx_fini(&rx);
-    ext_free(&x);
+    ext_finish(p, &rx, &x);
     cr_assert_eq(count_fds(), fds0);
-}
-
-static void do_send_ext_gone(void *arg)
-{
-    ext_ctx_t *x = arg;
-
-    /* the other end is closed: the send fails later, on the write event (lost), or now */
-    do_send_ext(x);
 }
 
 Test(net, send_ext_blocks_are_released_when_the_connection_is_lost)
 {
     int fds0 = count_fds();
-    px_progress_t *p = engine();
     int sv[2];
     rx_t rx;
     ext_ctx_t x;
+    px_progress_t *p = ext_start(sv, &rx, &x);
 
-    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    rx_setup(&rx, p, sv[0], 0);
-    ext_setup(&x, &rx);
-    on_loop(p, do_create, &rx);
-    on_loop(p, do_send_ext, &x);
-    cr_assert_eq(x.rc, 0);
     close(sv[1]);
     cr_assert_eq(px_latch_wait(&rx.lost, WAIT_MS), 0);
     on_loop(p, noop, NULL);
@@ -1138,13 +1129,11 @@ Test(net, send_ext_blocks_are_released_when_the_connection_is_lost)
     /* a send on a lost peer fails and releases nothing */
     x.rc = 0;
     atomic_store(&x.nreleased, 0);
-    on_loop(p, do_send_ext_gone, &x);
+    on_loop(p, do_send_ext, &x);
     cr_assert_eq(x.rc, -1);
     cr_assert_eq(atomic_load(&x.nreleased), 0);
     on_loop(p, do_destroy, &rx);
-    px_progress_destroy(p);
-    rx_fini(&rx);
-    ext_free(&x);
+    ext_finish(p, &rx, &x);
     cr_assert_eq(count_fds(), fds0);
 }
 
