@@ -53,26 +53,49 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     px_dvm_signal_local((int)sig, sig == SIGINT && nint >= 2);
 }
 
-/* ---- stdin: read on a thread, written to the job on the loop ---- */
+/* ---- stdin: read on a thread, written to the job on the loop ----
+ * One chunk in flight: the thread reads the next one only when the DVM has taken the last
+ * (its completion comes once the job's stdin queue has room), so a job that does not read
+ * its stdin blocks whoever writes into ours instead of growing our memory. */
 
 typedef struct {
     size_t len;
     char data[];
 } chunk_t;
 
+static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t in_cond = PTHREAD_COND_INITIALIZER;
+static bool in_busy; /* a chunk is in the DVM's hands */
+
+static void chunk_done(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    free(cbdata);
+    pthread_mutex_lock(&in_lock);
+    in_busy = false;
+    pthread_cond_signal(&in_cond);
+    pthread_mutex_unlock(&in_lock);
+}
+
 static void stdin_on_loop(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     chunk_t *c = arg;
-    px_dvm_stdin_local(c->data, c->len);
-    free(c);
+    if (px_dvm_stdin_local(c->data, c->len, chunk_done, c) != 0) {
+        chunk_done(PMIX_ERR_NOMEM, c); /* these bytes are lost; go on */
+    }
 }
 
 static void *stdin_reader(void *arg)
 {
     (void)arg;
     for (;;) {
+        pthread_mutex_lock(&in_lock);
+        while (in_busy) {
+            pthread_cond_wait(&in_cond, &in_lock);
+        }
+        pthread_mutex_unlock(&in_lock);
         chunk_t *c = malloc(sizeof(*c) + 65536);
         if (c == NULL) {
             return NULL;
@@ -83,6 +106,9 @@ static void *stdin_reader(void *arg)
             continue;
         }
         c->len = n > 0 ? (size_t)n : 0;
+        pthread_mutex_lock(&in_lock);
+        in_busy = true;
+        pthread_mutex_unlock(&in_lock);
         struct timeval now = {0, 0};
         if (event_base_once(base, -1, EV_TIMEOUT, stdin_on_loop, c, &now) != 0) {
             free(c);

@@ -55,6 +55,10 @@ struct px_child {
     bool in_close;  /* close once the queue is written */
     bool in_broken; /* EPIPE seen, or closed */
     bool has_stdin;
+    /* a drained() request, pending while in_fn != NULL; in_arg is the requester's (borrowed) */
+    px_odls_drained_fn in_fn;
+    void *in_arg;
+    size_t in_mark;
     struct px_child *prev, *next; /* the tracked list */
     struct px_child *done_next;   /* the reaped list of one pass */
 };
@@ -221,6 +225,12 @@ void px_odls_output_pause(px_child_t *c, bool pause)
 
 /* ---- stdin ----------------------------------------------------------------------- */
 
+static size_t px_odls_stdin_left(const px_child_t *c)
+{
+    return c->in_len - c->in_off;
+}
+
+/* Close the pipe; what is still queued is dropped. */
 static void px_odls_stdin_shut(px_child_t *c)
 {
     px_odls_free_event(&c->ev_in);
@@ -229,6 +239,20 @@ static void px_odls_stdin_shut(px_child_t *c)
     c->in_buf = NULL;
     c->in_off = c->in_len = c->in_cap = 0;
     c->in_broken = true;
+}
+
+/* Answer a pending drained() request. It is cleared first, so fn may ask again; the caller
+ * touches nothing of c after this returns. */
+static void px_odls_stdin_fire(px_child_t *c, int err)
+{
+    if (c->in_fn == NULL)
+        return;
+    px_odls_drained_fn fn = c->in_fn;
+    void *arg = c->in_arg;
+    c->in_fn = NULL;
+    c->in_arg = NULL;
+    c->in_mark = 0;
+    fn(c, err, arg);
 }
 
 static void px_odls_stdin_cb(evutil_socket_t fd, short what, void *arg)
@@ -244,14 +268,20 @@ static void px_odls_stdin_cb(evutil_socket_t fd, short what, void *arg)
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN)
-            return;            /* still writable-pending: the persistent event stays */
-        px_odls_stdin_shut(c); /* EPIPE (the reader is gone) or another error */
+            break; /* the pipe is full: the persistent event stays */
+        /* EPIPE (the reader is gone) or another error: the rest is dropped */
+        px_odls_stdin_shut(c);
+        px_odls_stdin_fire(c, EPIPE);
         return;
     }
-    c->in_off = c->in_len = 0;
-    event_del(c->ev_in);
-    if (c->in_close)
-        px_odls_stdin_shut(c);
+    if (c->in_off == c->in_len) {
+        c->in_off = c->in_len = 0;
+        event_del(c->ev_in);
+        if (c->in_close)
+            px_odls_stdin_shut(c);
+    }
+    if (c->in_fn != NULL && px_odls_stdin_left(c) < c->in_mark)
+        px_odls_stdin_fire(c, 0);
 }
 
 int px_odls_stdin_write(px_child_t *c, const void *data, size_t len)
@@ -300,8 +330,38 @@ void px_odls_stdin_close(px_child_t *c)
     if (c == NULL || !c->has_stdin || c->in_broken)
         return;
     c->in_close = true;
+    /* An empty queue has no pending request (that needs mark > 0 bytes queued): closing
+     * here calls nobody. */
     if (c->in_off == c->in_len)
         px_odls_stdin_shut(c);
+}
+
+size_t px_odls_stdin_queued(const px_child_t *c)
+{
+    if (c == NULL || !c->has_stdin || c->in_broken || c->reaped)
+        return 0;
+    return px_odls_stdin_left(c);
+}
+
+int px_odls_stdin_notify(px_child_t *c, size_t mark, px_odls_drained_fn fn, void *arg)
+{
+    if (c == NULL || !c->has_stdin || mark == 0 || fn == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    c->in_fn = NULL; /* a pending request is replaced */
+    c->in_arg = NULL;
+    c->in_mark = 0;
+    if (c->in_broken || c->reaped) {
+        errno = EPIPE;
+        return -1;
+    }
+    if (px_odls_stdin_left(c) < mark)
+        return 1;
+    c->in_mark = mark;
+    c->in_fn = fn;
+    c->in_arg = arg;
+    return 0;
 }
 
 /* ---- Exit tracking ---------------------------------------------------------------- */
@@ -342,6 +402,7 @@ static void px_odls_finish(px_odls_t *o, px_child_t *c)
     px_odls_close(&c->out_fd); /* a grandchild may hold it open: we stop here */
     px_odls_close(&c->err_fd);
     px_odls_stdin_shut(c);
+    px_odls_stdin_fire(c, EPIPE); /* still pending: queued bytes were dropped */
     px_odls_unlink(o, c);
     o->count--;
     o->cbs.exited(c, c->wstatus, o->cbdata);

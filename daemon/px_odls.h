@@ -85,6 +85,26 @@ int px_odls_stdin_write(px_child_t *c, const void *data, size_t len);
 /* Close the stdin pipe once the queue is written (the child sees end of file). */
 void px_odls_stdin_close(px_child_t *c);
 
+/* Bytes queued for the child's stdin and not yet in the pipe: 0 without a stdin pipe, and
+ * once it is closed or the child reaped (what was left is dropped). */
+size_t px_odls_stdin_queued(const px_child_t *c);
+
+/* Backpressure: ask to be told once the queue holds fewer than mark (> 0) bytes.
+ *   drained(child, 0, arg)      the queue was written down below mark (closing the pipe
+ *                               after px_odls_stdin_close, if it emptied)
+ *   drained(child, EPIPE, arg)  the stdin is gone with bytes queued, which are dropped: the
+ *                               child closed its end, or was reaped
+ * Returns 0: drained() will come, exactly once. 1: fewer than mark bytes are queued now;
+ * -1 + EPIPE: the stdin is closed or the child reaped; -1 + EINVAL: no stdin pipe, mark
+ * 0 or fn NULL — no callback for these. One request per child: a call replaces the pending
+ * one, whose fn is then never called; fn may ask again from inside drained().
+ * Place in the callback order above: drained() runs on the loop, never from inside a
+ * px_odls_* call; it may come before started() (the pipe takes bytes before the exec) and
+ * always before exited() — a child reaped with a request pending gets drained(EPIPE)
+ * right before exited(). px_odls_destroy drops pending requests without calling them. */
+typedef void (*px_odls_drained_fn)(px_child_t *child, int err, void *arg);
+int px_odls_stdin_notify(px_child_t *c, size_t mark, px_odls_drained_fn fn, void *arg);
+
 /* Children started and not yet through exited(). A child stops counting just before its
  * exited() is called, so inside exited() the count no longer includes it (a controller
  * can stop its loop there when it reaches 0). */

@@ -283,6 +283,7 @@ static void lost_on_loop(void *arg)
             px_job_kill(j, PX_WHY_KILLED, false);
         }
     }
+    px_job_stdin_forget(&l->gone); /* its pushes still held: nobody waits for them */
     free(l);
 }
 
@@ -310,67 +311,81 @@ static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 
 /* ---- stdin ---- */
 
+/* A push on its way to the loop. Its completion waits there for room in the targets'
+ * queues (job_stdin.c). */
 typedef struct {
-    pmix_proc_t *targets;
+    bool has_source;
+    pmix_proc_t source;
+    bool local;           /* targets: every job of this process, found on the loop */
+    pmix_proc_t *targets; /* owned */
     size_t ntargets;
-    char *data;
+    const char *data; /* borrowed until cbfunc */
     size_t len;
     bool complete;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
 } stdin_req_t;
 
 static void stdin_on_loop(void *arg)
 {
     stdin_req_t *s = arg;
-    for (size_t i = 0; i < s->ntargets; i++) {
-        px_job_t *j = px_job_find(s->targets[i].nspace);
-        if (j == NULL) {
-            continue;
+    if (s->local) {
+        size_t n = 0;
+        for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+            n += j->local ? 1 : 0;
         }
-        if (s->len > 0) {
-            px_job_stdin(j, s->targets[i].rank, s->data, s->len);
-        }
-        if (s->complete) {
-            px_job_stdin(j, s->targets[i].rank, NULL, 0);
+        s->targets = calloc(n ? n : 1, sizeof(*s->targets));
+        for (px_job_t *j = px_dvm.jobs; s->targets != NULL && j != NULL; j = j->next) {
+            if (j->local) {
+                PMIx_Load_procid(&s->targets[s->ntargets++], j->nspace, PMIX_RANK_WILDCARD);
+            }
         }
     }
+    px_job_stdin_push(s->has_source ? &s->source : NULL, s->targets, s->ntargets, s->data, s->len,
+                      s->complete, s->cbfunc, s->cbdata);
     free(s->targets);
-    free(s->data);
     free(s);
 }
 
+/* The bytes stay the library's until cbfunc, which comes once the targets' queues have
+ * room: the pusher (prun, one push in flight) reads no more meanwhile. */
 static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                               const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)source;
     stdin_req_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    s->targets = calloc(ntargets ? ntargets : 1, sizeof(*targets));
-    s->ntargets = ntargets;
-    if (ntargets > 0 && targets != NULL && s->targets != NULL) {
-        memcpy(s->targets, targets, ntargets * sizeof(*targets));
+    if (source != NULL) {
+        s->has_source = true;
+        s->source = *source;
     }
-    if (bo != NULL && bo->size > 0) {
-        s->data = malloc(bo->size);
-        if (s->data != NULL) {
-            memcpy(s->data, bo->bytes, bo->size);
-            s->len = bo->size;
+    if (ntargets > 0 && targets != NULL) {
+        s->targets = calloc(ntargets, sizeof(*targets));
+        if (s->targets == NULL) {
+            free(s);
+            return PMIX_ERR_NOMEM;
         }
+        memcpy(s->targets, targets, ntargets * sizeof(*targets));
+        s->ntargets = ntargets;
+    }
+    if (bo != NULL) {
+        s->data = bo->bytes;
+        s->len = bo->size;
     }
     for (size_t i = 0; i < ndirs; i++) {
         s->complete |=
             PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) && PMIX_INFO_TRUE(&directives[i]);
     }
-    if (s->targets == NULL || (bo != NULL && bo->size > 0 && s->data == NULL) ||
-        px_dvm_shift(stdin_on_loop, s) != 0) {
+    s->cbfunc = cbfunc;
+    s->cbdata = cbdata;
+    if (px_dvm_shift(stdin_on_loop, s) != 0) {
         free(s->targets);
-        free(s->data);
         free(s);
-        return PMIX_ERR_NOMEM;
+        return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    return PMIX_OPERATION_SUCCEEDED; /* the bytes are copied: nothing to call back */
+    return PMIX_SUCCESS;
 }
 
 /* ---- job control ---- */
@@ -677,6 +692,7 @@ void px_dvm_fini(void)
     if (px_dvm.evhdlr != 0) {
         PMIx_Deregister_event_handler(px_dvm.evhdlr, NULL, NULL);
     }
+    px_job_stdin_release_all(); /* before the server goes (it flushes their answers) */
     px_odls_destroy(px_dvm.odls);
     px_dvm.odls = NULL;
     PMIx_server_finalize();
@@ -711,11 +727,21 @@ void px_dvm_signal_local(int sig, bool kill)
     }
 }
 
-void px_dvm_stdin_local(const char *data, size_t len)
+int px_dvm_stdin_local(const char *data, size_t len, pmix_op_cbfunc_t done, void *cbdata)
 {
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (j->local) {
-            px_job_stdin(j, PMIX_RANK_WILDCARD, data, len);
-        }
+    stdin_req_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return -1;
     }
+    s->local = true;
+    s->data = data;
+    s->len = len;
+    s->complete = len == 0;
+    s->cbfunc = done;
+    s->cbdata = cbdata;
+    if (px_dvm_shift(stdin_on_loop, s) != 0) {
+        free(s);
+        return -1;
+    }
+    return 0;
 }

@@ -141,7 +141,6 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(const pmix_proc_t *proc);
-void px_job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len);
 void px_job_odls_cbs(px_odls_cbs_t *cbs);
 
 /* output.c */
@@ -152,5 +151,21 @@ void px_out_fini(void);
 void px_out_emit(int channel, const char *data, size_t len, void *arg);
 /* The spawn was answered: send what was held (drop: the job is going, free it). */
 void px_out_flush_held(px_job_t *j, bool drop);
+
+/* job_stdin.c: stdin with backpressure */
+/* Queue data (len 0: none) on the stdin of each target (nspace, rank or wildcard: the
+ * job's stdin targets among them), then close it when complete; call cbfunc(PMIX_SUCCESS,
+ * cbdata) exactly once, when every target's queue holds less than the bound (from here
+ * when it does already; source NULL: a push of this process). data and targets are
+ * borrowed for the call only. */
+void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, size_t ntargets,
+                       const char *data, size_t len, bool complete, pmix_op_cbfunc_t cbfunc,
+                       void *cbdata);
+/* Release the held pushes that have room now (a job ended: its targets are gone). */
+void px_job_stdin_recheck(void);
+/* Release every push held for this tool (its connection is gone). */
+void px_job_stdin_forget(const pmix_proc_t *source);
+/* Release every held push (the controller is finalizing). */
+void px_job_stdin_release_all(void);
 
 #endif /* PX_DVM_INT_H */

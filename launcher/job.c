@@ -199,24 +199,6 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* ---- stdin ---- */
-
-void px_job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
-{
-    for (size_t r = 0; r < j->nprocs; r++) {
-        px_proc_t *p = &j->procs[r];
-        bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-        if (!target || (rank != PMIX_RANK_WILDCARD && rank != r) || p->child == NULL) {
-            continue;
-        }
-        if (len == 0) {
-            px_odls_stdin_close(p->child);
-        } else {
-            px_odls_stdin_write(p->child, data, len);
-        }
-    }
-}
-
 /* ---- the end ---- */
 
 static const char *node_name(void)
@@ -424,6 +406,7 @@ static void job_end(px_job_t *j)
     }
     free(msg);
     job_free(j);
+    px_job_stdin_recheck(); /* pushes held for this job's stdin are released */
     px_dvm_maybe_shutdown_done();
 }
 

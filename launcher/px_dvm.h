@@ -53,8 +53,12 @@ int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *
                        const px_dvm_local_t *cb);
 /* Signal every job of this process (prterun's signal forwarding); kill = SIGKILL now. */
 void px_dvm_signal_local(int sig, bool kill);
-/* Write stdin bytes to the local job's stdin target(s); len 0 = end of input. */
-void px_dvm_stdin_local(const char *data, size_t len);
+/* Write stdin bytes to the local jobs' stdin target(s); len 0 = end of input. data is
+ * borrowed until done(PMIX_SUCCESS, cbdata), which runs on the loop, later, once every
+ * target's stdin queue has room (bytes for a target that is gone are dropped): read the
+ * next chunk only then, and the DVM holds a bounded amount. Call it on the loop. 0, or -1
+ * when out of memory (no callback). */
+int px_dvm_stdin_local(const char *data, size_t len, pmix_op_cbfunc_t done, void *cbdata);
 
 /* Terminate every job (each requester is told), then call done on the loop. Used by
  * pterm's request, prte's SIGTERM/SIGINT and prterun's end. */

@@ -1,7 +1,7 @@
 /* test driver: px_odls on a real libevent loop with real children, one case per run
- * (argv[1]); checks callback order, errors, exit statuses, byte-exact output, stdin,
- * group signals, binding and destroy. Single-threaded: everything runs on the loop.
- * Usage: odls_check <case> <path of odls_writer> */
+ * (argv[1]); checks callback order, errors, exit statuses, byte-exact output, stdin
+ * (and its backpressure: queued bytes, drained()), group signals, binding and destroy.
+ * Single-threaded: everything runs on the loop. Usage: odls_check <case> <path of odls_writer> */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -487,6 +487,203 @@ static void case_grandchild(void)
     expect_exit("sh", r, 0);
 }
 
+/* ---- stdin backpressure: queued bytes and drained() ------------------------------- */
+
+#define MIB (1024u * 1024u)
+
+typedef struct {
+    px_child_t *child;
+    int n;         /* drained() calls */
+    int err;       /* the last one's */
+    size_t queued; /* px_odls_stdin_queued() inside it */
+} drain_t;
+
+static bool in_odls_call; /* the test is inside a px_odls_* call */
+
+static void cb_drained(px_child_t *c, int err, void *arg)
+{
+    drain_t *d = arg;
+    rec_t *r = px_child_user(c);
+    if (in_odls_call)
+        fail("drained() from inside a px_odls call");
+    if (c != d->child)
+        fail("drained() for another child");
+    if (r->exited_n != 0)
+        fail("drained() after exited()");
+    d->n++;
+    d->err = err;
+    d->queued = px_odls_stdin_queued(c);
+}
+
+static int notify(drain_t *d, size_t mark)
+{
+    in_odls_call = true;
+    int rc = px_odls_stdin_notify(d->child, mark, cb_drained, d);
+    in_odls_call = false;
+    return rc;
+}
+
+static void write_in(px_child_t *c, const void *data, size_t len)
+{
+    in_odls_call = true;
+    if (px_odls_stdin_write(c, data, len) < 0)
+        fail("px_odls_stdin_write(%zu): %s", len, strerror(errno));
+    in_odls_call = false;
+}
+
+static bool never(void *arg)
+{
+    (void)arg;
+    return false;
+}
+
+static bool drained_once_more(void *arg)
+{
+    drain_t *d = arg;
+    return d->n > 0;
+}
+
+static char *pattern_buf(size_t len)
+{
+    char *b = malloc(len);
+    for (size_t i = 0; b != NULL && i < len; i++)
+        b[i] = (char)('a' + (i * 7) % 26);
+    return b;
+}
+
+static void case_stdin_flow(void)
+{
+    size_t big = 3 * MIB;
+    char *buf = pattern_buf(big);
+
+    /* A child that never reads: the queue stays where the pipe leaves it, a request waits
+     * until the child is killed, then drained(EPIPE) comes before exited(). */
+    char *a1[] = {"/bin/sleep", "30", NULL};
+    rec_t r1 = {0};
+    drain_t d1 = {0};
+    d1.child = start(&r1, a1, NULL, NULL, NULL, true);
+    if (d1.child == NULL)
+        return;
+    if (px_odls_stdin_queued(d1.child) != 0 || notify(&d1, 1) != 1)
+        fail("an empty queue: queued %zu", px_odls_stdin_queued(d1.child));
+    write_in(d1.child, buf, big);
+    if (px_odls_stdin_queued(d1.child) != big)
+        fail("queued %zu after writing %zu", px_odls_stdin_queued(d1.child), big);
+    run_until(never, NULL, 0.3);
+    size_t q = px_odls_stdin_queued(d1.child);
+    if (q >= big || q < big - MIB)
+        fail("queued %zu: the pipe should hold some, at most 1 MiB, of %zu", q, big);
+    if (notify(&d1, 4 * MIB) != 1)
+        fail("%zu queued is below a 4 MiB mark", q);
+    in_odls_call = true;
+    if (px_odls_stdin_notify(d1.child, 0, cb_drained, &d1) != -1 || errno != EINVAL ||
+        px_odls_stdin_notify(d1.child, MIB, NULL, &d1) != -1 || errno != EINVAL)
+        fail("mark 0 or no fn: not EINVAL");
+    in_odls_call = false;
+    if (notify(&d1, MIB) != 0)
+        fail("%zu queued, a 1 MiB mark: the request should wait", q);
+    run_until(never, NULL, 0.3);
+    if (d1.n != 0 || px_odls_stdin_queued(d1.child) != q)
+        fail("a child that reads nothing: drained() %d times, queued %zu -> %zu", d1.n, q,
+             px_odls_stdin_queued(d1.child));
+    px_odls_signal(d1.child, SIGKILL);
+    run_until_idle(20);
+    if (d1.n != 1 || d1.err != EPIPE || d1.queued != 0)
+        fail("killed with bytes queued: drained() %d times, err %d, queued %zu", d1.n, d1.err,
+             d1.queued);
+    if (!WIFSIGNALED(r1.wstatus) || WTERMSIG(r1.wstatus) != SIGKILL)
+        fail("sleep: status %#x, expected SIGKILL", r1.wstatus);
+
+    /* A reader that stops, then reads: drained(0) once the queue is below the mark, and
+     * end of input still closes the pipe after every queued byte. */
+    char *a2[] = {"/bin/cat", NULL};
+    rec_t r2 = {0};
+    drain_t d2 = {0};
+    d2.child = start(&r2, a2, NULL, NULL, NULL, true);
+    if (d2.child == NULL)
+        return;
+    px_odls_signal(d2.child, SIGSTOP);
+    write_in(d2.child, buf, big);
+    if (notify(&d2, MIB) != 0)
+        fail("3 MiB queued, a 1 MiB mark: the request should wait");
+    run_until(never, NULL, 0.3);
+    if (d2.n != 0)
+        fail("drained() while the reader is stopped");
+    px_odls_signal(d2.child, SIGCONT);
+    if (!run_until(drained_once_more, &d2, 10))
+        fail("no drained() after the reader went on");
+    if (d2.n != 1 || d2.err != 0 || d2.queued >= MIB)
+        fail("drained() %d times, err %d, queued %zu (mark 1 MiB)", d2.n, d2.err, d2.queued);
+    write_in(d2.child, "bye", 3);
+    in_odls_call = true;
+    px_odls_stdin_close(d2.child);
+    in_odls_call = false;
+    d2.n = 0;
+    int rc = notify(&d2, 1); /* told when all is written (and the pipe closed) */
+    run_until_idle(20);
+    if (rc == 0 && (d2.n != 1 || d2.err != 0 || d2.queued != 0))
+        fail("after close: drained() %d times, err %d, queued %zu", d2.n, d2.err, d2.queued);
+    if (rc != 0 && rc != 1)
+        fail("notify after close: %d (%s)", rc, strerror(errno));
+    if (r2.out_len != big + 3 || memcmp(r2.out, buf, big) != 0 ||
+        memcmp(r2.out + big, "bye", 3) != 0)
+        fail("cat echoed %zu bytes, expected %zu", r2.out_len, big + 3);
+    expect_exit("cat", r2, 0);
+    free(buf);
+}
+
+static void case_stdin_gone(void)
+{
+    size_t big = 2 * MIB;
+    char *buf = pattern_buf(big);
+
+    /* The child closes its stdin with bytes queued: drained(EPIPE), the bytes dropped. */
+    char *a1[] = {"/bin/sh", "-c", "exec 0<&-; sleep 0.3", NULL};
+    rec_t r1 = {0};
+    drain_t d1 = {0};
+    d1.child = start(&r1, a1, NULL, NULL, NULL, true);
+    if (d1.child == NULL)
+        return;
+    write_in(d1.child, buf, big);
+    if (notify(&d1, MIB) != 0)
+        fail("2 MiB queued, a 1 MiB mark: the request should wait");
+    if (!run_until(drained_once_more, &d1, 10))
+        fail("no drained() after the child closed its stdin");
+    if (d1.n != 1 || d1.err != EPIPE || d1.queued != 0)
+        fail("closed stdin: drained() %d times, err %d, queued %zu", d1.n, d1.err, d1.queued);
+    if (px_odls_stdin_write(d1.child, "x", 1) != -1 || errno != EPIPE)
+        fail("a write to a closed stdin is not EPIPE");
+    if (notify(&d1, 1) != -1 || errno != EPIPE)
+        fail("a request on a closed stdin is not EPIPE");
+    run_until_idle(20);
+    expect_exit("closed stdin", r1, 0);
+
+    /* The child exits while a grandchild holds its stdin and reads nothing: the reap
+     * drops the queue, drained(EPIPE) comes right before exited(). */
+    char *a2[] = {"/bin/sh", "-c", "exec 3<&0; sleep 30 <&3 & echo $!", NULL};
+    rec_t r2 = {0};
+    drain_t d2 = {0};
+    d2.child = start(&r2, a2, NULL, NULL, NULL, true);
+    if (d2.child == NULL)
+        return;
+    write_in(d2.child, buf, big);
+    if (notify(&d2, MIB) != 0)
+        fail("2 MiB queued, a 1 MiB mark: the request should wait");
+    run_until_idle(20);
+    if (d2.n != 1 || d2.err != EPIPE || d2.queued != 0)
+        fail("reaped with bytes queued: drained() %d times, err %d, queued %zu", d2.n, d2.err,
+             d2.queued);
+    pid_t g = r2.out != NULL ? (pid_t)atoi(r2.out) : 0;
+    expect_exit("sh", r2, 0); /* frees r2.out */
+    if (g > 0) {
+        kill(g, SIGKILL);
+        reap_grandchild("grandchild holding stdin", g, SIGKILL);
+    } else {
+        fail("no grandchild pid: '%s'", r2.out ? r2.out : "(none)");
+    }
+    free(buf);
+}
+
 static void case_bind(void)
 {
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
@@ -614,11 +811,23 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } cases[] = {
-        {"exec_ok", case_exec_ok}, {"enoent", case_enoent},   {"eacces", case_eacces},
-        {"badwdir", case_badwdir}, {"status", case_status},   {"binary", case_binary},
-        {"big", case_big},         {"quick", case_quick},     {"many", case_many},
-        {"stdin", case_stdin},     {"pgroup", case_pgroup},   {"grandchild", case_grandchild},
-        {"bind", case_bind},       {"destroy", case_destroy}, {"messages", case_messages},
+        {"exec_ok", case_exec_ok},
+        {"enoent", case_enoent},
+        {"eacces", case_eacces},
+        {"badwdir", case_badwdir},
+        {"status", case_status},
+        {"binary", case_binary},
+        {"big", case_big},
+        {"quick", case_quick},
+        {"many", case_many},
+        {"stdin", case_stdin},
+        {"pgroup", case_pgroup},
+        {"grandchild", case_grandchild},
+        {"bind", case_bind},
+        {"destroy", case_destroy},
+        {"messages", case_messages},
+        {"stdin_flow", case_stdin_flow},
+        {"stdin_gone", case_stdin_gone},
     };
     bool found = false;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

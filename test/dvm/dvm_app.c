@@ -9,6 +9,10 @@
  *   write N           write N bytes of a repeating pattern to stdout, no newline
  *   both N            N lines alternating stdout/stderr ("out i" / "err i")
  *   cat               copy stdin to stdout until end of file
+ *   slowread P U [R]  copy stdin to the file P.<rank> until end of file, reading 64 KiB
+ *                     at a time and sleeping U microseconds after each read (only rank R
+ *                     sleeps when R is given); then print "rank R read N bytes"
+ *   take N [C]        read N bytes of stdin, print them, exit C (default 0); no PMIx
  *   env VAR           print VAR's value
  *   pwd               print the working directory
  *   binding           print Cpus_allowed_list of /proc/self/status
@@ -24,7 +28,9 @@
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +285,60 @@ static void toolbad(void)
     PMIx_tool_finalize();
 }
 
+static int slowread(const char *prefix, long usec, const char *slow_rank)
+{
+    const char *rank = getenv("PMIX_RANK");
+    rank = rank ? rank : "0";
+    bool slow = slow_rank == NULL || strcmp(slow_rank, rank) == 0;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s.%s", prefix, rank);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        perror(path);
+        return 2;
+    }
+    static char buf[65536];
+    long long total = 0;
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        if (fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
+            return 2;
+        }
+        total += n;
+        if (slow && usec > 0) {
+            usleep((useconds_t)usec);
+        }
+    }
+    fclose(f);
+    printf("rank %s read %lld bytes\n", rank, total);
+    return 0;
+}
+
+static int take(long n, int code)
+{
+    char buf[4096];
+    while (n > 0) {
+        ssize_t k = read(0, buf, n < (long)sizeof(buf) ? (size_t)n : sizeof(buf));
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k <= 0) {
+            break;
+        }
+        fwrite(buf, 1, (size_t)k, stdout);
+        n -= k;
+    }
+    printf("\n");
+    fflush(stdout);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -336,6 +396,10 @@ int main(int argc, char **argv)
             fwrite(buf, 1, n, stdout);
         }
         fflush(stdout);
+    } else if (strcmp(what, "slowread") == 0) {
+        return slowread(arg, argc > 3 ? atol(argv[3]) : 0, argc > 4 ? argv[4] : NULL);
+    } else if (strcmp(what, "take") == 0) {
+        return take(atol(arg), argc > 3 ? atoi(argv[3]) : 0);
     } else if (strcmp(what, "env") == 0) {
         const char *v = getenv(arg);
         printf("%s=%s\n", arg, v ? v : "(unset)");
