@@ -156,7 +156,9 @@ void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, si
         cbfunc(PMIX_SUCCESS, cbdata);
         return;
     }
-    memcpy(w->targets, targets, ntargets * sizeof(*targets));
+    if (ntargets > 0) { /* no job left (prterun's ended): nothing to copy */
+        memcpy(w->targets, targets, ntargets * sizeof(*targets));
+    }
     w->ntargets = ntargets;
     w->has_source = source != NULL;
     if (source != NULL) {
