@@ -14,6 +14,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include "cli/px_cli.h"
 #include "cli/px_opts.h"
 #include "help/px_help.h"
 #include "launcher/px_dvm.h"
@@ -128,6 +129,7 @@ int main(int argc, char **argv)
         return r == PX_OPTS_EXIT_OK ? 0 : 1;
     }
     signal(SIGPIPE, SIG_IGN);
+    px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
     base = event_base_new();
     px_dvm_opts_t o = {

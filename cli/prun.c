@@ -195,6 +195,7 @@ int main(int argc, char **argv)
         perror("prun");
         return 1;
     }
+    px_cli_grow_stdout_pipes();
     pmix_proc_t me;
     if (px_cli_connect(&cmd, &me) != 0) {
         px_opts_fini(&cmd);

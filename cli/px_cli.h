@@ -24,6 +24,12 @@ int px_cli_tool_start(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd, 
 /* Wait until pid is gone (no process, or a zombie) for at most ms. true if gone. */
 bool px_cli_wait_gone(pid_t pid, int ms);
 
+/* A launcher whose stdout/stderr is a pipe makes that pipe hold 1 MiB (best effort:
+ * fs.pipe-max-size and the per-user pipe limits may refuse; never shrinks). Forwarded
+ * output then reaches the reader in a few large writes instead of one wake-up of each
+ * side per 64 KiB, which decides the throughput of `prun ... | consumer` on few cores. */
+void px_cli_grow_stdout_pipes(void);
+
 /* Monotonic milliseconds. */
 double px_cli_now_ms(void);
 

@@ -1,11 +1,13 @@
-/* cli: connecting a command to a DVM as a PMIx tool, and waiting for a process to go.
- * Main thread of prun, pterm and pps.
+/* cli: connecting a command to a DVM as a PMIx tool, waiting for a process to go, and
+ * the launchers' output pipes. Main thread of the commands.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,4 +98,20 @@ bool px_cli_wait_gone(pid_t pid, int ms)
         nanosleep(&ts, NULL);
     }
     return true;
+}
+
+#define PX_CLI_PIPE_SIZE (1024 * 1024)
+
+void px_cli_grow_stdout_pipes(void)
+{
+    for (int fd = 1; fd <= 2; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+            continue;
+        }
+        int now = fcntl(fd, F_GETPIPE_SZ);
+        if (now >= 0 && now < PX_CLI_PIPE_SIZE) {
+            (void)fcntl(fd, F_SETPIPE_SZ, PX_CLI_PIPE_SIZE);
+        }
+    }
 }

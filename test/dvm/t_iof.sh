@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Output integrity: 100 MB without a newline arrives byte-exact (checksums) through prun
 # and prterun; --output tag prefixes interleaved stdout/stderr lines; stdin reaches rank 0
-# and end of input propagates; -x and --wdir reach the processes.
+# and end of input propagates; -x and --wdir reach the processes; the launchers enlarge
+# a stdout pipe.
 . "$(dirname "$0")/lib.sh"
 start_dvm
 N=100000000
@@ -34,5 +35,13 @@ expect_in "$T/out" "BAZ=qux"
 mkdir -p "$T/wd"
 run_to 30 "$PRUN" $RR -n 1 --wdir "$T/wd" "$APP" pwd >"$T/out" 2>&1 || fail "wdir"
 expect_in "$T/out" "$T/wd"
+# a launcher whose stdout is a pipe makes it hold 1 MiB (fewer wake-ups per byte)
+pipe_size() { python3 -c 'import fcntl, time; time.sleep(0.5); print(fcntl.fcntl(0, 1032))'; }
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/fs/pipe-max-size)" -ge 1048576 ]; then
+    sz=$(run_to 30 "$PRUN" $RR -n 1 "$APP" sleep 1 | pipe_size)
+    [ "$sz" = 1048576 ] || fail "prun left its stdout pipe at $sz bytes"
+    sz=$(run_to 30 "$PRTERUN" $RR -n 1 "$APP" sleep 1 | pipe_size)
+    [ "$sz" = 1048576 ] || fail "prterun left its stdout pipe at $sz bytes"
+fi
 stop_dvm
 pass
