@@ -35,12 +35,18 @@ static px_stdin_wait_t *waiting; /* in arrival order */
 
 /* Queue bytes on (len > 0), or close (len 0), the stdin of the job's stdin target(s)
  * matching rank. Bytes for a target that is gone are dropped. */
+/* Is process r of j, still running, a stdin target of j matching rank (or wildcard)? */
+static bool stdin_target(const px_job_t *j, size_t r, pmix_rank_t rank)
+{
+    bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
+    return target && (rank == PMIX_RANK_WILDCARD || rank == r) && j->procs[r].child != NULL;
+}
+
 static void job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
 {
     for (size_t r = 0; r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
-        bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-        if (!target || (rank != PMIX_RANK_WILDCARD && rank != r) || p->child == NULL) {
+        if (!stdin_target(j, r, rank)) {
             continue;
         }
         if (len == 0) {
@@ -67,8 +73,7 @@ static bool target_full(const pmix_proc_t *t)
     bool full = false;
     for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
-        bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-        if (!target || (t->rank != PMIX_RANK_WILDCARD && t->rank != r) || p->child == NULL) {
+        if (!stdin_target(j, r, t->rank)) {
             continue;
         }
         /* 1: below the mark; -1: its stdin is gone (EPIPE) */
@@ -79,11 +84,11 @@ static bool target_full(const pmix_proc_t *t)
     return full;
 }
 
-static bool wait_full(const px_stdin_wait_t *w)
+static bool targets_full(const pmix_proc_t *targets, size_t ntargets)
 {
     bool full = false;
-    for (size_t i = 0; i < w->ntargets; i++) {
-        full |= target_full(&w->targets[i]); /* no shortcut: every full child gets asked */
+    for (size_t i = 0; i < ntargets; i++) {
+        full |= target_full(&targets[i]); /* no shortcut: every full child gets asked */
     }
     return full;
 }
@@ -112,7 +117,7 @@ static void release_matching(const pmix_proc_t *source, bool all)
         } else if (source != NULL) {
             go = w->has_source && PMIx_Check_procid(&w->source, source);
         } else {
-            go = !wait_full(w);
+            go = !targets_full(w->targets, w->ntargets);
         }
         if (!go) {
             pp = &w->next;
@@ -146,19 +151,21 @@ void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, si
             job_stdin(j, targets[i].rank, NULL, 0);
         }
     }
+    if (!targets_full(targets, ntargets)) {
+        cbfunc(PMIX_SUCCESS, cbdata); /* room already: the usual case */
+        return;
+    }
     px_stdin_wait_t *w = calloc(1, sizeof(*w));
-    if (w != NULL && ntargets > 0) {
+    if (w != NULL) {
         w->targets = calloc(ntargets, sizeof(*targets));
     }
-    if (w == NULL || (ntargets > 0 && w->targets == NULL)) {
+    if (w == NULL || w->targets == NULL) {
         /* cannot wait: complete now (the bytes are queued; this push is just not held) */
         free(w);
         cbfunc(PMIX_SUCCESS, cbdata);
         return;
     }
-    if (ntargets > 0) { /* no job left (prterun's ended): nothing to copy */
-        memcpy(w->targets, targets, ntargets * sizeof(*targets));
-    }
+    memcpy(w->targets, targets, ntargets * sizeof(*targets)); /* full: ntargets > 0 */
     w->ntargets = ntargets;
     w->has_source = source != NULL;
     if (source != NULL) {
@@ -166,10 +173,6 @@ void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, si
     }
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    if (!wait_full(w)) {
-        wait_release(w); /* room already: the usual case */
-        return;
-    }
     px_stdin_wait_t **pp = &waiting;
     while (*pp != NULL) {
         pp = &(*pp)->next;
