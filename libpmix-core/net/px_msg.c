@@ -115,14 +115,10 @@ ssize_t px_msg_reader_feed(px_msg_reader_t *r, const uint8_t *data, size_t len, 
         /* 64-byte aligned: bulk payloads are filled by recv and copied out, and large
          * kernel or memcpy copies to a cache-line-misaligned address are much slower. */
         if (hdr.len > 0 && posix_memalign((void **)&body, 64, hdr.len) != 0) {
-            body = NULL;
-        }
-        if (hdr.len > 0) {
-            if (body == NULL) {
-                free(r->msg);
-                r->msg = NULL;
-                return -1;
-            }
+            free(r->msg);
+            r->msg = NULL;
+            errno = ENOMEM;
+            return -1;
         }
         r->msg->hdr = hdr;
         px_bfrops_buf_init(&r->msg->payload);
