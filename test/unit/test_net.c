@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -1248,4 +1249,31 @@ Test(net, peer_receives_a_large_message_written_in_odd_pieces)
     px_latch_fini(&b.got);
     free(msg);
     cr_assert_eq(count_fds(), fds0);
+}
+
+Test(net, local_stream_peers_ask_for_a_large_send_buffer)
+{
+    px_progress_t *p = engine();
+    int sv[2];
+    rx_t rx;
+    long wmem_max = 0;
+    FILE *f = fopen("/proc/sys/net/core/wmem_max", "r");
+
+    cr_assert_not_null(f);
+    cr_assert_eq(fscanf(f, "%ld", &wmem_max), 1);
+    fclose(f);
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    rx_setup(&rx, p, sv[0], 0);
+    on_loop(p, do_create, &rx);
+    cr_assert_not_null(rx.peer);
+    int got = 0;
+    socklen_t gl = sizeof(got);
+    cr_assert_eq(getsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &got, &gl), 0);
+    /* the kernel doubles what it grants, and grants at most wmem_max */
+    long want = 2 * (wmem_max < 4 * 1024 * 1024 ? wmem_max : 4 * 1024 * 1024);
+    cr_assert_eq(got, want, "SO_SNDBUF %d, expected %ld (wmem_max %ld)", got, want, wmem_max);
+    on_loop(p, do_destroy, &rx);
+    close(sv[1]);
+    px_progress_destroy(p);
+    rx_fini(&rx);
 }
