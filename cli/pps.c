@@ -12,19 +12,12 @@
 #include "cli/px_opts.h"
 #include "help/px_help.h"
 
-/* The value of key inside a query's PMIX_QUERY_RESULTS. */
+/* The value of key among the results (flat: one entry per key found, under its key). */
 static const pmix_value_t *result(const pmix_info_t *res, size_t nres, const char *key)
 {
     for (size_t i = 0; i < nres; i++) {
-        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) || res[i].value.type != PMIX_DATA_ARRAY ||
-            res[i].value.data.darray == NULL) {
-            continue;
-        }
-        const pmix_info_t *in = res[i].value.data.darray->array;
-        for (size_t k = 0; k < res[i].value.data.darray->size; k++) {
-            if (PMIX_CHECK_KEY(&in[k], key)) {
-                return &in[k].value;
-            }
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i].value;
         }
     }
     return NULL;

@@ -1,6 +1,6 @@
 /* common: the pieces of PMIx_Query_info shared by the client (client/client_query.c) and
  * the server (server/server_query.c): which keys the library answers, per-query answer
- * lists, the Standard's result form, the wire form of answers, the rendezvous-file scan
+ * lists, the flat result form, the wire form of answers, the rendezvous-file scan
  * behind PMIX_QUERY_AVAIL_SERVERS and the library's own attribute table. Plain code,
  * callable from any thread (no state of its own).
  */
@@ -43,12 +43,17 @@ pmix_query_t *px_query_dup(const pmix_query_t *q, size_t n);
 /* Validate caller input: PMIX_SUCCESS or PMIX_ERR_BAD_PARAM. */
 pmix_status_t px_query_check(const pmix_query_t *q, size_t n);
 
-/* The Standard's result list for n queries from their answers: one PMIX_QUERY_RESULTS
- * info per query, holding PMIX_QUERY_QUALIFIERS (a copy of the query's qualifiers) first
- * when the query had any, then the answers in the order of the query's keys (answers
- * under no key of the query last). Returns PMIX_SUCCESS (every key answered),
- * PMIX_QUERY_PARTIAL_SUCCESS (some), PMIX_ERR_NOT_FOUND (none; *results NULL, *nresults
- * 0), or PMIX_ERR_NOMEM. */
+/* The result list for n queries from their answers, in the flat form programs read (the
+ * form OpenPMIx answers in, which debuggers, tools and its examples count and index by
+ * key): one info per key found, whose key is the query key, in the order of the queries and
+ * of each query's keys; a key asked twice gets two entries. Qualifiers are not echoed. An
+ * attribute-support query gives one PMIX_QUERY_ATTRIBUTE_SUPPORT info holding its answers
+ * (a data array of infos: level keys and function names). Answers under no key of their
+ * query are dropped. We do not wrap each query's results in PMIX_QUERY_RESULTS (with
+ * PMIX_QUERY_QUALIFIERS first) as the v5.0 text describes: no program reads that form, and a
+ * debugger asking one query with two keys would count one result (docs/ARCHITECTURE.md).
+ * Returns PMIX_SUCCESS (every key answered), PMIX_QUERY_PARTIAL_SUCCESS (some),
+ * PMIX_ERR_NOT_FOUND (none; *results NULL, *nresults 0), or PMIX_ERR_NOMEM. */
 pmix_status_t px_query_assemble(const pmix_query_t *q, size_t n, const px_qans_t *ans,
                                 pmix_info_t **results, size_t *nresults);
 

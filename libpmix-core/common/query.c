@@ -1,5 +1,5 @@
 /* common: query helpers shared by the client and the server side of PMIx_Query_info —
- * answer lists, the Standard's result form, their wire form, the rendezvous scan for
+ * answer lists, the flat result form, their wire form, the rendezvous scan for
  * PMIX_QUERY_AVAIL_SERVERS, the library's attribute table. Any thread; no state.
  */
 #include <dirent.h>
@@ -162,7 +162,7 @@ pmix_status_t px_query_check(const pmix_query_t *q, size_t n)
     return PMIX_SUCCESS;
 }
 
-/* ---- the Standard's result form ---- */
+/* ---- the result form ---- */
 
 static pmix_status_t darray_of_infos(pmix_value_t *val, pmix_info_t *infos, size_t n)
 {
@@ -179,76 +179,75 @@ static pmix_status_t darray_of_infos(pmix_value_t *val, pmix_info_t *infos, size
     return PMIX_SUCCESS;
 }
 
+/* Why flat and not the v5.0 text's PMIX_QUERY_RESULTS wrapping: see px_query.h. */
 pmix_status_t px_query_assemble(const pmix_query_t *q, size_t n, const px_qans_t *ans,
                                 pmix_info_t **results, size_t *nresults)
 {
     *results = NULL;
     *nresults = 0;
-    size_t nkeys = 0, found = 0;
-    pmix_info_t *res = PMIx_Info_create(n);
+    size_t cap = 0, nkeys = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        cap += px_query_is_attr_support(&q[i]) ? 1 : (size_t)PMIx_Argv_count(q[i].keys);
+    }
+    pmix_info_t *res = PMIx_Info_create(cap > 0 ? cap : 1);
     if (res == NULL) {
         return PMIX_ERR_NOMEM;
     }
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {
         const px_qans_t *a = &ans[i];
-        size_t cap = a->n + (q[i].nqual > 0 ? 1 : 0), m = 0;
-        pmix_info_t *arr = PMIx_Info_create(cap > 0 ? cap : 1);
+        if (px_query_is_attr_support(&q[i])) {
+            /* one unit: its answers (levels, functions) under the query's own key */
+            nkeys++;
+            if (a->n == 0) {
+                continue;
+            }
+            pmix_info_t *arr = PMIx_Info_create(a->n);
+            if (arr == NULL) {
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            for (size_t j = 0; j < a->n; j++) {
+                PMIx_Info_xfer(&arr[j], &a->kv[j]);
+            }
+            PMIX_LOAD_KEY(res[m].key, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+            rc = darray_of_infos(&res[m].value, arr, a->n);
+            m++;
+            continue;
+        }
+        /* each answer is used once: a key asked twice takes two answers */
         bool *used = calloc(a->n + 1, sizeof(*used));
-        if (arr == NULL || used == NULL) {
-            free(used);
-            PMIx_Info_free(arr, cap > 0 ? cap : 1);
+        if (used == NULL) {
             rc = PMIX_ERR_NOMEM;
             break;
         }
-        if (q[i].nqual > 0) {
-            pmix_info_t *quals = PMIx_Info_create(q[i].nqual);
-            for (size_t j = 0; quals != NULL && j < q[i].nqual; j++) {
-                PMIx_Info_xfer(&quals[j], &q[i].qualifiers[j]);
-            }
-            PMIX_LOAD_KEY(arr[m].key, PMIX_QUERY_QUALIFIERS);
-            rc = quals ? darray_of_infos(&arr[m].value, quals, q[i].nqual) : PMIX_ERR_NOMEM;
-            m++;
-        }
-        if (px_query_is_attr_support(&q[i])) {
-            /* one unit: answered when anything came back */
+        for (size_t k = 0; q[i].keys[k] != NULL; k++) {
             nkeys++;
-            found += a->n > 0 ? 1 : 0;
-        } else {
-            for (size_t k = 0; q[i].keys[k] != NULL; k++) {
-                nkeys++;
-                for (size_t j = 0; j < a->n; j++) {
-                    if (!used[j] && PMIX_CHECK_KEY(&a->kv[j], q[i].keys[k])) {
-                        used[j] = true;
-                        PMIx_Info_xfer(&arr[m++], &a->kv[j]);
-                        found++;
-                        break;
-                    }
+            for (size_t j = 0; j < a->n; j++) {
+                if (!used[j] && PMIX_CHECK_KEY(&a->kv[j], q[i].keys[k])) {
+                    used[j] = true;
+                    PMIx_Info_xfer(&res[m++], &a->kv[j]);
+                    break;
                 }
             }
         }
         for (size_t j = 0; j < a->n; j++) {
             if (!used[j]) {
-                PMIx_Info_xfer(&arr[m++], &a->kv[j]);
+                px_debug(1, "query", "dropping an answer under %s, a key query %zu did not ask",
+                         a->kv[j].key, i);
             }
         }
         free(used);
-        PMIX_LOAD_KEY(res[i].key, PMIX_QUERY_RESULTS);
-        if (rc == PMIX_SUCCESS) {
-            rc = darray_of_infos(&res[i].value, arr, m);
-        } else {
-            px_bfrops_info_array_free(arr, cap > 0 ? cap : 1);
-        }
-        /* darray_of_infos keeps the allocation size in da->size = m; the spare slots
-         * (never used) are constructed and empty, so freeing m of cap is safe */
     }
-    if (rc != PMIX_SUCCESS || found == 0) {
-        PMIx_Info_free(res, n);
+    /* res has cap slots, m used; the spare ones are constructed and empty, so the caller
+     * freeing m of them (PMIx_Info_free(res, m)) releases everything */
+    if (rc != PMIX_SUCCESS || m == 0) {
+        PMIx_Info_free(res, cap > 0 ? cap : 1);
         return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOT_FOUND;
     }
     *results = res;
-    *nresults = n;
-    return found == nkeys ? PMIX_SUCCESS : PMIX_QUERY_PARTIAL_SUCCESS;
+    *nresults = m;
+    return m == nkeys ? PMIX_SUCCESS : PMIX_QUERY_PARTIAL_SUCCESS;
 }
 
 /* ---- wire form ---- */

@@ -3,6 +3,8 @@
  * every result on its own line, in a form the 'server' tests match:
  *   pxc_query: call C status NAME nresults N
  *   pxc_query: call C query Q KEY=VALUE
+ * Results must be flat (one entry per key found, under the query key, in the order asked);
+ * Q is the query the entry answers.
  * Options (in order; a call collects the queries given since the previous --call):
  *   --query KEYS[@QUALS]  one query: KEYS comma-separated, QUALS comma-separated
  *                         KEY=s:STRING | KEY=b:true|false | KEY=u:N
@@ -248,24 +250,50 @@ static void render(char **b, size_t *l, const pmix_value_t *v)
     }
 }
 
+/* The i-th key query q answers under, NULL past the last: an attribute-support query is
+ * answered as one PMIX_QUERY_ATTRIBUTE_SUPPORT entry. */
+static const char *answer_key(const pmix_query_t *q, size_t i)
+{
+    if (strcmp(q->keys[0], PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0)
+        return i == 0 ? PMIX_QUERY_ATTRIBUTE_SUPPORT : NULL;
+    return q->keys[i];
+}
+
+/* Results are flat: one entry per key found, under that key, in the order of the queries
+ * and of their keys. Each line names the query the entry answers, found by walking the
+ * asked keys in order; an entry under a key not asked (or out of that order) fails. */
 static void print_results(int c, pmix_status_t rc, const pmix_info_t *res, size_t n)
 {
+    const call_t *call = &calls[c];
+    size_t qi = 0, ki = 0;
+
     printf("pxc_query: call %d status %s nresults %zu\n", c, PMIx_Error_string(rc), n);
     for (size_t i = 0; i < n; i++) {
-        const pmix_data_array_t *da;
+        bool found = false;
+        size_t at = 0;
+        char *b = NULL;
+        size_t l = 0;
 
-        if (!PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) || res[i].value.type != PMIX_DATA_ARRAY ||
-            res[i].value.data.darray->type != PMIX_INFO)
-            pxc_fail("call %d result %zu is not a PMIX_QUERY_RESULTS array of infos", c, i);
-        da = res[i].value.data.darray;
-        for (size_t j = 0; j < da->size; j++) {
-            char *b = NULL;
-            size_t l = 0;
+        while (!found && qi < call->nq) {
+            const char *want = answer_key(&call->q[qi], ki);
 
-            render_elem(&b, &l, PMIX_INFO, &((const pmix_info_t *)da->array)[j]);
-            printf("pxc_query: call %d query %zu %s\n", c, i, b);
-            free(b);
+            if (!want) {
+                qi++;
+                ki = 0;
+                continue;
+            }
+            ki++;
+            if (PMIX_CHECK_KEY(&res[i], want)) {
+                found = true;
+                at = qi;
+            }
         }
+        if (!found)
+            pxc_fail("call %d result %zu: key %s is not a key asked (in the order asked)", c, i,
+                     res[i].key);
+        render_elem(&b, &l, PMIX_INFO, &res[i]);
+        printf("pxc_query: call %d query %zu %s\n", c, at, b);
+        free(b);
     }
     fflush(stdout);
 }

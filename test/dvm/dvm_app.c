@@ -21,6 +21,10 @@
  *                     after SIGTERM
  *   toolq NAME        as a PMIx tool (default search): print the DVM's pset count, names
  *                     and NAME's members
+ *   debugq            as a PMIx tool, the way a debugger asks for the DVM's capabilities:
+ *                     one non-blocking query with PMIX_QUERY_SPAWN_SUPPORT and
+ *                     PMIX_QUERY_DEBUG_SUPPORT; exactly two results are expected, each
+ *                     found by its key; prints "debugq: KEY=VALUE" per result
  *   toolbad           as a PMIx tool: spawn requests the DVM must refuse (a bogus
  *                     --map-by, a missing executable, zero processes on no slots) and
  *                     print each status
@@ -34,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -107,13 +112,9 @@ static void psetq(void)
         die("PMIx_Query_info", rc);
     }
     for (size_t i = 0; i < nres; i++) {
-        const pmix_data_array_t *da = res[i].value.data.darray;
-        const pmix_info_t *in = da ? da->array : NULL;
-        for (size_t k = 0; in != NULL && k < da->size; k++) {
-            char *s = PMIx_Value_string(&in[k].value);
-            printf("rank %u %s=%s\n", me.rank, in[k].key, s ? s : "?");
-            free(s);
-        }
+        char *s = PMIx_Value_string(&res[i].value);
+        printf("rank %u %s=%s\n", me.rank, res[i].key, s ? s : "?");
+        free(s);
     }
     PMIx_Info_free(res, nres);
     fflush(stdout);
@@ -152,13 +153,9 @@ static void trap(void)
 static void print_results(const char *label, pmix_info_t *res, size_t nres)
 {
     for (size_t i = 0; i < nres; i++) {
-        const pmix_data_array_t *da = res[i].value.data.darray;
-        const pmix_info_t *in = da ? da->array : NULL;
-        for (size_t k = 0; in != NULL && k < da->size; k++) {
-            char *v = PMIx_Value_string(&in[k].value);
-            printf("%s %s=%s\n", label, in[k].key, v ? v : "?");
-            free(v);
-        }
+        char *v = PMIx_Value_string(&res[i].value);
+        printf("%s %s=%s\n", label, res[i].key, v ? v : "?");
+        free(v);
     }
 }
 
@@ -256,6 +253,90 @@ static void toolspawn(const char *self, int n)
     PMIX_APP_DESTRUCT(&app);
     PMIX_INFO_DESTRUCT(&jinfo);
     PMIx_tool_finalize();
+}
+
+/* debugq: the capability query of a debugger (as in OpenPMIx's examples/debugger.c). */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    pmix_status_t status;
+    pmix_info_t *info; /* owned copy */
+    size_t ninfo;
+} debugq_t;
+
+static void debugq_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+    debugq_t *d = cbdata;
+    pthread_mutex_lock(&d->lock);
+    d->status = status;
+    if (ninfo > 0) {
+        d->info = PMIx_Info_create(ninfo);
+        d->ninfo = ninfo;
+        for (size_t i = 0; i < ninfo; i++) {
+            PMIx_Info_xfer(&d->info[i], &info[i]);
+        }
+    }
+    d->done = true;
+    pthread_cond_signal(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+    if (relfn != NULL) {
+        relfn(relcbdata);
+    }
+}
+
+static int debugq(void)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_query_t *q = PMIx_Query_create(1);
+    PMIx_Argv_append_nosize(&q[0].keys, PMIX_QUERY_SPAWN_SUPPORT);
+    PMIx_Argv_append_nosize(&q[0].keys, PMIX_QUERY_DEBUG_SUPPORT);
+    debugq_t d = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    rc = PMIx_Query_info_nb(q, 1, debugq_cb, &d);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Query_info_nb", rc);
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    pthread_mutex_lock(&d.lock);
+    while (!d.done && pthread_cond_timedwait(&d.cond, &d.lock, &until) == 0) {
+    }
+    bool done = d.done;
+    pthread_mutex_unlock(&d.lock);
+    if (!done) {
+        fprintf(stderr, "debugq: no answer to the capability query\n");
+        return 2;
+    }
+    int code = 0;
+    if (d.status != PMIX_SUCCESS || d.ninfo != 2) {
+        fprintf(stderr, "debugq: the query returned %s and %zu results, want 2\n",
+                PMIx_Error_string(d.status), d.ninfo);
+        code = 1;
+    }
+    bool spawn = false, debug = false;
+    for (size_t i = 0; i < d.ninfo; i++) {
+        if (d.info[i].value.type != PMIX_STRING) {
+            continue;
+        }
+        spawn = spawn || PMIX_CHECK_KEY(&d.info[i], PMIX_QUERY_SPAWN_SUPPORT);
+        debug = debug || PMIX_CHECK_KEY(&d.info[i], PMIX_QUERY_DEBUG_SUPPORT);
+        printf("debugq: %s=%s\n", d.info[i].key, d.info[i].value.data.string);
+    }
+    if (!spawn || !debug) {
+        fprintf(stderr, "debugq: no string result under %s\n",
+                spawn ? PMIX_QUERY_DEBUG_SUPPORT : PMIX_QUERY_SPAWN_SUPPORT);
+        code = 1;
+    }
+    fflush(stdout);
+    PMIx_Info_free(d.info, d.ninfo);
+    PMIx_Query_free(q, 1);
+    PMIx_tool_finalize();
+    return code;
 }
 
 static void toolbad(void)
@@ -423,6 +504,8 @@ int main(int argc, char **argv)
         trap();
     } else if (strcmp(what, "toolq") == 0) {
         toolq(arg);
+    } else if (strcmp(what, "debugq") == 0) {
+        return debugq();
     } else if (strcmp(what, "toolbad") == 0) {
         toolbad();
     } else if (strcmp(what, "toolspawn") == 0) {

@@ -12,6 +12,8 @@ for i in $(seq 1 100); do
     grep -q "psetnum=PMIX_SIZE: 2" "$T/q" && break
     sleep 0.05
 done
+# flat results: one line per key found (count, names; members), none wrapped
+[ "$(grep -c '^tool ' "$T/q")" = 3 ] || fail "3 query results expected: $(cat "$T/q")"
 expect_in "$T/q" "pmix.qry.psetnum=PMIX_SIZE: 2"
 expect_in "$T/q" "{ocean, ice}"
 expect_in "$T/q" "pmix.qry.pmems=PMIX_DATA_ARRAY: PMIX_PROC[2]"

@@ -1,7 +1,9 @@
 /*
  * pxh_query.c - pxhost's `query` upcall. The upcall (library progress thread) copies the
- * queries into a work item; the node loop answers them in the Standard's form (one
- * PMIX_QUERY_RESULTS per query) and calls back. Keys it answers:
+ * queries into a work item; the node loop answers them and calls back: flat (one info per
+ * key found, the form PRRTE and our DVM give), or, when a query carries the qualifier
+ * pxhost.qry.wrap, in the v5.0 text's form (one PMIX_QUERY_RESULTS per query, its
+ * PMIX_QUERY_QUALIFIERS first), which the server library also accepts. Keys it answers:
  *   pxhost.qry.test   "pxhost-answer"
  *   pxhost.qry.count  uint32: query upcalls this node has received (cache tests)
  *   pxhost.qry.quals  string: the qualifiers received, "key=value;..." (string, bool and
@@ -19,6 +21,7 @@
 #define PXH_QRY_TEST  "pxhost.qry.test"
 #define PXH_QRY_COUNT "pxhost.qry.count"
 #define PXH_QRY_QUALS "pxhost.qry.quals"
+#define PXH_QRY_WRAP  "pxhost.qry.wrap"
 
 static uint32_t nqueries_seen;
 
@@ -129,11 +132,32 @@ static void release_results(void *cbdata)
     pxh_work_free(w);
 }
 
+/* Flat copies of the answers of every query, in order (the form hosts such as PRRTE and
+ * our DVM give). Takes the arrays. */
+static pmix_info_t *flatten(pmix_info_t **arrs, size_t *counts, size_t nq, size_t *n)
+{
+    size_t total = 0, k = 0;
+    pmix_info_t *flat;
+
+    for (size_t i = 0; i < nq; i++)
+        total += counts[i];
+    flat = PMIx_Info_create(total ? total : 1);
+    for (size_t i = 0; i < nq; i++) {
+        for (size_t j = 0; j < counts[i]; j++)
+            PMIx_Info_xfer(&flat[k++], &arrs[i][j]);
+        PMIx_Info_free(arrs[i], counts[i] + 1);
+    }
+    *n = total ? total : 1;
+    return flat;
+}
+
 /* Loop thread. Takes w (freed when the library releases the results). */
 void pxh_query_work(pxh_work_t *w)
 {
-    size_t found = 0, asked = 0;
-    pmix_info_t *res = PMIx_Info_create(w->nqueries ? w->nqueries : 1);
+    size_t found = 0, asked = 0, nq = w->nqueries ? w->nqueries : 1;
+    pmix_info_t **arrs = calloc(nq, sizeof(*arrs));
+    size_t *counts = calloc(nq, sizeof(*counts));
+    bool wrap = false;
 
     nqueries_seen++;
     for (size_t i = 0; i < w->nqueries; i++) {
@@ -142,7 +166,6 @@ void pxh_query_work(pxh_work_t *w)
         pmix_info_t *arr = PMIx_Info_create(nkeys + 1);
         char *joined = PMIx_Argv_join(q->keys, ',');
         char quals[1024];
-        pmix_data_array_t *da;
 
         render_quals(q, quals, sizeof(quals));
         printf("pxhost: node %d: query upcall %u from rank %u: keys %s quals %s\n", pxh_node.id,
@@ -151,17 +174,7 @@ void pxh_query_work(pxh_work_t *w)
         free(joined);
         if (!has_qual(q, PMIX_USERID) || !has_qual(q, PMIX_GRPID))
             pxh_host_error("query from rank %u without PMIX_USERID/PMIX_GRPID", w->proc.rank);
-        if (q->nqual > 0) {
-            pmix_data_array_t *qa = PMIx_Data_array_create(q->nqual, PMIX_INFO);
-            pmix_info_t *qi = qa->array;
-
-            for (size_t j = 0; j < q->nqual; j++)
-                PMIx_Info_xfer(&qi[j], &q->qualifiers[j]);
-            PMIX_LOAD_KEY(arr[m].key, PMIX_QUERY_QUALIFIERS);
-            arr[m].value.type = PMIX_DATA_ARRAY;
-            arr[m].value.data.darray = qa;
-            m++;
-        }
+        wrap = wrap || has_qual(q, PXH_QRY_WRAP);
         for (size_t k = 0; k < nkeys; k++) {
             const char *key = q->keys[k];
 
@@ -180,23 +193,46 @@ void pxh_query_work(pxh_work_t *w)
             found++;
         }
         /* arr has nkeys + 1 slots, m used; the rest are empty */
-        da = calloc(1, sizeof(*da));
-        da->type = PMIX_INFO;
-        da->size = m;
-        da->array = arr;
-        PMIX_LOAD_KEY(res[i].key, PMIX_QUERY_RESULTS);
-        res[i].value.type = PMIX_DATA_ARRAY;
-        res[i].value.data.darray = da;
+        arrs[i] = arr;
+        counts[i] = m;
     }
+    if (wrap) {
+        /* the v5.0 text's form: one PMIX_QUERY_RESULTS per query, its qualifiers first */
+        pmix_info_t *res = PMIx_Info_create(nq);
+
+        for (size_t i = 0; i < w->nqueries; i++) {
+            pmix_query_t *q = &w->queries[i];
+            pmix_data_array_t *da = PMIx_Data_array_create(counts[i] + 1, PMIX_INFO);
+            pmix_data_array_t *qa = PMIx_Data_array_create(q->nqual ? q->nqual : 1, PMIX_INFO);
+            pmix_info_t *out = da->array, *qi = qa->array;
+
+            for (size_t j = 0; j < q->nqual; j++)
+                PMIx_Info_xfer(&qi[j], &q->qualifiers[j]);
+            qa->size = q->nqual;
+            PMIX_LOAD_KEY(out[0].key, PMIX_QUERY_QUALIFIERS);
+            out[0].value.type = PMIX_DATA_ARRAY;
+            out[0].value.data.darray = qa;
+            for (size_t j = 0; j < counts[i]; j++)
+                PMIx_Info_xfer(&out[j + 1], &arrs[i][j]);
+            PMIx_Info_free(arrs[i], counts[i] + 1);
+            PMIX_LOAD_KEY(res[i].key, PMIX_QUERY_RESULTS);
+            res[i].value.type = PMIX_DATA_ARRAY;
+            res[i].value.data.darray = da;
+        }
+        w->info = res;
+        w->ninfo = nq;
+    } else {
+        w->info = flatten(arrs, counts, w->nqueries, &w->ninfo);
+    }
+    free(arrs);
+    free(counts);
     /* the results live in the work item until the library releases them */
-    w->info = res;
-    w->ninfo = w->nqueries ? w->nqueries : 1;
     PMIx_Query_free(w->queries, w->nqueries);
     w->queries = NULL;
     w->nqueries = 0;
     if (found == 0)
         w->cb.info(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata, release_results, w);
     else
-        w->cb.info(found == asked ? PMIX_SUCCESS : PMIX_QUERY_PARTIAL_SUCCESS, res, w->ninfo,
+        w->cb.info(found == asked ? PMIX_SUCCESS : PMIX_QUERY_PARTIAL_SUCCESS, w->info, w->ninfo,
                    w->cbdata, release_results, w);
 }

@@ -1,4 +1,4 @@
-/* Unit tests of common/query.c: the Standard's result form (order, qualifiers, status),
+/* Unit tests of common/query.c: the flat result form (keys, order, no qualifiers, status),
  * the wire form of answers, input checks, the rendezvous scan of AVAIL_SERVERS. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -36,45 +36,82 @@ static void add_str(px_qans_t *a, const char *key, const char *s)
     PMIx_Value_destruct(&v);
 }
 
-static const pmix_info_t *entries(const pmix_info_t *res, size_t i, size_t *m)
-{
-    cr_assert_str_eq(res[i].key, PMIX_QUERY_RESULTS);
-    cr_assert_eq(res[i].value.type, PMIX_DATA_ARRAY);
-    cr_assert_eq(res[i].value.data.darray->type, PMIX_INFO);
-    *m = res[i].value.data.darray->size;
-    return res[i].value.data.darray->array;
-}
-
-Test(query, assemble_orders_by_key_and_echoes_qualifiers)
+/* A debugger's capability query (OpenPMIx examples/debugger.c): one query with two keys
+ * must give two results, each under its query key, in the order asked, with no
+ * PMIX_QUERY_RESULTS wrapping and no qualifiers echoed. */
+Test(query, assemble_is_flat_in_the_order_asked)
 {
     pmix_query_t q[2];
-    mkquery(&q[0], "k.a", "k.b", NULL);
+    mkquery(&q[0], PMIX_QUERY_SPAWN_SUPPORT, PMIX_QUERY_DEBUG_SUPPORT, NULL);
     mkquery(&q[1], "k.c", NULL, "ns1");
     px_qans_t ans[2] = {{0}};
-    add_str(&ans[0], "k.b", "B"); /* arrives first, reported second */
-    add_str(&ans[0], "k.a", "A");
+    add_str(&ans[0], PMIX_QUERY_DEBUG_SUPPORT, "D"); /* arrives first, reported second */
+    add_str(&ans[0], PMIX_QUERY_SPAWN_SUPPORT, "S");
     add_str(&ans[1], "k.c", "C");
+    add_str(&ans[1], "k.stray", "X"); /* a key query 1 did not ask: dropped */
     pmix_info_t *res;
-    size_t n, m;
+    size_t n;
     cr_assert_eq(px_query_assemble(q, 2, ans, &res, &n), PMIX_SUCCESS);
-    cr_assert_eq(n, 2);
-    const pmix_info_t *e = entries(res, 0, &m);
-    cr_assert_eq(m, 2);
-    cr_assert_str_eq(e[0].key, "k.a");
-    cr_assert_str_eq(e[1].key, "k.b");
-    e = entries(res, 1, &m);
-    cr_assert_eq(m, 2);
-    cr_assert_str_eq(e[0].key, PMIX_QUERY_QUALIFIERS);
-    const pmix_info_t *qi = e[0].value.data.darray->array;
-    cr_assert_str_eq(qi[0].key, PMIX_NSPACE);
-    cr_assert_str_eq(qi[0].value.data.string, "ns1");
-    cr_assert_str_eq(e[1].value.data.string, "C");
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(res[0].key, PMIX_QUERY_SPAWN_SUPPORT);
+    cr_assert_str_eq(res[0].value.data.string, "S");
+    cr_assert_str_eq(res[1].key, PMIX_QUERY_DEBUG_SUPPORT);
+    cr_assert_str_eq(res[1].value.data.string, "D");
+    cr_assert_str_eq(res[2].key, "k.c");
+    cr_assert_eq(res[2].value.type, PMIX_STRING);
+    cr_assert_str_eq(res[2].value.data.string, "C");
     PMIx_Info_free(res, n);
     px_qans_free(NULL, 0);
     for (int i = 0; i < 2; i++) {
         px_bfrops_info_array_free(ans[i].kv, ans[i].n);
         PMIX_QUERY_DESTRUCT(&q[i]);
     }
+}
+
+Test(query, assemble_key_asked_twice_gets_two_entries)
+{
+    pmix_query_t q[2];
+    mkquery(&q[0], PMIX_QUERY_PROC_TABLE, NULL, "ns1");
+    mkquery(&q[1], PMIX_QUERY_PROC_TABLE, NULL, "ns2");
+    px_qans_t ans[2] = {{0}};
+    add_str(&ans[0], PMIX_QUERY_PROC_TABLE, "one");
+    add_str(&ans[1], PMIX_QUERY_PROC_TABLE, "two");
+    pmix_info_t *res;
+    size_t n;
+    cr_assert_eq(px_query_assemble(q, 2, ans, &res, &n), PMIX_SUCCESS);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(res[0].value.data.string, "one");
+    cr_assert_str_eq(res[1].value.data.string, "two");
+    PMIx_Info_free(res, n);
+    for (int i = 0; i < 2; i++) {
+        px_bfrops_info_array_free(ans[i].kv, ans[i].n);
+        PMIX_QUERY_DESTRUCT(&q[i]);
+    }
+}
+
+/* An attribute-support query is one unit: one PMIX_QUERY_ATTRIBUTE_SUPPORT entry holding
+ * its answers (the form OpenPMIx's pattrs reads). */
+Test(query, assemble_attribute_support_is_one_entry)
+{
+    pmix_query_t q;
+    mkquery(&q, PMIX_QUERY_ATTRIBUTE_SUPPORT, "PMIx_Fence", NULL);
+    px_qans_t ans[1] = {{0}};
+    add_str(&ans[0], PMIX_CLIENT_FUNCTIONS, "PMIx_Init");
+    add_str(&ans[0], "PMIx_Fence", "levels");
+    pmix_info_t *res;
+    size_t n;
+    cr_assert_eq(px_query_assemble(&q, 1, ans, &res, &n), PMIX_SUCCESS);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(res[0].key, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+    cr_assert_eq(res[0].value.type, PMIX_DATA_ARRAY);
+    cr_assert_eq(res[0].value.data.darray->type, PMIX_INFO);
+    cr_assert_eq(res[0].value.data.darray->size, 2);
+    const pmix_info_t *e = res[0].value.data.darray->array;
+    cr_assert_str_eq(e[0].key, PMIX_CLIENT_FUNCTIONS);
+    cr_assert_str_eq(e[1].key, "PMIx_Fence");
+    PMIx_Info_free(res, n);
+    px_bfrops_info_array_free(ans[0].kv, ans[0].n);
+    PMIX_QUERY_DESTRUCT(&q);
 }
 
 Test(query, assemble_partial_and_not_found)
@@ -84,15 +121,14 @@ Test(query, assemble_partial_and_not_found)
     mkquery(&q[1], "k.x", NULL, NULL);
     px_qans_t ans[2] = {{0}};
     pmix_info_t *res = (pmix_info_t *)1;
-    size_t n = 3, m;
+    size_t n = 3;
     cr_assert_eq(px_query_assemble(q, 2, ans, &res, &n), PMIX_ERR_NOT_FOUND);
     cr_assert_null(res);
     cr_assert_eq(n, 0);
     add_str(&ans[0], "k.a", "A");
     cr_assert_eq(px_query_assemble(q, 2, ans, &res, &n), PMIX_QUERY_PARTIAL_SUCCESS);
-    cr_assert_eq(n, 2);
-    entries(res, 1, &m);
-    cr_assert_eq(m, 0); /* a result per query, empty when nothing was found */
+    cr_assert_eq(n, 1); /* only what was found: no entry for a query that found nothing */
+    cr_assert_str_eq(res[0].key, "k.a");
     PMIx_Info_free(res, n);
     px_bfrops_info_array_free(ans[0].kv, ans[0].n);
     PMIX_QUERY_DESTRUCT(&q[0]);
