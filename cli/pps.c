@@ -1,6 +1,6 @@
-/* pps - list a DVM's jobs and processes (namespace, rank, pid, node, state, command)
- * from the DVM's answers to PMIX_QUERY_NAMESPACE_INFO and PMIX_QUERY_PROC_TABLE. A PMIx
- * tool; main thread only.
+/* pps - list a DVM's jobs and processes (namespace, rank, pid, node, state, the CPUs
+ * each holds, command) from the DVM's answers to PMIX_QUERY_NAMESPACE_INFO and
+ * PMIX_QUERY_PROC_TABLE, and each process's PMIX_CPUSET. A PMIx tool; main thread only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +73,23 @@ static const char *state_name(pmix_proc_state_t st)
     return strncmp(s, prefix, strlen(prefix)) == 0 ? s + strlen(prefix) : s;
 }
 
+/* The CPUs a process holds in the DVM's pool: its binding (PMIX_CPUSET, "0-1"), "-" when
+ * it is not bound or no longer runs. Malloc'd; NULL when out of memory. */
+static char *cpus_of(const pmix_proc_info_t *pi)
+{
+    pmix_value_t *v = NULL;
+    char *s = NULL;
+    if (pi->state != PMIX_PROC_STATE_TERMINATED &&
+        PMIx_Get(&pi->proc, PMIX_CPUSET, NULL, 0, &v) == PMIX_SUCCESS && v != NULL &&
+        v->type == PMIX_STRING && v->data.string != NULL) {
+        s = strdup(v->data.string);
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    return s != NULL ? s : strdup("-");
+}
+
 int main(int argc, char **argv)
 {
     px_cmd_t cmd;
@@ -101,8 +118,8 @@ int main(int argc, char **argv)
     if (njobs == 0) {
         px_show_help("help-prte.txt", "pps-none", cmd.prog, server.nspace);
     }
-    printf("%-32s %6s %8s  %-16s %-12s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
-           "COMMAND");
+    printf("%-32s %6s %8s  %-16s %-12s %-8s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
+           "CPUS", "COMMAND");
     const pmix_data_array_t *rows = njobs ? nsinfo->data.darray->array : NULL;
     for (size_t j = 0; j < njobs; j++) {
         const char *ns = NULL;
@@ -124,9 +141,11 @@ int main(int argc, char **argv)
         if (pt != NULL && pt->type == PMIX_DATA_ARRAY && pt->data.darray != NULL) {
             const pmix_proc_info_t *pi = pt->data.darray->array;
             for (size_t i = 0; i < pt->data.darray->size; i++) {
-                printf("%-32s %6u %8d  %-16s %-12s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
+                char *cpus = cpus_of(&pi[i]);
+                printf("%-32s %6u %8d  %-16s %-12s %-8s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
                        pi[i].hostname ? pi[i].hostname : "", state_name(pi[i].state),
-                       cmd_of(nsinfo, ns));
+                       cpus ? cpus : "-", cmd_of(nsinfo, ns));
+                free(cpus);
             }
         }
         PMIx_Info_free(pres, npres);

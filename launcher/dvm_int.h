@@ -143,6 +143,17 @@ void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(const pmix_proc_t *proc);
 void px_job_odls_cbs(px_odls_cbs_t *cbs);
 
+/* pool.c: what the running jobs hold on the node, to map a new job onto the rest */
+typedef struct {
+    px_map_node_t node;   /* px_dvm.node with slots_inuse, inuse_cpus, holds filled in */
+    px_map_hold_t *holds; /* owned */
+    hwloc_bitmap_t cpus;  /* owned */
+} px_pool_t;
+/* Fill pool from px_dvm.jobs. 0, or -1 with errno ENOMEM (nothing to put). */
+int px_pool_get(px_pool_t *pool);
+/* Free what px_pool_get allocated (NULL accepted). */
+void px_pool_put(px_pool_t *pool);
+
 /* output.c */
 int px_out_init(struct event_base *base);
 /* After PMIx_server_finalize: frees what the library still held. */

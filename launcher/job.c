@@ -820,7 +820,13 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         msg = px_help_render("help-prte.txt", "dvm-terminating", px_dvm.nspace);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_map_job(&px_dvm.node, 1, apps, napps, info, ninfo, &j->map, &msg);
+        px_pool_t pool; /* one pool: map onto what the running jobs leave free */
+        if (px_pool_get(&pool) < 0) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            rc = px_map_job(&pool.node, 1, apps, napps, info, ninfo, &j->map, &msg);
+            px_pool_put(&pool);
+        }
     }
     if (rc == PMIX_SUCCESS) {
         j->nprocs = j->map.nprocs;

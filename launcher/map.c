@@ -10,6 +10,13 @@
  *           cores (hwthreads for bind-to hwthread) is not bound.
  *   oversubscription: allowed unless a node's slots were given (or :NOOVERSUBSCRIBE);
  *           :OVERSUBSCRIBE always allows it. :PE=n never oversubscribes cores.
+ *
+ * The DVM's pool (px_map_node_t's slots_inuse / inuse_cpus / holds): given slots are a
+ * limit for all the running jobs together, so a node offers its slots minus the held
+ * ones. Cores (PUs) are tried free first, then those held by other jobs: a job shares
+ * another's core only when no free one is left, as every job did before the pool, and
+ * within a job a process beyond the node's cores is still not bound. Slots nobody gave
+ * are no limit, so they are not reduced by the pool.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,9 +30,13 @@ typedef struct {
     hwloc_topology_t topo;
     int ncores, npus, npkgs;
     int slots; /* as used: given, else the core count */
+    int inuse; /* slots held by the DVM's running jobs */
     int cap;   /* processes placed before oversubscribing */
     int placed;
-    bool *core_used, *pu_used;
+    bool *core_used, *pu_used; /* by this job */
+    /* logical indices of the cores (PUs): those no running job holds first, then the
+     * held ones; the order in which this job takes them */
+    int *core_order, *pu_order;
 } px_nstate_t;
 
 typedef struct {
@@ -91,14 +102,68 @@ static char *px_map_where(const px_map_node_t *nodes, size_t nnodes)
     return buf;
 }
 
-/* First free core (or PU) inside obj, marking it used; NULL when none. */
+/* The jobs holding the nodes' slots: "ns@1 (1 on n1), ns@2 (2 on n1)". Malloc'd; NULL
+ * when out of memory. */
+static char *px_map_holders(const px_map_node_t *nodes, size_t nnodes)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bool first = true;
+
+    if (f == NULL)
+        return NULL;
+    for (size_t i = 0; i < nnodes; i++) {
+        for (size_t h = 0; h < nodes[i].nholds; h++) {
+            fprintf(f, "%s%s (%d on %s)", first ? "" : ", ", nodes[i].holds[h].job,
+                    nodes[i].holds[h].slots, nodes[i].name);
+            first = false;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The k-th core or PU in the node's order (free ones first), else as px_map_obj. */
+static hwloc_obj_t px_map_nth(const px_nstate_t *ns, px_map_obj_t o, int k)
+{
+    if (o == PX_MAP_OBJ_CORE && ns->ncores > 0)
+        return px_map_obj(ns->topo, o, ns->core_order[k % ns->ncores]);
+    if (o == PX_MAP_OBJ_HWTHREAD && ns->npus > 0)
+        return px_map_obj(ns->topo, o, ns->pu_order[k % ns->npus]);
+    return px_map_obj(ns->topo, o, k % px_map_nobjs(ns->topo, o));
+}
+
+/* Fill the node's take order: the cores (PUs) not in held first, then the others. */
+static int *px_map_order(hwloc_topology_t topo, hwloc_obj_type_t type, int n,
+                         hwloc_const_bitmap_t held)
+{
+    int *order = calloc((size_t)n + 1, sizeof(int)), k = 0;
+
+    if (order == NULL)
+        return NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+            bool busy = held != NULL && o != NULL && hwloc_bitmap_intersects(o->cpuset, held);
+            if (busy == (pass == 1))
+                order[k++] = i;
+        }
+    }
+    return order;
+}
+
+/* First core (or PU) inside obj not used by this job, in the node's order (free ones
+ * first), marking it used; NULL when none. */
 static hwloc_obj_t px_map_take(px_nstate_t *ns, hwloc_obj_t within, bool pu)
 {
     hwloc_obj_type_t type = pu ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
     bool *used = pu ? ns->pu_used : ns->core_used;
+    const int *order = pu ? ns->pu_order : ns->core_order;
     int n = pu ? ns->npus : ns->ncores;
 
-    for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+        int i = order[j];
         hwloc_obj_t o = hwloc_get_obj_by_type(ns->topo, type, (unsigned)i);
         if (o == NULL || used[i])
             continue;
@@ -197,10 +262,10 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
     px_place_t *pl = NULL;
     size_t *order = NULL;
     int *counts = NULL;
-    long total_cap = 0, np = 0, used = 0;
-    bool any_given = false, allow_over;
+    long total_cap = 0, total_slots = 0, np = 0, used = 0, free_slots;
+    bool any_given = false, any_held = false, allow_over;
     pmix_status_t st = PMIX_SUCCESS;
-    char bad[64], *where = NULL, *err = NULL;
+    char bad[64], *where = NULL, *err = NULL, *holders = NULL;
     size_t cur = 0, rr = 0;
     char polbuf[64];
 
@@ -251,21 +316,31 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
         if (n->ncores < 1)
             n->ncores = n->npus;
         n->slots = nodes[i].slots_given && nodes[i].slots > 0 ? nodes[i].slots : n->ncores;
+        n->inuse = nodes[i].slots_inuse > 0 ? nodes[i].slots_inuse : 0;
+        /* given slots are shared by all the running jobs: this job gets the rest */
+        free_slots = !nodes[i].slots_given ? n->slots
+                     : n->slots > n->inuse ? n->slots - n->inuse
+                                           : 0;
         any_given |= nodes[i].slots_given;
+        any_held |= nodes[i].slots_given && n->inuse > 0;
         if (pol.pe > 0) {
             n->cap = n->ncores / pol.pe;
-            if (nodes[i].slots_given && n->slots < n->cap)
-                n->cap = n->slots;
+            if (nodes[i].slots_given && free_slots < n->cap)
+                n->cap = free_slots;
         } else if (pol.by == PX_MAP_OBJ_PPR) {
             n->cap = pol.ppr_n *
                      (pol.ppr_obj == PX_MAP_OBJ_NODE ? 1 : px_map_nobjs(n->topo, pol.ppr_obj));
         } else {
-            n->cap = n->slots;
+            n->cap = free_slots;
         }
         total_cap += n->cap;
+        total_slots += n->slots;
         n->core_used = calloc((size_t)n->ncores, sizeof(bool));
         n->pu_used = calloc((size_t)n->npus, sizeof(bool));
-        if (n->core_used == NULL || n->pu_used == NULL)
+        n->core_order = px_map_order(n->topo, HWLOC_OBJ_CORE, n->ncores, nodes[i].inuse_cpus);
+        n->pu_order = px_map_order(n->topo, HWLOC_OBJ_PU, n->npus, nodes[i].inuse_cpus);
+        if (n->core_used == NULL || n->pu_used == NULL || n->core_order == NULL ||
+            n->pu_order == NULL)
             goto nomem;
     }
 
@@ -280,6 +355,14 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
         } else if (total_cap - used > 0) {
             counts[a] = (int)(total_cap - used);
             used = total_cap;
+        } else if (any_held) {
+            if ((where = px_map_where(nodes, nnodes)) == NULL ||
+                (holders = px_map_holders(nodes, nnodes)) == NULL)
+                goto nomem;
+            err = px_map_fail(px_help_render("help-prte-map.txt", "no-free-slots-held", (int)a + 1,
+                                             (int)total_slots, where, holders),
+                              &st, PMIX_ERR_OUT_OF_RESOURCE);
+            goto out;
         } else {
             err = px_map_fail(
                 px_help_render("help-prte-map.txt", "no-free-slots", (int)a + 1, (int)total_cap),
@@ -295,6 +378,14 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
     if (np > total_cap) {
         if ((where = px_map_where(nodes, nnodes)) == NULL)
             goto nomem;
+        if (!allow_over && any_held && pol.by != PX_MAP_OBJ_PPR) { /* the DVM-wide limit */
+            if ((holders = px_map_holders(nodes, nnodes)) == NULL)
+                goto nomem;
+            err = px_map_fail(px_help_render("help-prte-map.txt", "slots-held", (int)np,
+                                             (int)total_cap, (int)total_slots, where, holders),
+                              &st, PMIX_ERR_OUT_OF_RESOURCE);
+            goto out;
+        }
         if (pol.pe > 0) {
             long cores = 0;
             for (size_t i = 0; i < nnodes; i++)
@@ -370,15 +461,13 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
         case PX_MAP_OBJ_CORE:
         case PX_MAP_OBJ_PACKAGE:
         case PX_MAP_OBJ_HWTHREAD:
-            pl[p].target = px_map_obj(n->topo, pol.by, pl[p].k % px_map_nobjs(n->topo, pol.by));
+            pl[p].target = px_map_nth(n, pol.by, pl[p].k);
             break;
         case PX_MAP_OBJ_PPR:
             if (pol.ppr_obj == PX_MAP_OBJ_NODE)
                 pl[p].target = NULL;
             else
-                pl[p].target =
-                    px_map_obj(n->topo, pol.ppr_obj,
-                               (pl[p].k / pol.ppr_n) % px_map_nobjs(n->topo, pol.ppr_obj));
+                pl[p].target = px_map_nth(n, pol.ppr_obj, pl[p].k / pol.ppr_n);
             break;
         default:
             pl[p].target = NULL;
@@ -450,7 +539,7 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
         pr->local_rank = pr->node_rank = (uint16_t)ns[pr->node].placed++;
     }
     for (size_t i = 0; i < nnodes; i++)
-        map->oversubscribed |= ns[i].placed > ns[i].slots;
+        map->oversubscribed |= ns[i].placed + ns[i].inuse > ns[i].slots;
 
     /* the policies as applied */
     if (pol.by == PX_MAP_OBJ_PPR)
@@ -487,12 +576,15 @@ out:
     for (size_t i = 0; ns != NULL && i < nnodes; i++) {
         free(ns[i].core_used);
         free(ns[i].pu_used);
+        free(ns[i].core_order);
+        free(ns[i].pu_order);
     }
     free(ns);
     free(pl);
     free(order);
     free(counts);
     free(where);
+    free(holders);
     return st;
 }
 

@@ -7,6 +7,12 @@
  * more processes than slots without :OVERSUBSCRIBE is an error naming both numbers;
  * when nobody gave slots, oversubscription is allowed and the processes beyond the
  * cores are not bound (map->oversubscribed tells).
+ *
+ * One pool: the caller says what the DVM's running jobs hold on each node (slots_inuse,
+ * inuse_cpus, holds). A job is mapped onto what is free: given slots minus the held ones
+ * are the limit (the error names the jobs holding the rest), and processes are bound to
+ * cores (PUs for hwthread) that no running process is bound to; those beyond the free
+ * cores are not bound. Without given slots, a job may still oversubscribe.
  */
 #ifndef PX_MAP_H
 #define PX_MAP_H
@@ -18,11 +24,22 @@
 #include <hwloc.h>
 #include <pmix_common.h>
 
+/* A running job's share of a node (for the message when slots run out). */
+typedef struct {
+    const char *job; /* borrowed: its namespace */
+    int slots;       /* its processes on the node */
+} px_map_hold_t;
+
 typedef struct {
     char *name;            /* borrowed: host name */
     int slots;             /* slot count */
     bool slots_given;      /* from --host/--hostfile/RM (else: hwloc's core count) */
     hwloc_topology_t topo; /* borrowed, loaded */
+    /* what the DVM's running jobs hold here; all zero/NULL = nothing */
+    int slots_inuse;                 /* their live processes */
+    hwloc_const_bitmap_t inuse_cpus; /* borrowed: the PUs those are bound to; NULL = none */
+    const px_map_hold_t *holds;      /* borrowed, nholds: which jobs hold the slots */
+    size_t nholds;
 } px_map_node_t;
 
 typedef struct {
@@ -32,7 +49,8 @@ typedef struct {
     uint32_t node;         /* index into the nodes */
     uint16_t local_rank;   /* among the job's processes on its node */
     uint16_t node_rank;    /* among all the job's processes on the node (same here) */
-    hwloc_bitmap_t cpuset; /* owned: where it is bound; NULL = not bound */
+    hwloc_bitmap_t cpuset; /* owned: where it is bound (what it holds in the DVM's pool);
+                              NULL = not bound */
 } px_map_proc_t;
 
 typedef struct {
@@ -49,7 +67,9 @@ typedef struct {
 /* Map a job. Policies come from the job info (PMIX_MAPBY "slot|node|core|package|
  * hwthread|ppr:N:obj" with ":OVERSUBSCRIBE", ":NOOVERSUBSCRIBE", ":PE=n" modifiers;
  * PMIX_RANKBY; PMIX_BINDTO "none|core|package|hwthread"; PMIX_CPUS_PER_PROC); process
- * counts from apps[i].maxprocs (0: as many as the free slots). PMIX_SUCCESS, or an
+ * counts from apps[i].maxprocs (0: as many as the free slots; the node's slots when none
+ * were given: no limit then). Free = not held by the nodes' slots_inuse / inuse_cpus.
+ * PMIX_SUCCESS, or an
  * error status with *msg set to the rendered help text (what, why, how to fix; the
  * caller frees it). */
 pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_app_t *apps,

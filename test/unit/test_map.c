@@ -36,6 +36,7 @@ static px_map_node_t *mknodes(size_t nnodes, const char *synthetic, int slots)
 {
     static px_map_node_t nodes[4];
     for (size_t i = 0; i < nnodes; i++) {
+        memset(&nodes[i], 0, sizeof(nodes[i])); /* nothing held by running jobs */
         nodes[i].name = (char *)names[i];
         nodes[i].topo = topo((int)i, synthetic);
         nodes[i].slots_given = slots > 0;
@@ -461,4 +462,126 @@ Test(map, policy_parsers)
     cr_assert_eq(px_map_parse_bindto("NONE", &o), 0);
     cr_assert_eq(o, PX_MAP_OBJ_NONE);
     cr_assert_eq(px_map_parse_bindto("node", &o), -1);
+}
+
+/* ---- one pool: what the DVM's running jobs hold ---- */
+
+static hwloc_bitmap_t held;
+
+/* The node holds the cores first..last (logical) for running jobs, and slots_inuse. */
+static void hold(px_map_node_t *node, int first, int last, int inuse, const px_map_hold_t *h,
+                 size_t nh)
+{
+    hwloc_bitmap_free(held);
+    held = hwloc_bitmap_alloc();
+    for (int c = first; c <= last; c++)
+        hwloc_bitmap_or(held, held, hwloc_get_obj_by_type(node->topo, HWLOC_OBJ_CORE, c)->cpuset);
+    node->inuse_cpus = held;
+    node->slots_inuse = inuse;
+    node->holds = h;
+    node->nholds = nh;
+}
+
+Test(map, pool_binds_to_cores_no_running_job_holds)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:4 pu:2", -1);
+    px_map_hold_t h[] = {{"dvm@1", 2}};
+    px_map_t map;
+    hold(&nodes[0], 0, 1, 2, h, 1);
+    mkapps(2, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "core", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[0].cpuset, HWLOC_OBJ_CORE, 2));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_CORE, 3));
+    cr_assert(!map.oversubscribed);
+    px_map_free(&map);
+    /* map-by core and hwthread target the free objects too */
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "core", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[0].cpuset, HWLOC_OBJ_CORE, 2));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_CORE, 3));
+    px_map_free(&map);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "hwthread", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[0].cpuset, HWLOC_OBJ_PU, 4));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_PU, 5));
+    px_map_free(&map);
+    /* :PE=2 takes the two free cores */
+    mkapps(1, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, "slot:PE=2", NULL, NULL));
+    cr_assert_eq(first_core(nodes[0].topo, map.procs[0].cpuset), 2);
+    cr_assert_eq(hwloc_bitmap_weight(map.procs[0].cpuset), 4);
+    px_map_free(&map);
+    hwloc_bitmap_free(held);
+    held = NULL;
+}
+
+Test(map, pool_free_cores_first_then_shared_when_no_slots_given)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:2 pu:1", -1);
+    px_map_hold_t h[] = {{"dvm@1", 1}};
+    px_map_t map;
+    hold(&nodes[0], 1, 1, 1, h, 1);
+    mkapps(2, 0); /* one free core: rank 0 gets it, rank 1 shares core 1 */
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "core", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[0].cpuset, HWLOC_OBJ_CORE, 0));
+    cr_assert(is_obj(nodes[0].topo, map.procs[1].cpuset, HWLOC_OBJ_CORE, 1));
+    cr_assert(map.oversubscribed); /* 3 processes on 2 slots, allowed: nobody gave slots */
+    px_map_free(&map);
+    hold(&nodes[0], 0, 1, 2, h, 1); /* everything held: still runs, as before the pool */
+    mkapps(3, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_BINDTO, "core", NULL, NULL));
+    cr_assert(is_obj(nodes[0].topo, map.procs[0].cpuset, HWLOC_OBJ_CORE, 0));
+    cr_assert_null(map.procs[2].cpuset);
+    px_map_free(&map);
+    mkapps(0, 0); /* no -n: the node's slots, nobody gave a limit */
+    MAP_OK(nodes, 1, 1, 0);
+    cr_assert_eq(map.nprocs, 2);
+    px_map_free(&map);
+    hwloc_bitmap_free(held);
+    held = NULL;
+}
+
+Test(map, pool_given_slots_are_a_dvm_wide_limit)
+{
+    px_map_node_t *nodes = mknodes(1, "package:1 core:8 pu:1", 4);
+    px_map_hold_t h[] = {{"dvm@1", 1}, {"dvm@3", 2}};
+    px_map_t map;
+    char *msg = NULL;
+    hold(&nodes[0], 0, 2, 3, h, 2);
+    mkapps(2, 0);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert_not_null(msg);
+    cr_assert(strstr(msg, "it needs 2, but only 1 of the 4") != NULL, "%s", msg);
+    cr_assert(strstr(msg, "slots on node n0 are free") != NULL, "%s", msg);
+    cr_assert(strstr(msg, "dvm@1 (1 on n0), dvm@3 (2 on n0)") != NULL, "%s", msg);
+    cr_assert(strstr(msg, ":OVERSUBSCRIBE") != NULL, "%s", msg);
+    free(msg);
+    msg = NULL;
+    mkapps(2, 0); /* :PE counts slots the same way */
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, infos, mkinfo(PMIX_MAPBY, "slot:PE=1", NULL, NULL),
+                            &map, &msg),
+                 PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "only 1 of the 4") != NULL, "%s", msg);
+    free(msg);
+    msg = NULL;
+    mkapps(1, 0);
+    MAP_OK(nodes, 1, 1, 0);
+    cr_assert(!map.oversubscribed);
+    cr_assert_eq(first_core(nodes[0].topo, map.procs[0].cpuset), 3);
+    px_map_free(&map);
+    mkapps(0, 0); /* no -n: the one free slot */
+    MAP_OK(nodes, 1, 1, 0);
+    cr_assert_eq(map.nprocs, 1);
+    px_map_free(&map);
+    mkapps(2, 0);
+    MAP_OK(nodes, 1, 1, mkinfo(PMIX_MAPBY, ":OVERSUBSCRIBE", NULL, NULL));
+    cr_assert_eq(map.nprocs, 2);
+    cr_assert(map.oversubscribed);
+    px_map_free(&map);
+    hold(&nodes[0], 0, 3, 4, h, 2); /* all held: no -n has nothing to fill */
+    mkapps(0, 0);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "App 1 of the job gives no process count") != NULL, "%s", msg);
+    cr_assert(strstr(msg, "dvm@1 (1 on n0), dvm@3 (2 on n0)") != NULL, "%s", msg);
+    free(msg);
+    hwloc_bitmap_free(held);
+    held = NULL;
 }
