@@ -243,7 +243,9 @@ static void tool_on_loop(void *arg)
         free(t);
         return;
     }
-    if (!t->have_id) {
+    if (!t->have_id || foreign) {
+        /* another user's tool always gets a fresh id of ours: one it chose could be one
+         * the library then refuses as taken, and we would remember it wrongly */
         char ns[PMIX_MAX_NSLEN + 32];
         snprintf(ns, sizeof(ns), "%s.tool%u", px_dvm.nspace, ++px_dvm.next_tool);
         PMIx_Load_procid(&t->proc, ns, 0);

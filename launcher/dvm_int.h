@@ -140,7 +140,8 @@ void px_dvm_auth_fini(void);
  * PMIX_ERR_NO_PERMISSIONS. */
 pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *foreign);
 /* Remember an approved tool of another user until px_dvm_auth_forget (its connection
- * went). 0 / -1 (out of memory). */
+ * went). 0 / -1 (out of memory). A tool that left before the library took the approval
+ * raises no lost-connection event: its entry stays until fini (its id is never reused). */
 int px_dvm_auth_add_foreign(const pmix_proc_t *proc, uid_t uid);
 void px_dvm_auth_forget(const pmix_proc_t *proc);
 /* May requester (NULL: this process) start, signal or feed jobs? false (logged, what

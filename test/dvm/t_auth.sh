@@ -70,6 +70,19 @@ print(struct.unpack("!B3xi", ans)[1] if len(ans) == 8 else "closed")
 EOF
 }
 
+# find_rank PATTERN : RANK = the pid of the job process whose command line starts with
+# PATTERN, once it has its PMIx environment (bounded wait)
+find_rank() {
+    RANK=""
+    for _ in $(seq 200); do
+        RANK=$(pgrep -f "^$1" | head -1)
+        [ -n "$RANK" ] && grep -qz '^PMIX_NAMESPACE=' "/proc/$RANK/environ" 2>/dev/null && return 0
+        RANK=""
+        sleep 0.05
+    done
+    fail "the job's rank ($1) did not start"
+}
+
 # ---- 1. a DVM run as root ----
 start_dvm
 URI=$(cat "$T/uri")
@@ -79,7 +92,8 @@ for f in "$TMPDIR"/pmix.*tool*; do
 done
 MARK="$T/ran"
 refused user 1 "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.1"
-expect_in "$T/err" "refused"
+expect_in "$T/err" "the DVM refused this command, run by uid $(id -u "$U")"
+expect_in "$T/err" "serves only the user who started it"
 refused user 2 "$PPS" --dvm-uri "$URI"
 refused user 3 "$PTERM" --dvm-uri "$URI"
 kill -0 "$DVM_PID" 2>/dev/null || fail "the DVM is gone after another user's pterm"
@@ -104,14 +118,7 @@ expect_in "$T/out" "hello rank 0 of 1"
 # a client of the wrong user: the identity of a running rank, presented by user U
 run_to 60 "$PRUN" $RR --dvm-uri "$URI" -n 1 "$APP" sleep 60 >"$T/job.out" 2>&1 &
 JOB=$!
-RANK=""
-for _ in $(seq 200); do
-    RANK=$(pgrep -f "^$APP sleep 60" | head -1)
-    [ -n "$RANK" ] && grep -qz '^PMIX_NAMESPACE=' "/proc/$RANK/environ" 2>/dev/null && break
-    RANK=""
-    sleep 0.05
-done
-[ -n "$RANK" ] || fail "the job's rank did not start"
+find_rank "$APP sleep 60"
 ENVS=()
 while IFS= read -r -d '' kv; do ENVS+=("$kv"); done <"/proc/$RANK/environ"
 refused user 7 env -i "${ENVS[@]}" "$APP" hello
@@ -127,8 +134,31 @@ for opt in "--allow-users $U" "--allow-groups $U" "--allow-users $(id -u "$U")";
     run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$PPS" --dvm-uri "$URI" \
         >"$T/out" 2>"$T/err" || fail "$opt: user $U's pps refused: $(cat "$T/err")"
     refused user 8 "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.8"
+    expect_in "$T/err" "for queries only"
     refused user 9 "$PTERM" --dvm-uri "$URI"
+    expect_in "$T/err" "Only the user who started the DVM may stop it"
     kill -0 "$DVM_PID" 2>/dev/null || fail "$opt: the DVM is gone after user $U's pterm"
+    # nor may it feed or signal the owner's job
+    run_to 60 "$PRUN" $RR --dvm-uri "$URI" -n 1 "$APP" trap </dev/null >"$T/job.out" 2>&1 &
+    JOB=$!
+    find_rank "$APP trap"
+    NS=$(tr '\0' '\n' <"/proc/$RANK/environ" | sed -n 's/^PMIX_NAMESPACE=//p')
+    run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$APP" toolact "$URI" "$NS" \
+        >"$T/out" 2>"$T/err" || fail "$opt: toolact failed: $(cat "$T/err")"
+    expect_in "$T/out" "push $NOPERM"
+    expect_in "$T/out" "signal $NOPERM"
+    # the owner may: its SIGHUP is the only one the job reports
+    run_to 30 "$APP" toolact "$URI" "$NS" >"$T/out" 2>"$T/err" ||
+        fail "$opt: the owner's toolact failed: $(cat "$T/err")"
+    expect_in "$T/out" "signal PMIX_SUCCESS"
+    for _ in $(seq 200); do
+        grep -q "got signal 1$" "$T/job.out" && break
+        sleep 0.05
+    done
+    [ "$(grep -c "got signal 1$" "$T/job.out")" = 1 ] ||
+        fail "$opt: the job did not get exactly the owner's SIGHUP: $(cat "$T/job.out")"
+    kill -TERM "$JOB"
+    wait "$JOB"
     stop_dvm
 done
 for bad in "--allow-users no-such-user-$$" "--allow-groups no-such-group-$$" "--allow-users ,"; do
