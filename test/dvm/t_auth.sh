@@ -31,8 +31,8 @@ chmod 1777 "$TMPDIR"
 HOST=$(hostname)
 NOPERM="PMIX_ERR_NO_PERMISSIONS"
 
-# refused WHO MARK CMD... : CMD (run by WHO: "user" or "root") fails with a
-# no-permission message and the marker MARK was not created by any job.
+# refused WHO MARKFILE CMD... : CMD (run by WHO: "user" or "root") fails with a
+# no-permission message and no job created MARKFILE.
 refused() {
     local who=$1 mark=$2
     shift 2
@@ -45,7 +45,7 @@ refused() {
     [ $rc != 0 ] || fail "$who: $* was accepted: $(cat "$T/out" "$T/err")"
     [ $rc != 124 ] || fail "$who: $* timed out"
     expect_in "$T/err" "$NOPERM"
-    [ ! -e "$T/ran.$mark" ] || fail "$who: $* started a process ($(cat "$T/ran.$mark"))"
+    [ ! -e "$mark" ] || fail "$who: $* started a process ($(cat "$mark"))"
 }
 
 # The DVM's TCP URI: the fourth line of its rendezvous file.
@@ -90,12 +90,12 @@ for f in "$TMPDIR"/pmix.*tool*; do
     [ "$(stat -c %a "$f")" = 600 ] || fail "rendezvous file $f has mode $(stat -c %a "$f")"
     as_user test -r "$f" && fail "user $U can read $f"
 done
-MARK="$T/ran"
-refused user 1 "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.1"
+MARK="$T/ran" # a job run as root can write there
+refused user "$MARK.1" "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.1"
 expect_in "$T/err" "the DVM refused this command, run by uid $(id -u "$U")"
 expect_in "$T/err" "serves only the user who started it"
-refused user 2 "$PPS" --dvm-uri "$URI"
-refused user 3 "$PTERM" --dvm-uri "$URI"
+refused user "$MARK.2" "$PPS" --dvm-uri "$URI"
+refused user "$MARK.3" "$PTERM" --dvm-uri "$URI"
 kill -0 "$DVM_PID" 2>/dev/null || fail "the DVM is gone after another user's pterm"
 # the default search: the rendezvous files are not readable, so no DVM is found
 run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$PRUN" -n 1 /bin/sh -c "id > $MARK.4" \
@@ -106,8 +106,8 @@ run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$PRUN" -n 1 /bin/sh -
 TCP=$(tcp_uri "$DVM_PID")
 case "$TCP" in *secret=*) ;; *) fail "no TCP URI in the rendezvous file" ;; esac
 BAD=$(printf '%s' "$TCP" | sed 's/secret=.*/secret=00000000000000000000000000000000/')
-refused root 5 "$PRUN" $RR --dvm-uri "$BAD" -n 1 /bin/sh -c "id > $MARK.5"
-refused user 6 "$PRUN" --dvm-uri "$BAD" -n 1 /bin/sh -c "id > $MARK.6"
+refused root "$MARK.5" "$PRUN" $RR --dvm-uri "$BAD" -n 1 /bin/sh -c "id > $MARK.5"
+refused user "$MARK.6" "$PRUN" --dvm-uri "$BAD" -n 1 /bin/sh -c "id > $MARK.6"
 [ "$(raw_tcp "$TCP" "")" = -23 ] || fail "a handshake without a secret was not refused"
 [ "$(raw_tcp "$TCP" "$(printf '%064x' 0)")" = -23 ] || fail "a wrong secret was not refused"
 # the right secret: accepted (a TCP tool has no peer credentials; the secret is its proof)
@@ -121,8 +121,12 @@ JOB=$!
 find_rank "$APP sleep 60"
 ENVS=()
 while IFS= read -r -d '' kv; do ENVS+=("$kv"); done <"/proc/$RANK/environ"
-refused user 7 env -i "${ENVS[@]}" "$APP" hello
+refused user "$MARK.7" env -i "${ENVS[@]}" "$APP" hello
 expect_in "$T/err" "refused this process"
+# the right uid (root) with a wrong gid is refused too
+run_to 30 setpriv --regid="$U" --clear-groups env -i "${ENVS[@]}" "$APP" hello >"$T/out" 2>"$T/err" &&
+    fail "a client with the registered uid but another gid was accepted"
+expect_in "$T/err" "$NOPERM"
 kill -TERM "$JOB"
 wait "$JOB"
 stop_dvm
@@ -133,9 +137,9 @@ for opt in "--allow-users $U" "--allow-groups $U" "--allow-users $(id -u "$U")";
     URI=$(cat "$T/uri")
     run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$PPS" --dvm-uri "$URI" \
         >"$T/out" 2>"$T/err" || fail "$opt: user $U's pps refused: $(cat "$T/err")"
-    refused user 8 "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.8"
+    refused user "$MARK.8" "$PRUN" --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.8"
     expect_in "$T/err" "for queries only"
-    refused user 9 "$PTERM" --dvm-uri "$URI"
+    refused user "$MARK.9" "$PTERM" --dvm-uri "$URI"
     expect_in "$T/err" "Only the user who started the DVM may stop it"
     kill -0 "$DVM_PID" 2>/dev/null || fail "$opt: the DVM is gone after user $U's pterm"
     # nor may it feed or signal the owner's job
@@ -173,8 +177,9 @@ run_to 20 setpriv --reuid="$U" --regid="$U" --init-groups "$PRTE" --daemonize \
     fail "prte as $U failed: $(cat "$T/prte.out")"
 DVM_PID=$(cat "$T/u/pid")
 URI=$(cat "$T/u/uri")
-refused root 10 "$PRUN" $RR --dvm-uri "$URI" -n 1 /bin/sh -c "id > $MARK.10"
-refused root 11 "$PTERM" $RR --dvm-uri "$URI"
+# a job of this DVM runs as $U: its marker goes where $U can write
+refused root "$T/u/ran.10" "$PRUN" $RR --dvm-uri "$URI" -n 1 /bin/sh -c "id > $T/u/ran.10"
+refused root "$MARK.11" "$PTERM" $RR --dvm-uri "$URI"
 kill -0 "$DVM_PID" 2>/dev/null || fail "the DVM of $U is gone after root's pterm"
 # its own user is served, and its clients (registered under its uid) are accepted
 run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$PRUN" --dvm-uri "$URI" -n 1 \
