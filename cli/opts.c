@@ -55,6 +55,8 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_REPORT_PID, "report-pid", 0, NULL, PX_ARG_OPT, PRTE, "opt-report-pid"},
     {PX_O_SYSTEM_SERVER, "system-server", 0, NULL, PX_ARG_NONE, PRTE, "opt-system-server"},
     {PX_O_NO_READY_MSG, "no-ready-msg", 0, NULL, PX_ARG_NONE, PRTE, "opt-no-ready-msg"},
+    {PX_O_ALLOW_USERS, "allow-users", 0, NULL, PX_ARG_REQ, DVM, "opt-allow-users"},
+    {PX_O_ALLOW_GROUPS, "allow-groups", 0, NULL, PX_ARG_REQ, DVM, "opt-allow-groups"},
     {PX_O_DVM_URI, "dvm-uri", 0, NULL, PX_ARG_REQ, CONN, "opt-dvm-uri"},
     {PX_O_PID, "pid", 0, NULL, PX_ARG_REQ, CONN, "opt-pid"},
     {PX_O_NAMESPACE, "namespace", 0, NULL, PX_ARG_REQ, CONN, "opt-namespace"},
@@ -294,6 +296,10 @@ static int px_opts_apply(px_cmd_t *cmd, const px_opt_def_t *d, const char *opt, 
     case PX_O_NO_READY_MSG:
         cmd->no_ready_msg = true;
         return 0;
+    case PX_O_ALLOW_USERS:
+        return px_opts_add_allowed(cmd, val, false);
+    case PX_O_ALLOW_GROUPS:
+        return px_opts_add_allowed(cmd, val, true);
     case PX_O_DVM_URI:
         free(cmd->dvm_uri);
         cmd->dvm_uri = strdup(val);
@@ -509,6 +515,11 @@ void px_opts_fini(px_cmd_t *cmd)
     for (size_t i = 0; i < cmd->nhosts; i++)
         free(cmd->hosts[i].name);
     free(cmd->hosts);
+    free(cmd->allow_uids);
+    free(cmd->allow_gids);
+    cmd->allow_uids = NULL;
+    cmd->allow_gids = NULL;
+    cmd->nallow_uids = cmd->nallow_gids = 0;
     cmd->apps = NULL;
     cmd->napps = 0;
     cmd->jinfo = NULL;

@@ -47,6 +47,8 @@ typedef enum {
     PX_O_REPORT_PID,
     PX_O_SYSTEM_SERVER,
     PX_O_NO_READY_MSG,
+    PX_O_ALLOW_USERS,
+    PX_O_ALLOW_GROUPS,
     /* connection (prun, pterm, pps) */
     PX_O_DVM_URI,
     PX_O_PID,
@@ -114,6 +116,9 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
 
 /* opts_hosts.c */
 int px_opts_add_hosts(px_cmd_t *cmd, const char *spec);
+/* opts_users.c: --allow-users (group false) / --allow-groups (group true): a comma list
+ * of names or numeric ids appended to cmd. 0, or -1 after a clear message. */
+int px_opts_add_allowed(px_cmd_t *cmd, const char *list, bool group);
 int px_opts_add_hostfile(px_cmd_t *cmd, const char *path);
 
 #endif /* PX_OPTS_INT_H */

@@ -135,6 +135,10 @@ int main(int argc, char **argv)
     px_dvm_opts_t o = {
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
+        .allow_uids = cmd.allow_uids,
+        .nallow_uids = cmd.nallow_uids,
+        .allow_gids = cmd.allow_gids,
+        .nallow_gids = cmd.nallow_gids,
         .verbose = cmd.verbose,
         .prog = cmd.prog,
         .terminate = terminate,

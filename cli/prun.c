@@ -226,7 +226,9 @@ int main(int argc, char **argv)
         if (have && end_message != NULL) {
             print_message(end_message);
         } else {
-            px_show_help("help-prte.txt", "spawn-failed", cmd.prog, PMIx_Error_string(rc));
+            px_show_help("help-prte.txt",
+                         rc == PMIX_ERR_NO_PERMISSIONS ? "spawn-not-allowed" : "spawn-failed",
+                         cmd.prog, PMIx_Error_string(rc));
         }
         status = have && exit_code != 0 ? exit_code : 1;
         goto out;

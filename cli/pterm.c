@@ -42,7 +42,9 @@ int main(int argc, char **argv)
     }
     int status = 0;
     if (rc != PMIX_SUCCESS || pid <= 0) {
-        px_show_help("help-prte.txt", "pterm-refused", cmd.prog, PMIx_Error_string(rc));
+        px_show_help("help-prte.txt",
+                     rc == PMIX_ERR_NO_PERMISSIONS ? "pterm-not-allowed" : "pterm-refused",
+                     cmd.prog, PMIx_Error_string(rc));
         status = 1;
     } else if (!px_cli_wait_gone(pid, 30000)) {
         px_show_help("help-prte.txt", "pterm-timeout", cmd.prog, (int)pid);

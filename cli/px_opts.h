@@ -66,6 +66,10 @@ typedef struct {
     size_t nhosts;
     bool debug_daemons; /* --debug-daemons */
     bool no_ready_msg;  /* --no-ready-msg */
+    uid_t *allow_uids;  /* owned: --allow-users, resolved */
+    size_t nallow_uids;
+    gid_t *allow_gids; /* owned: --allow-groups, resolved */
+    size_t nallow_gids;
 
     /* --- every command --- */
     int verbose; /* -v, repeatable */

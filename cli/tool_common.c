@@ -48,6 +48,11 @@ int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me)
     for (size_t i = 0; i < n; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
     }
+    if (rc == PMIX_ERR_NO_PERMISSIONS) {
+        /* found, but it does not serve us: not the same advice as finding none */
+        px_show_help("help-prte.txt", "dvm-refused", cmd->prog, (unsigned)getuid());
+        return -1;
+    }
     if (rc != PMIX_SUCCESS) {
         px_show_help("help-prte.txt", "no-dvm", cmd->prog);
         return -1;

@@ -82,8 +82,11 @@ typedef struct {
 static void spawn_on_loop(void *arg)
 {
     spawn_req_t *s = arg;
-    pmix_status_t rc = px_job_spawn(&s->requester, NULL, s->info, s->ninfo, s->apps, s->napps,
-                                    s->cbfunc, s->cbdata);
+    pmix_status_t rc = PMIX_ERR_NO_PERMISSIONS;
+    if (px_dvm_auth_may_act(&s->requester, "spawn")) {
+        rc = px_job_spawn(&s->requester, NULL, s->info, s->ninfo, s->apps, s->napps, s->cbfunc,
+                          s->cbdata);
+    }
     if (rc != PMIX_SUCCESS) {
         s->cbfunc(rc, NULL, s->cbdata);
     }
@@ -220,6 +223,9 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *obj, int status, co
 typedef struct {
     pmix_proc_t proc;
     bool have_id;
+    bool have_uid, have_gid; /* PMIX_USERID / PMIX_GRPID: a Unix-socket peer */
+    uid_t uid;
+    gid_t gid;
     pmix_tool_connection_cbfunc_t cbfunc;
     void *cbdata;
 } tool_req_t;
@@ -227,13 +233,30 @@ typedef struct {
 static void tool_on_loop(void *arg)
 {
     tool_req_t *t = arg;
-    if (!t->have_id) {
+    bool foreign = false;
+    pmix_status_t rc =
+        px_dvm_auth_tool(t->have_uid, t->uid, t->have_gid ? t->gid : (gid_t)-1, &foreign);
+    if (rc != PMIX_SUCCESS) {
+        px_dvm_log(1, "tool of uid %u gid %u refused: this DVM (uid %u) does not serve that user",
+                   (unsigned)t->uid, (unsigned)t->gid, (unsigned)geteuid());
+        t->cbfunc(rc, NULL, t->cbdata);
+        free(t);
+        return;
+    }
+    if (!t->have_id || foreign) {
+        /* another user's tool always gets a fresh id of ours: one it chose could be one
+         * the library then refuses as taken, and we would remember it wrongly */
         char ns[PMIX_MAX_NSLEN + 32];
         snprintf(ns, sizeof(ns), "%s.tool%u", px_dvm.nspace, ++px_dvm.next_tool);
         PMIx_Load_procid(&t->proc, ns, 0);
     }
-    px_dvm_log(1, "tool %s:%u connected", t->proc.nspace, t->proc.rank);
-    t->cbfunc(px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS, &t->proc, t->cbdata);
+    rc = px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    if (rc == PMIX_SUCCESS && foreign && px_dvm_auth_add_foreign(&t->proc, t->uid) != 0) {
+        rc = PMIX_ERR_NOMEM;
+    }
+    px_dvm_log(1, "tool %s:%u%s connected", t->proc.nspace, t->proc.rank,
+               foreign ? " (another user's, queries only)" : "");
+    t->cbfunc(rc, &t->proc, t->cbdata);
     free(t);
 }
 
@@ -255,6 +278,14 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_RANK)) {
             have_rank = PMIx_Value_get_number(&info[i].value, &t->proc.rank, PMIX_PROC_RANK) ==
                         PMIX_SUCCESS;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_USERID)) {
+            uint32_t v = 0;
+            t->have_uid = PMIx_Value_get_number(&info[i].value, &v, PMIX_UINT32) == PMIX_SUCCESS;
+            t->uid = (uid_t)v;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_GRPID)) {
+            uint32_t v = 0;
+            t->have_gid = PMIx_Value_get_number(&info[i].value, &v, PMIX_UINT32) == PMIX_SUCCESS;
+            t->gid = (gid_t)v;
         }
     }
     t->have_id = have_ns;
@@ -284,6 +315,7 @@ static void lost_on_loop(void *arg)
         }
     }
     px_job_stdin_forget(&l->gone); /* its pushes still held: nobody waits for them */
+    px_dvm_auth_forget(&l->gone);
     free(l);
 }
 
@@ -329,6 +361,12 @@ typedef struct {
 static void stdin_on_loop(void *arg)
 {
     stdin_req_t *s = arg;
+    if (!px_dvm_auth_may_act(s->has_source ? &s->source : NULL, "stdin")) {
+        s->cbfunc(PMIX_ERR_NO_PERMISSIONS, s->cbdata);
+        free(s->targets);
+        free(s);
+        return;
+    }
     if (s->local) {
         size_t n = 0;
         for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
@@ -423,6 +461,10 @@ static void jctl_on_loop(void *arg)
     jctl_req_t *c = arg;
     bool whole_dvm = c->ntargets == 0;
     uint32_t njobs = 0;
+    if (!px_dvm_auth_may_act(&c->requester, "job control")) {
+        c->cbfunc(PMIX_ERR_NO_PERMISSIONS, NULL, 0, c->cbdata, jctl_release, c);
+        return;
+    }
     for (size_t i = 0; i < c->ntargets; i++) {
         whole_dvm |= PMIx_Check_nspace(c->targets[i].nspace, px_dvm.nspace);
     }
@@ -601,6 +643,10 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     px_dvm.node.slots_given = o->nhosts > 0;
     px_dvm.node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
 
+    if (px_dvm_auth_init(o) != 0) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        return -1;
+    }
     snprintf(px_dvm.nspace, sizeof(px_dvm.nspace), "prte-%s-%d", px_dvm.hostname, (int)getpid());
     pmix_rank_t zero = 0;
     bool yes = true;
@@ -617,6 +663,7 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
         PMIX_INFO_DESTRUCT(&info[i]);
     }
     if (rc != PMIX_SUCCESS) {
+        px_dvm_auth_fini();
         px_show_help("help-prte.txt", "server-init", o->prog, PMIx_Error_string(rc));
         return -1;
     }
@@ -629,6 +676,7 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
         px_dvm.odls = NULL;
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         PMIx_server_finalize();
+        px_dvm_auth_fini();
         return -1;
     }
     pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
@@ -696,6 +744,7 @@ void px_dvm_fini(void)
     px_odls_destroy(px_dvm.odls);
     px_dvm.odls = NULL;
     PMIx_server_finalize();
+    px_dvm_auth_fini();
     px_out_fini();
     hwloc_topology_destroy(px_dvm.topo);
     free(px_dvm.uri);

@@ -132,6 +132,22 @@ void px_dvm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2
 int px_dvm_shift(void (*fn)(void *), void *arg);
 void px_dvm_maybe_shutdown_done(void);
 
+/* dvm_auth.c: who may use the DVM (on the loop) */
+int px_dvm_auth_init(const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
+void px_dvm_auth_fini(void);
+/* A tool's credentials (have_cred false: a TCP tool, which presented the secret) ->
+ * PMIX_SUCCESS (*foreign: another user, served by --allow-users/--allow-groups) or
+ * PMIX_ERR_NO_PERMISSIONS. */
+pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *foreign);
+/* Remember an approved tool of another user until px_dvm_auth_forget (its connection
+ * went). 0 / -1 (out of memory). A tool that left before the library took the approval
+ * raises no lost-connection event: its entry stays until fini (its id is never reused). */
+int px_dvm_auth_add_foreign(const pmix_proc_t *proc, uid_t uid);
+void px_dvm_auth_forget(const pmix_proc_t *proc);
+/* May requester (NULL: this process) start, signal or feed jobs? false (logged, what
+ * names the request) for a tool of another user. */
+bool px_dvm_auth_may_act(const pmix_proc_t *requester, const char *what);
+
 /* job.c */
 px_job_t *px_job_find(const char *nspace);
 pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,

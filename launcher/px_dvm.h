@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <event2/event.h>
 #include <pmix_common.h>
@@ -19,6 +20,12 @@ typedef struct {
     bool system_server;     /* PMIX_SERVER_SYSTEM_SUPPORT */
     const px_host_t *hosts; /* borrowed: --host/--hostfile (this node only for now) */
     size_t nhosts;
+    /* Other users and groups whose tools are served (--allow-users, --allow-groups):
+     * borrowed. Everyone else but the DVM's own user is refused. */
+    const uid_t *allow_uids;
+    size_t nallow_uids;
+    const gid_t *allow_gids;
+    size_t nallow_gids;
     int verbose;
     const char *prog; /* for messages */
     /* Called on the loop when a tool (pterm) asks the DVM to terminate; the command then

@@ -282,7 +282,7 @@ static const char *refusal_reason(pmix_status_t st)
                "provides no tool_connected hook)";
     case PMIX_ERR_NO_PERMISSIONS:
         return "permission denied (a wrong or missing secret for its TCP listener, or the "
-               "host does not allow this user)";
+               "server serves only its own user and this tool runs as another one)";
     case PMIX_EXISTS:
         return "a process with this tool's identity is connected already";
     default:

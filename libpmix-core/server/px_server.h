@@ -46,6 +46,7 @@ typedef struct px_srv_client {
     size_t nev_sent, cap_ev_sent;
 
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
+    bool tool_cred;      /* tools: uid/gid/pid are SO_PEERCRED's (Unix socket; not TCP) */
     uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
     struct px_srv_client *next;
 } px_srv_client_t;

@@ -239,7 +239,7 @@ static void tool_attach(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pa
         r->seq = seq;
         rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
     }
-    if (rc == PMIX_SUCCESS && c->pid > 0) { /* credentials of a Unix-socket peer */
+    if (rc == PMIX_SUCCESS && c->tool_cred) { /* credentials of a Unix-socket peer */
         uint32_t uid = c->uid, gid = c->gid;
         pid_t pid = c->pid;
         rc = info_add(&r->info, &r->ninfo, PMIX_USERID, &uid, PMIX_UINT32);
@@ -312,6 +312,7 @@ pmix_status_t px_srv_tool_hello(int fd, const px_usock_cred_t *cred, const char 
     c->connected_once = true;
     PMIx_Load_procid(&c->proc, nspace != NULL ? nspace : "", rank);
     if (cred != NULL) {
+        c->tool_cred = true;
         c->uid = cred->uid;
         c->gid = cred->gid;
         c->pid = cred->pid;

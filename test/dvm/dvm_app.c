@@ -28,6 +28,9 @@
  *   toolbad           as a PMIx tool: spawn requests the DVM must refuse (a bogus
  *                     --map-by, a missing executable, zero processes on no slots) and
  *                     print each status
+ *   toolact URI NS    as a PMIx tool of the server at URI: push a line to the stdin of
+ *                     NS (rank 0), then send it SIGHUP through PMIx_Job_control; print
+ *                     "push STATUS" and "signal STATUS"
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
@@ -339,6 +342,36 @@ static int debugq(void)
     return code;
 }
 
+static void toolact(const char *uri, const char *nspace)
+{
+    pmix_info_t where;
+    PMIX_INFO_LOAD(&where, PMIX_SERVER_URI, uri, PMIX_STRING);
+    pmix_status_t rc = PMIx_tool_init(&me, &where, 1);
+    PMIX_INFO_DESTRUCT(&where);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, nspace, 0);
+    char line[] = "pushed by another user\n";
+    pmix_byte_object_t bo = {.bytes = line, .size = sizeof(line) - 1};
+    rc = PMIx_IOF_push(&target, 1, &bo, NULL, 0, NULL, NULL);
+    printf("push %s\n", PMIx_Error_string(rc));
+    pmix_info_t sig;
+    int signo = SIGHUP;
+    PMIX_INFO_LOAD(&sig, PMIX_JOB_CTRL_SIGNAL, &signo, PMIX_INT);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Job_control(&target, 1, &sig, 1, &res, &nres);
+    printf("signal %s\n", PMIx_Error_string(rc));
+    if (res != NULL) {
+        PMIx_Info_free(res, nres);
+    }
+    PMIX_INFO_DESTRUCT(&sig);
+    fflush(stdout);
+    PMIx_tool_finalize();
+}
+
 static void toolbad(void)
 {
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
@@ -508,6 +541,8 @@ int main(int argc, char **argv)
         return debugq();
     } else if (strcmp(what, "toolbad") == 0) {
         toolbad();
+    } else if (strcmp(what, "toolact") == 0 && argc > 3) {
+        toolact(argv[2], argv[3]);
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {

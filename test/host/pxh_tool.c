@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pxh_node.h"
 
@@ -18,7 +19,7 @@ void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cb
     pmix_proc_t proc;
     const char *ns = NULL;
     pmix_rank_t rank = 0;
-    int64_t uid = -1, pid = -1;
+    int64_t uid = -1, gid = -1, pid = -1;
 
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_NSPACE) && info[i].value.type == PMIX_STRING)
@@ -27,6 +28,8 @@ void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cb
             PMIx_Value_get_number(&info[i].value, &rank, PMIX_PROC_RANK);
         else if (PMIX_CHECK_KEY(&info[i], PMIX_USERID))
             PMIx_Value_get_number(&info[i].value, &uid, PMIX_INT64);
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_GRPID))
+            PMIx_Value_get_number(&info[i].value, &gid, PMIX_INT64);
         else if (PMIX_CHECK_KEY(&info[i], PMIX_PROC_PID))
             PMIx_Value_get_number(&info[i].value, &pid, PMIX_INT64);
     }
@@ -43,7 +46,13 @@ void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cb
         snprintf(buf, sizeof(buf), "pxhost-tool.%d.%d", pxh_node.id, atomic_fetch_add(&ntools, 1));
         PMIx_Load_procid(&proc, buf, 0);
     }
-    fprintf(stderr, "pxhost: node %d: tool %s:%u approved (uid %lld, pid %lld)\n", pxh_node.id,
-            proc.nspace, proc.rank, (long long)uid, (long long)pid);
+    /* the credentials the library handed up (SO_PEERCRED; none over TCP), compared
+     * with this host's own user */
+    const char *who = uid < 0 || gid < 0                                 ? "no credentials"
+                      : (uid_t)uid == getuid() && (gid_t)gid == getgid() ? "the host's user"
+                                                                         : "another user";
+    fprintf(stderr, "pxhost: node %d: tool %s:%u approved (uid %lld, gid %lld, pid %lld; %s)\n",
+            pxh_node.id, proc.nspace, proc.rank, (long long)uid, (long long)gid, (long long)pid,
+            who);
     cbfunc(PMIX_SUCCESS, &proc, cbdata);
 }

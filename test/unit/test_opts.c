@@ -641,6 +641,31 @@ Test(opts, prte_options)
     EXPECT_ERR(PX_CMD_PRTE, "\"--report-uri\" needs a value", "--report-uri");
 }
 
+Test(opts, allow_users_and_groups)
+{
+    px_cmd_t c;
+    /* root (uid/gid 0) is in every user and group database; numbers need no entry */
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--allow-users", "root,4242", "--allow-groups=root",
+               "--allow-users", "7");
+    cr_assert_eq(c.nallow_uids, 3);
+    cr_assert_eq(c.allow_uids[0], 0);
+    cr_assert_eq(c.allow_uids[1], 4242);
+    cr_assert_eq(c.allow_uids[2], 7);
+    cr_assert_eq(c.nallow_gids, 1);
+    cr_assert_eq(c.allow_gids[0], 0);
+    px_opts_fini(&c);
+    cr_assert_null(c.allow_uids);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--allow-groups", "0", "-n", "1", "./a");
+    cr_assert_eq(c.nallow_gids, 1);
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRTE, "no such user", "--allow-users", "root,no-such-user-px");
+    EXPECT_ERR(PX_CMD_PRTE, "no such group", "--allow-groups", "no-such-group-px");
+    EXPECT_ERR(PX_CMD_PRTE, "is not valid", "--allow-users", ",");
+    EXPECT_ERR(PX_CMD_PRTE, "is not valid", "--allow-users", "4294967295");
+    EXPECT_ERR(PX_CMD_PRTE, "needs a value", "--allow-users");
+    EXPECT_ERR(PX_CMD_PRUN, "not an option of prun", "--allow-users", "root", "./a");
+}
+
 Test(opts, connection_options)
 {
     px_cmd_t c;
