@@ -17,6 +17,9 @@
  *   pwd               print the working directory
  *   binding           print Cpus_allowed_list of /proc/self/status
  *   psetq             init, query PMIX_QUERY_NUM_PSETS / PSET_NAMES, print, finalize
+ *   realm             init; print "realm rank R" and its application realm read with rank
+ *                     PMIX_RANK_WILDCARD: pset=, members= (ranks), appnum=, size=, ldr=,
+ *                     wdir=, argv=, then app0pset= (PMIX_APP_INFO + PMIX_APPNUM 0); finalize
  *   trap              print "ready", then print each SIGINT/SIGTERM/SIGHUP it gets; exits
  *                     after SIGTERM
  *   toolq NAME        as a PMIx tool (default search): print the DVM's pset count, names
@@ -116,6 +119,70 @@ static void psetq(void)
         }
     }
     PMIx_Info_free(res, nres);
+    fflush(stdout);
+    fini();
+}
+
+/* A wildcard get of key (with the optional app qualifiers) as text; "ERR:<status>". */
+static char *wild_get(const char *key, const pmix_info_t *qual, size_t nqual)
+{
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&wild, key, qual, nqual, &v);
+    char *out = NULL;
+    if (rc != PMIX_SUCCESS) {
+        if (asprintf(&out, "ERR:%s", PMIx_Error_string(rc)) < 0) {
+            out = NULL;
+        }
+    } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+               v->data.darray->type == PMIX_PROC) {
+        /* members: their ranks, after checking they are of our namespace */
+        const pmix_proc_t *p = v->data.darray->array;
+        char buf[1024] = "";
+        for (size_t i = 0; i < v->data.darray->size; i++) {
+            char one[64];
+            snprintf(one, sizeof(one), "%s%u%s", i ? "," : "", p[i].rank,
+                     PMIx_Check_nspace(p[i].nspace, me.nspace) ? "" : "(other nspace)");
+            strncat(buf, one, sizeof(buf) - strlen(buf) - 1);
+        }
+        out = strdup(buf);
+    } else if (v->type == PMIX_STRING) {
+        out = strdup(v->data.string);
+    } else {
+        unsigned long long n = 0;
+        if (PMIx_Value_get_number(v, &n, PMIX_UINT64) != PMIX_SUCCESS ||
+            asprintf(&out, "%llu", n) < 0) {
+            out = PMIx_Value_string(v);
+        }
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    return out;
+}
+
+static void realm(void)
+{
+    init();
+    const char *keys[] = {PMIX_PSET_NAME, PMIX_PSET_MEMBERS, PMIX_APPNUM,  PMIX_APP_SIZE,
+                          PMIX_APPLDR,    PMIX_WDIR,         PMIX_APP_ARGV};
+    const char *labels[] = {"pset", "members", "appnum", "size", "ldr", "wdir", "argv"};
+    printf("realm rank %u", me.rank);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char *s = wild_get(keys[i], NULL, 0);
+        printf(" %s=%s", labels[i], s ? s : "?");
+        free(s);
+    }
+    pmix_info_t q[2];
+    uint32_t zero = 0;
+    PMIX_INFO_LOAD(&q[0], PMIX_APP_INFO, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&q[1], PMIX_APPNUM, &zero, PMIX_UINT32);
+    char *s = wild_get(PMIX_PSET_NAME, q, 2);
+    printf(" app0pset=%s\n", s ? s : "?");
+    free(s);
+    PMIX_INFO_DESTRUCT(&q[0]);
+    PMIX_INFO_DESTRUCT(&q[1]);
     fflush(stdout);
     fini();
 }
@@ -419,6 +486,8 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(what, "psetq") == 0) {
         psetq();
+    } else if (strcmp(what, "realm") == 0) {
+        realm();
     } else if (strcmp(what, "trap") == 0) {
         trap();
     } else if (strcmp(what, "toolq") == 0) {
