@@ -27,6 +27,14 @@
  *   toolbad           as a PMIx tool: spawn requests the DVM must refuse (a bogus
  *                     --map-by, a missing executable, zero processes on no slots) and
  *                     print each status
+ *   hold              init, ignore SIGTERM, print "holding", sleep up to 30 s (the DVM's
+ *                     SIGKILL ends it)
+ *   waitfile P C      init, wait (up to 30 s) until file P exists, finalize, exit C
+ *   toolptab P        as a PMIx tool: poll PMIX_QUERY_PROC_TABLE until 3 processes are
+ *                     connected, print them ("ptab1 ..."), create file P, poll until one
+ *                     has ended and print the table again ("ptab2 ...", then the
+ *                     PMIX_QUERY_LOCAL_PROC_TABLE as "lptab ..."); each row: rank, host,
+ *                     pid, state number and name, exit code, /proc/<pid>/cmdline
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
@@ -256,6 +264,122 @@ static void toolq(const char *name)
     PMIx_Info_free(res, nres);
     PMIX_INFO_DESTRUCT(&qual);
     fflush(stdout);
+    PMIx_tool_finalize();
+}
+
+/* The value of key in a query's answer: flat (key at the top) or wrapped in a
+ * PMIX_QUERY_RESULTS array. Borrowed, or NULL. */
+static const pmix_value_t *query_result(const pmix_info_t *res, size_t nres, const char *key)
+{
+    for (size_t i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i].value;
+        }
+        if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) && res[i].value.type == PMIX_DATA_ARRAY &&
+            res[i].value.data.darray != NULL && res[i].value.data.darray->type == PMIX_INFO) {
+            const pmix_value_t *v =
+                query_result(res[i].value.data.darray->array, res[i].value.data.darray->size, key);
+            if (v != NULL) {
+                return v;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Ask for one proc table; the rows (owned by *res) or NULL. */
+static const pmix_proc_info_t *proc_table(const char *key, pmix_info_t **res, size_t *nres,
+                                          size_t *nrows)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {(char *)key, NULL};
+    q.keys = keys;
+    *res = NULL;
+    *nres = 0;
+    *nrows = 0;
+    if (PMIx_Query_info(&q, 1, res, nres) != PMIX_SUCCESS) {
+        return NULL;
+    }
+    const pmix_value_t *v = query_result(*res, *nres, key);
+    if (v == NULL || v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
+        v->data.darray->type != PMIX_PROC_INFO) {
+        return NULL;
+    }
+    *nrows = v->data.darray->size;
+    return v->data.darray->array;
+}
+
+static void print_rows(const char *label, const pmix_proc_info_t *pi, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char path[64], cmd[512] = "";
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pi[i].pid);
+        FILE *f = fopen(path, "r");
+        size_t len = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+        for (size_t k = 0; k < len; k++) {
+            cmd[k] = cmd[k] ? cmd[k] : ' ';
+        }
+        cmd[len] = '\0';
+        if (f != NULL) {
+            fclose(f);
+        }
+        printf("%s rank %u host %s pid %d state %d %s exit %d cmd %s\n", label, pi[i].proc.rank,
+               pi[i].hostname ? pi[i].hostname : "?", (int)pi[i].pid, (int)pi[i].state,
+               PMIx_Proc_state_string(pi[i].state), pi[i].exit_code, cmd);
+    }
+    fflush(stdout);
+}
+
+static void toolptab(const char *file)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_info_t *res = NULL;
+    size_t nres = 0, n = 0;
+    /* phase 1: all three connected */
+    for (int tries = 0; tries < 3000; tries++) {
+        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
+        size_t up = 0;
+        for (size_t i = 0; pi != NULL && i < n; i++) {
+            up += pi[i].state == PMIX_PROC_STATE_CONNECTED;
+        }
+        if (up == 3) {
+            print_rows("ptab1", pi, n);
+            break;
+        }
+        PMIx_Info_free(res, nres);
+        res = NULL;
+        nres = 0;
+        usleep(10000);
+    }
+    PMIx_Info_free(res, nres);
+    FILE *f = fopen(file, "w");
+    if (f != NULL) {
+        fclose(f);
+    }
+    /* phase 2: one has ended, the others are being terminated (2 s until SIGKILL) */
+    for (int tries = 0; tries < 3000; tries++) {
+        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
+        bool ended = false;
+        for (size_t i = 0; pi != NULL && i < n; i++) {
+            ended = ended || pi[i].state >= PMIX_PROC_STATE_UNTERMINATED;
+        }
+        if (ended) {
+            print_rows("ptab2", pi, n);
+            PMIx_Info_free(res, nres);
+            pi = proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, &res, &nres, &n);
+            print_rows("lptab", pi, pi ? n : 0);
+            break;
+        }
+        PMIx_Info_free(res, nres);
+        res = NULL;
+        nres = 0;
+        usleep(5000);
+    }
+    PMIx_Info_free(res, nres);
     PMIx_tool_finalize();
 }
 
@@ -494,6 +618,22 @@ int main(int argc, char **argv)
         toolq(arg);
     } else if (strcmp(what, "toolbad") == 0) {
         toolbad();
+    } else if (strcmp(what, "hold") == 0) {
+        init();
+        signal(SIGTERM, SIG_IGN);
+        printf("holding\n");
+        fflush(stdout);
+        sleep(30);
+        fini();
+    } else if (strcmp(what, "waitfile") == 0) {
+        init();
+        for (int i = 0; i < 3000 && access(arg, F_OK) != 0; i++) {
+            usleep(10000);
+        }
+        fini();
+        return argc > 3 ? atoi(argv[3]) : 0;
+    } else if (strcmp(what, "toolptab") == 0) {
+        toolptab(arg);
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {
