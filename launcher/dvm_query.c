@@ -192,11 +192,9 @@ static void query_on_loop(void *arg)
             } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
                 rc = namespace_info(list);
             } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
-                const char *attrs = PMIX_MAPBY
-                    "," PMIX_RANKBY "," PMIX_BINDTO "," PMIX_PSET_NAME "," PMIX_FWD_STDOUT
-                    "," PMIX_FWD_STDERR "," PMIX_NOTIFY_COMPLETION "," PMIX_STDIN_TGT
-                    "," PMIX_JOB_TIMEOUT "," PMIX_NOHUP "," PMIX_WDIR "," PMIX_IOF_TAG_OUTPUT;
-                rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+                char *attrs = px_job_spawn_support(); /* the job-info reader's table */
+                rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
+                free(attrs);
             } else if (strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
                 /* what this DVM does for debuggers today: proc tables and job events */
                 const char *attrs = PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE

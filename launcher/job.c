@@ -13,6 +13,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/px_common.h"
 #include "help/px_help.h"
 #include "launcher/dvm_int.h"
 
@@ -727,6 +728,105 @@ static char **child_env(char **base, const px_proc_t *p)
     return env;
 }
 
+/* The spawn directives this DVM honours, and at which level: the one table the
+ * job-info reader checks requests against (check_directives) and the
+ * PMIX_QUERY_SPAWN_SUPPORT answer lists (px_job_spawn_support). Who reads each:
+ * read_job_info below, px_map_job (mapping, binding), px_iof_opts_from_info (output
+ * formatting and files), the server library (forwarding to the requester), app_pset.
+ * A key added to a reader must be added here, and the other way round. */
+enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
+static const struct {
+    const char *key;
+    unsigned where;
+} spawn_attrs[] = {
+    {PMIX_NOTIFY_COMPLETION, PX_AT_JOB},
+    {PMIX_NOHUP, PX_AT_JOB},
+    {PMIX_STDIN_TGT, PX_AT_JOB},
+    {PMIX_JOB_TIMEOUT, PX_AT_JOB},
+    {PMIX_DISPLAY_MAP, PX_AT_JOB},
+    {PMIX_REPORT_BINDINGS, PX_AT_JOB},
+    {PMIX_MAPBY, PX_AT_JOB},
+    {PMIX_RANKBY, PX_AT_JOB},
+    {PMIX_BINDTO, PX_AT_JOB},
+    {PMIX_CPUS_PER_PROC, PX_AT_JOB},
+    {PMIX_FWD_STDOUT, PX_AT_JOB},
+    {PMIX_FWD_STDERR, PX_AT_JOB},
+    {PMIX_IOF_TAG_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_RANK_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_TIMESTAMP_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_XML_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_MERGE_STDERR_STDOUT, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_RAW, PX_AT_JOB},
+    {PMIX_IOF_FILE_ONLY, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
+    {PMIX_PSET_NAME, PX_AT_APP},
+};
+
+/* Refused whether marked required or not, until the debugger support exists: asking
+ * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
+ * is worse than a refusal. */
+static const char *const debugger_attrs[] = {
+    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP, PMIX_DEBUGGER_DAEMONS,
+    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,        PMIX_SPAWN_TOOL,
+};
+
+char *px_job_spawn_support(void)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (PMIx_Argv_append_nosize(&keys, spawn_attrs[i].key) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    char *s = PMIx_Argv_join(keys, ',');
+    PMIx_Argv_free(keys);
+    return s;
+}
+
+/* The first directive of info[] at level `where` the DVM will not act on: a debugger
+ * attribute (any), or a required one the table does not list. NULL if none. */
+static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned where, bool *debugger)
+{
+    const char *honoured[sizeof(spawn_attrs) / sizeof(spawn_attrs[0]) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (spawn_attrs[i].where & where) {
+            honoured[n++] = spawn_attrs[i].key;
+        }
+    }
+    honoured[n] = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        for (size_t k = 0; k < sizeof(debugger_attrs) / sizeof(debugger_attrs[0]); k++) {
+            if (PMIX_CHECK_KEY(&info[i], debugger_attrs[k])) {
+                *debugger = true;
+                return info[i].key;
+            }
+        }
+    }
+    *debugger = false;
+    return px_info_unhonoured(info, ninfo, honoured);
+}
+
+/* Refuse a request carrying a directive the DVM would not honour (Standard: a
+ * required directive that cannot be honoured fails the call), naming it. */
+static pmix_status_t check_directives(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                      const pmix_app_t *apps, size_t napps, char **msg)
+{
+    bool debugger = false;
+    const char *key = unhonoured(info, ninfo, PX_AT_JOB, &debugger);
+    for (size_t a = 0; key == NULL && a < napps; a++) {
+        key = unhonoured(apps[a].info, apps[a].ninfo, PX_AT_APP, &debugger);
+    }
+    if (key == NULL) {
+        return PMIX_SUCCESS;
+    }
+    *msg = px_help_render("help-prte.txt", debugger ? "spawn-debugger" : "spawn-unsupported",
+                          j->nspace, key);
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
 static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
 {
     j->stdin_rank = PMIX_RANK_INVALID; /* no PMIX_STDIN_TGT: nobody reads our stdin */
@@ -902,6 +1002,9 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;
+    if (rc == PMIX_SUCCESS) {
+        rc = check_directives(j, info, ninfo, apps, napps, &msg);
+    }
     if (rc == PMIX_SUCCESS && px_dvm.shutting_down) {
         rc = PMIX_ERR_JOB_CANCELED;
         msg = px_help_render("help-prte.txt", "dvm-terminating", px_dvm.nspace);

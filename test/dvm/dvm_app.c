@@ -35,6 +35,13 @@
  *                     has ended and print the table again ("ptab2 ...", then the
  *                     PMIX_QUERY_LOCAL_PROC_TABLE as "lptab ..."); each row: rank, host,
  *                     pid, state number and name, exit code, /proc/<pid>/cmdline
+ *   initreqd          PMIx_Init with a required PMIX_PROGRAMMING_MODEL (not acted on):
+ *                     print its status; then a plain init/finalize
+ *   toolreqd          PMIx_tool_init likewise; then as a PMIx tool: print the DVM's
+ *                     PMIX_QUERY_SPAWN_SUPPORT ("support=..."), and the status of spawns
+ *                     of /bin/true carrying: PMIX_MAX_RESTARTS required / optional (job
+ *                     and app level), PMIX_NOTIFY_COMPLETION required, each debugger
+ *                     attribute (not required); each refusal's JOB_END message ("msg: ")
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
@@ -45,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -449,6 +457,143 @@ static void toolspawn(const char *self, int n)
     PMIx_tool_finalize();
 }
 
+static char last_msg[2048];
+static bool have_msg;
+
+static void on_refusal(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TEXT_MESSAGE) &&
+            info[i].value.type == PMIX_STRING) {
+            snprintf(last_msg, sizeof(last_msg), "%s", info[i].value.data.string);
+            for (char *c = last_msg; *c; c++) {
+                *c = *c == '\n' ? ' ' : *c;
+            }
+            have_msg = true;
+            pthread_cond_signal(&ev_cond);
+        }
+    }
+    pthread_mutex_unlock(&ev_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Spawn /bin/true with job info jinfo and app info ainfo; print label, the status and,
+ * for a refusal, the message of its JOB_END (waited for up to 10 s). */
+static void reqd_spawn(const char *label, pmix_info_t *jinfo, size_t nj, pmix_info_t *ainfo,
+                       size_t na)
+{
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("/bin/true");
+    char *argv[] = {"/bin/true", NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = 1;
+    app.info = ainfo;
+    app.ninfo = na;
+    pthread_mutex_lock(&ev_lock);
+    have_msg = false;
+    pthread_mutex_unlock(&ev_lock);
+    pmix_nspace_t ns;
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, &app, 1, ns);
+    printf("%s: %s\n", label, PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        pthread_mutex_lock(&ev_lock);
+        while (!have_msg && pthread_cond_timedwait(&ev_cond, &ev_lock, &until) == 0) {
+        }
+        printf("msg: %s\n", have_msg ? last_msg : "(none)");
+        pthread_mutex_unlock(&ev_lock);
+    }
+    fflush(stdout);
+    app.info = NULL;
+    app.ninfo = 0;
+    PMIX_APP_DESTRUCT(&app);
+}
+
+static void initreqd(void)
+{
+    pmix_info_t in;
+    PMIX_INFO_LOAD(&in, PMIX_PROGRAMMING_MODEL, "dvm_app", PMIX_STRING);
+    PMIx_Info_required(&in);
+    printf("init required model: %s\n", PMIx_Error_string(PMIx_Init(&me, &in, 1)));
+    fflush(stdout);
+    PMIX_INFO_DESTRUCT(&in);
+    init();
+    fini();
+}
+
+static void toolreqd(void)
+{
+    pmix_info_t in;
+    PMIX_INFO_LOAD(&in, PMIX_PROGRAMMING_MODEL, "dvm_app", PMIX_STRING);
+    PMIx_Info_required(&in);
+    printf("tool_init required model: %s\n", PMIx_Error_string(PMIx_tool_init(&me, &in, 1)));
+    fflush(stdout);
+    PMIX_INFO_DESTRUCT(&in);
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_refusal, NULL, NULL);
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_SPAWN_SUPPORT, NULL};
+    q.keys = keys;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    const pmix_value_t *v = rc == PMIX_SUCCESS ? query_result(res, nres, keys[0]) : NULL;
+    printf("support=%s\n", v && v->type == PMIX_STRING ? v->data.string : "?");
+    PMIx_Info_free(res, nres);
+
+    uint32_t three = 3;
+    bool yes = true;
+    pmix_info_t x;
+    PMIX_INFO_LOAD(&x, PMIX_MAX_RESTARTS, &three, PMIX_UINT32);
+    reqd_spawn("optional max-restarts", &x, 1, NULL, 0);
+    PMIx_Info_required(&x);
+    reqd_spawn("required max-restarts", &x, 1, NULL, 0);
+    reqd_spawn("required app max-restarts", NULL, 0, &x, 1);
+    PMIX_INFO_DESTRUCT(&x);
+    PMIX_INFO_LOAD(&x, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIx_Info_required(&x);
+    reqd_spawn("required notify-completion", &x, 1, NULL, 0);
+    PMIX_INFO_DESTRUCT(&x);
+    pmix_proc_t target;
+    PMIx_Load_procid(&target, me.nspace, 0);
+    const char *dbg[] = {PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP,
+                         PMIX_DEBUGGER_DAEMONS,   PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,
+                         PMIX_EXEC_AGENT,         PMIX_SPAWN_TOOL};
+    for (size_t i = 0; i < sizeof(dbg) / sizeof(dbg[0]); i++) {
+        if (strcmp(dbg[i], PMIX_DEBUG_TARGET) == 0) {
+            PMIX_INFO_LOAD(&x, dbg[i], &target, PMIX_PROC);
+        } else if (strcmp(dbg[i], PMIX_FORKEXEC_AGENT) == 0 ||
+                   strcmp(dbg[i], PMIX_EXEC_AGENT) == 0) {
+            PMIX_INFO_LOAD(&x, dbg[i], "/bin/env", PMIX_STRING);
+        } else {
+            PMIX_INFO_LOAD(&x, dbg[i], &yes, PMIX_BOOL);
+        }
+        char label[128];
+        snprintf(label, sizeof(label), "debugger %s", dbg[i]);
+        reqd_spawn(label, &x, 1, NULL, 0);
+        PMIX_INFO_DESTRUCT(&x);
+    }
+    PMIx_tool_finalize();
+}
+
 static void toolbad(void)
 {
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
@@ -634,6 +779,10 @@ int main(int argc, char **argv)
         return argc > 3 ? atoi(argv[3]) : 0;
     } else if (strcmp(what, "toolptab") == 0) {
         toolptab(arg);
+    } else if (strcmp(what, "initreqd") == 0) {
+        initreqd();
+    } else if (strcmp(what, "toolreqd") == 0) {
+        toolreqd();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {
