@@ -339,54 +339,61 @@ static void print_rows(const char *label, const pmix_proc_info_t *pi, size_t n)
     fflush(stdout);
 }
 
+static bool three_connected(const pmix_proc_info_t *pi, size_t n)
+{
+    size_t up = 0;
+    for (size_t i = 0; i < n; i++) {
+        up += pi[i].state == PMIX_PROC_STATE_CONNECTED;
+    }
+    return up == 3;
+}
+
+static bool one_ended(const pmix_proc_info_t *pi, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (pi[i].state >= PMIX_PROC_STATE_UNTERMINATED) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Poll the proc table every 5 ms (up to 15 s) until done() holds; print those rows. */
+static void poll_table(const char *label, bool (*done)(const pmix_proc_info_t *, size_t))
+{
+    for (int tries = 0; tries < 3000; tries++) {
+        pmix_info_t *res;
+        size_t nres, n;
+        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
+        bool ok = pi != NULL && done(pi, n);
+        if (ok) {
+            print_rows(label, pi, n);
+        }
+        PMIx_Info_free(res, nres);
+        if (ok) {
+            return;
+        }
+        usleep(5000);
+    }
+}
+
 static void toolptab(const char *file)
 {
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_tool_init", rc);
     }
-    pmix_info_t *res = NULL;
-    size_t nres = 0, n = 0;
-    /* phase 1: all three connected */
-    for (int tries = 0; tries < 3000; tries++) {
-        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
-        size_t up = 0;
-        for (size_t i = 0; pi != NULL && i < n; i++) {
-            up += pi[i].state == PMIX_PROC_STATE_CONNECTED;
-        }
-        if (up == 3) {
-            print_rows("ptab1", pi, n);
-            break;
-        }
-        PMIx_Info_free(res, nres);
-        res = NULL;
-        nres = 0;
-        usleep(10000);
-    }
-    PMIx_Info_free(res, nres);
-    FILE *f = fopen(file, "w");
+    poll_table("ptab1", three_connected);
+    FILE *f = fopen(file, "w"); /* rank 2 exits 3 */
     if (f != NULL) {
         fclose(f);
     }
-    /* phase 2: one has ended, the others are being terminated (2 s until SIGKILL) */
-    for (int tries = 0; tries < 3000; tries++) {
-        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
-        bool ended = false;
-        for (size_t i = 0; pi != NULL && i < n; i++) {
-            ended = ended || pi[i].state >= PMIX_PROC_STATE_UNTERMINATED;
-        }
-        if (ended) {
-            print_rows("ptab2", pi, n);
-            PMIx_Info_free(res, nres);
-            pi = proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, &res, &nres, &n);
-            print_rows("lptab", pi, pi ? n : 0);
-            break;
-        }
-        PMIx_Info_free(res, nres);
-        res = NULL;
-        nres = 0;
-        usleep(5000);
-    }
+    /* one has ended, the others are being terminated (SIGKILL 2 s after SIGTERM) */
+    poll_table("ptab2", one_ended);
+    pmix_info_t *res;
+    size_t nres, n;
+    const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, &res, &nres, &n);
+    print_rows("lptab", pi, pi ? n : 0);
     PMIx_Info_free(res, nres);
     PMIx_tool_finalize();
 }
@@ -394,6 +401,8 @@ static void toolptab(const char *file)
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
 static int ev_ended;
+static char last_msg[2048]; /* the last event's PMIX_EVENT_TEXT_MESSAGE, one line */
+static bool have_msg;
 
 static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -413,6 +422,16 @@ static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *sou
         }
     }
     fflush(stdout);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TEXT_MESSAGE) &&
+            info[i].value.type == PMIX_STRING) {
+            snprintf(last_msg, sizeof(last_msg), "%s", info[i].value.data.string);
+            for (char *c = last_msg; *c; c++) {
+                *c = *c == '\n' ? ' ' : *c;
+            }
+            have_msg = true;
+        }
+    }
     if (status == PMIX_EVENT_JOB_END) {
         ev_ended = 1;
         pthread_cond_signal(&ev_cond);
@@ -457,34 +476,14 @@ static void toolspawn(const char *self, int n)
     PMIx_tool_finalize();
 }
 
-static char last_msg[2048];
-static bool have_msg;
-
-static void on_refusal(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
-                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+/* app: one process of /bin/true. */
+static void true_app(pmix_app_t *app)
 {
-    (void)id;
-    (void)status;
-    (void)source;
-    (void)results;
-    (void)nresults;
-    pthread_mutex_lock(&ev_lock);
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TEXT_MESSAGE) &&
-            info[i].value.type == PMIX_STRING) {
-            snprintf(last_msg, sizeof(last_msg), "%s", info[i].value.data.string);
-            for (char *c = last_msg; *c; c++) {
-                *c = *c == '\n' ? ' ' : *c;
-            }
-            have_msg = true;
-            pthread_cond_signal(&ev_cond);
-        }
-    }
-    pthread_mutex_unlock(&ev_lock);
-    if (cbfunc != NULL) {
-        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
-    }
+    PMIX_APP_CONSTRUCT(app);
+    app->cmd = strdup("/bin/true");
+    char *argv[] = {"/bin/true", NULL};
+    app->argv = PMIx_Argv_copy(argv);
+    app->maxprocs = 1;
 }
 
 /* Spawn /bin/true with job info jinfo and app info ainfo; print label, the status and,
@@ -493,11 +492,7 @@ static void reqd_spawn(const char *label, pmix_info_t *jinfo, size_t nj, pmix_in
                        size_t na)
 {
     pmix_app_t app;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/true");
-    char *argv[] = {"/bin/true", NULL};
-    app.argv = PMIx_Argv_copy(argv);
-    app.maxprocs = 1;
+    true_app(&app);
     app.info = ainfo;
     app.ninfo = na;
     pthread_mutex_lock(&ev_lock);
@@ -522,32 +517,35 @@ static void reqd_spawn(const char *label, pmix_info_t *jinfo, size_t nj, pmix_in
     PMIX_APP_DESTRUCT(&app);
 }
 
-static void initreqd(void)
+/* Call init (PMIx_Init or PMIx_tool_init) with a required PMIX_PROGRAMMING_MODEL; print
+ * "<label> required model: <status>". */
+static void init_required(const char *label,
+                          pmix_status_t (*initf)(pmix_proc_t *, pmix_info_t[], size_t))
 {
     pmix_info_t in;
     PMIX_INFO_LOAD(&in, PMIX_PROGRAMMING_MODEL, "dvm_app", PMIX_STRING);
     PMIx_Info_required(&in);
-    printf("init required model: %s\n", PMIx_Error_string(PMIx_Init(&me, &in, 1)));
+    printf("%s required model: %s\n", label, PMIx_Error_string(initf(&me, &in, 1)));
     fflush(stdout);
     PMIX_INFO_DESTRUCT(&in);
+}
+
+static void initreqd(void)
+{
+    init_required("init", PMIx_Init);
     init();
     fini();
 }
 
 static void toolreqd(void)
 {
-    pmix_info_t in;
-    PMIX_INFO_LOAD(&in, PMIX_PROGRAMMING_MODEL, "dvm_app", PMIX_STRING);
-    PMIx_Info_required(&in);
-    printf("tool_init required model: %s\n", PMIx_Error_string(PMIx_tool_init(&me, &in, 1)));
-    fflush(stdout);
-    PMIX_INFO_DESTRUCT(&in);
+    init_required("tool_init", PMIx_tool_init);
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_tool_init", rc);
     }
     pmix_status_t code = PMIX_EVENT_JOB_END;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_refusal, NULL, NULL);
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_job_event, NULL, NULL);
     pmix_query_t q;
     PMIX_QUERY_CONSTRUCT(&q);
     char *keys[] = {PMIX_QUERY_SPAWN_SUPPORT, NULL};
@@ -601,11 +599,7 @@ static void toolbad(void)
         die("PMIx_tool_init", rc);
     }
     pmix_app_t app;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/true");
-    char *argv[] = {"/bin/true", NULL};
-    app.argv = PMIx_Argv_copy(argv);
-    app.maxprocs = 1;
+    true_app(&app);
     pmix_info_t bad;
     PMIX_INFO_LOAD(&bad, PMIX_MAPBY, "bogus-policy", PMIX_STRING);
     pmix_nspace_t ns;
