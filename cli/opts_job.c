@@ -263,6 +263,11 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
     case PX_O_APP:
         return px_opts_setstr(&js->appfile, val);
     case PX_O_PSET:
+        /* a set needs a name the DVM can define and others can ask for */
+        if (val[0] == '\0' || strchr(val, ',') != NULL) {
+            px_show_help("help-prte-cli.txt", "bad-pset", cmd->prog, val);
+            return -1;
+        }
         return px_opts_setstr(&seg->pset, val);
     case PX_O_X:
         return px_opts_add_env(cmd, seg, val);

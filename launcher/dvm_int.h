@@ -157,6 +157,9 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(const pmix_proc_t *proc);
+/* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
+ * owned by the caller, NULL on ENOMEM. */
+char *px_job_spawn_support(void);
 void px_job_odls_cbs(px_odls_cbs_t *cbs);
 
 /* pool.c: what the running jobs hold on the node, to map a new job onto the rest */

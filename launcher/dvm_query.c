@@ -1,9 +1,11 @@
 /* launcher: the host's answers to queries the library passes up — running namespaces,
- * proc tables (pmix_proc_info_t: host, executable, pid, state), spawn and debug support.
+ * proc tables (pmix_proc_info_t: host, executable, pid, state, exit code), spawn and
+ * debug support.
  * The upcall arrives on the server library's thread; answers are built on the loop.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -26,8 +28,14 @@ static void query_release(void *arg)
     free(q);
 }
 
-static pmix_proc_state_t proc_state(const px_proc_t *p)
+/* A process's state: its progress while it lives; once reaped, how it ended (and
+ * whether the DVM ended it after another process's failure). */
+static pmix_proc_state_t proc_state(const px_job_t *j, const px_proc_t *p)
 {
+    bool first = j->why_rank == p->proc.rank; /* this process decided how the job ends */
+    if (first && j->why == PX_WHY_ABORT) {
+        return PMIX_PROC_STATE_CALLED_ABORT;
+    }
     switch (p->state) {
     case PX_PROC_INIT:
         return PMIX_PROC_STATE_PREPPED;
@@ -38,9 +46,35 @@ static pmix_proc_state_t proc_state(const px_proc_t *p)
     case PX_PROC_FAILED_START:
         return PMIX_PROC_STATE_FAILED_TO_START;
     case PX_PROC_DONE:
+        if (first && j->why == PX_WHY_START) {
+            return PMIX_PROC_STATE_FAILED_TO_START;
+        }
+        if (WIFSIGNALED(p->wstatus)) {
+            return (j->terminating && !first) ? PMIX_PROC_STATE_KILLED_BY_CMD
+                                              : PMIX_PROC_STATE_ABORTED_BY_SIG;
+        }
+        if (WIFEXITED(p->wstatus) && WEXITSTATUS(p->wstatus) != 0) {
+            return PMIX_PROC_STATE_TERM_NON_ZERO;
+        }
+        if (p->connected && !p->finalized) {
+            return PMIX_PROC_STATE_TERM_WO_SYNC;
+        }
         return PMIX_PROC_STATE_TERMINATED;
     }
     return PMIX_PROC_STATE_UNDEF;
+}
+
+/* The exit code of a reaped process (128 + signal when a signal ended it); 0 while it
+ * runs. */
+static int proc_exit_code(const px_proc_t *p)
+{
+    if (p->state != PX_PROC_DONE) {
+        return 0;
+    }
+    if (WIFEXITED(p->wstatus)) {
+        return WEXITSTATUS(p->wstatus);
+    }
+    return WIFSIGNALED(p->wstatus) ? 128 + WTERMSIG(p->wstatus) : 0;
 }
 
 static const char *qualifier(const pmix_query_t *q, const char *key)
@@ -81,8 +115,8 @@ static pmix_status_t proc_table(void *list, const char *key, const char *nspace)
             pi[k].hostname = strdup(px_dvm.hostname);
             pi[k].executable_name = strdup(j->exes[j->map.procs[r].app]);
             pi[k].pid = p->pid;
-            pi[k].exit_code = 0;
-            pi[k].state = proc_state(p);
+            pi[k].exit_code = proc_exit_code(p);
+            pi[k].state = proc_state(j, p);
         }
     }
     pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
@@ -158,11 +192,9 @@ static void query_on_loop(void *arg)
             } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
                 rc = namespace_info(list);
             } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
-                const char *attrs = PMIX_MAPBY
-                    "," PMIX_RANKBY "," PMIX_BINDTO "," PMIX_PSET_NAME "," PMIX_FWD_STDOUT
-                    "," PMIX_FWD_STDERR "," PMIX_NOTIFY_COMPLETION "," PMIX_STDIN_TGT
-                    "," PMIX_JOB_TIMEOUT "," PMIX_NOHUP "," PMIX_WDIR "," PMIX_IOF_TAG_OUTPUT;
-                rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+                char *attrs = px_job_spawn_support(); /* the job-info reader's table */
+                rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
+                free(attrs);
             } else if (strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
                 /* what this DVM does for debuggers today: proc tables and job events */
                 const char *attrs = PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE

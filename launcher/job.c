@@ -13,6 +13,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/px_common.h"
 #include "help/px_help.h"
 #include "launcher/dvm_int.h"
 
@@ -470,6 +471,82 @@ static char *rank_list(const px_job_t *j, uint32_t app, bool all)
     return s;
 }
 
+/* The process set an app's processes join (--pset, PMIX_PSET_NAME), or NULL. */
+static const char *app_pset(const pmix_app_t *app)
+{
+    const char *name = NULL;
+    for (size_t i = 0; i < app->ninfo; i++) {
+        if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
+            app->info[i].value.type == PMIX_STRING) {
+            name = app->info[i].value.data.string;
+        }
+    }
+    return name;
+}
+
+/* The members of process set name: every process of an app that names it, in rank
+ * order, as a PMIX_PROC data array (the caller destructs it). */
+static pmix_status_t pset_members(const px_job_t *j, const pmix_app_t *apps, const char *name,
+                                  pmix_data_array_t *da)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < j->nprocs; r++) {
+        const char *s = app_pset(&apps[j->map.procs[r].app]);
+        n += (s != NULL && strcmp(s, name) == 0);
+    }
+    PMIx_Data_array_init(da, PMIX_PROC);
+    if (n == 0) {
+        return PMIX_SUCCESS;
+    }
+    pmix_proc_t *members = PMIx_Proc_create(n);
+    if (members == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < j->nprocs; r++) {
+        const char *s = app_pset(&apps[j->map.procs[r].app]);
+        if (s != NULL && strcmp(s, name) == 0) {
+            members[k++] = j->procs[r].proc;
+        }
+    }
+    da->array = members;
+    da->size = n;
+    return PMIX_SUCCESS;
+}
+
+/* An app's realm beyond its number and size: its leader, directory (ours when it names
+ * none: the processes inherit it), command and, with --pset, its set's name and members
+ * (Chap_API_Reserved_Keys, application realm). */
+static pmix_status_t app_realm(const px_job_t *j, const pmix_app_t *apps, size_t a, void *al)
+{
+    pmix_rank_t first = 0;
+    for (size_t r = 0; r < j->nprocs; r++) {
+        if (j->map.procs[r].app == a) {
+            first = (pmix_rank_t)r;
+            break;
+        }
+    }
+    PMIx_Info_list_add(al, PMIX_APPLDR, &first, PMIX_PROC_RANK);
+    char here[4096];
+    const char *wdir = apps[a].cwd ? apps[a].cwd : getcwd(here, sizeof(here));
+    if (wdir != NULL) {
+        PMIx_Info_list_add(al, PMIX_WDIR, wdir, PMIX_STRING);
+    }
+    PMIx_Info_list_add(al, PMIX_APP_ARGV, j->cmds[a], PMIX_STRING);
+    const char *pset = app_pset(&apps[a]);
+    if (pset == NULL) {
+        return PMIX_SUCCESS;
+    }
+    pmix_data_array_t members;
+    pmix_status_t rc = pset_members(j, apps, pset, &members);
+    if (rc == PMIX_SUCCESS) {
+        PMIx_Info_list_add(al, PMIX_PSET_NAME, pset, PMIX_STRING);
+        rc = PMIx_Info_list_add(al, PMIX_PSET_MEMBERS, &members, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&members);
+    }
+    return rc;
+}
+
 /* The namespace's job, app, node and proc data (single node). */
 static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t napps)
 {
@@ -509,23 +586,16 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
             PMIx_Info_list_add(list, PMIX_BINDTO, j->map.bindto, PMIX_STRING);
         }
     }
-    pmix_rank_t first = 0;
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         add_u32(al, PMIX_APPNUM, (uint32_t)a);
         add_u32(al, PMIX_APP_SIZE, j->map.app_nprocs[a]);
-        for (size_t r = 0; r < j->nprocs; r++) {
-            if (j->map.procs[r].app == a) {
-                first = (pmix_rank_t)r;
-                break;
-            }
+        rc = app_realm(j, apps, a, al);
+        if (rc == PMIX_SUCCESS) {
+            rc = add_array(list, PMIX_APP_INFO_ARRAY, al);
+        } else {
+            PMIx_Info_list_release(al);
         }
-        PMIx_Info_list_add(al, PMIX_APPLDR, &first, PMIX_PROC_RANK);
-        if (apps[a].cwd != NULL) {
-            PMIx_Info_list_add(al, PMIX_WDIR, apps[a].cwd, PMIX_STRING);
-        }
-        PMIx_Info_list_add(al, PMIX_APP_ARGV, j->cmds[a], PMIX_STRING);
-        rc = add_array(list, PMIX_APP_INFO_ARRAY, al);
     }
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
@@ -566,16 +636,10 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
 }
 
 /* One process set per --pset name, with the processes of the apps that named it. */
-static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t napps)
+static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t napps, char **msg)
 {
     for (size_t a = 0; a < napps; a++) {
-        const char *name = NULL;
-        for (size_t i = 0; i < apps[a].ninfo; i++) {
-            if (PMIX_CHECK_KEY(&apps[a].info[i], PMIX_PSET_NAME) &&
-                apps[a].info[i].value.type == PMIX_STRING) {
-                name = apps[a].info[i].value.data.string;
-            }
-        }
+        const char *name = app_pset(&apps[a]);
         bool seen = false;
         for (px_pset_t *s = j->psets; name != NULL && s != NULL; s = s->next) {
             seen = seen || strcmp(s->name, name) == 0;
@@ -583,23 +647,17 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
         if (name == NULL || seen) {
             continue;
         }
-        pmix_proc_t *members = calloc(j->nprocs, sizeof(*members));
-        size_t n = 0;
-        for (size_t r = 0; members != NULL && r < j->nprocs; r++) {
-            const pmix_app_t *app = &apps[j->map.procs[r].app];
-            for (size_t i = 0; i < app->ninfo; i++) {
-                if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
-                    app->info[i].value.type == PMIX_STRING &&
-                    strcmp(app->info[i].value.data.string, name) == 0) {
-                    members[n++] = j->procs[r].proc;
-                    break;
-                }
-            }
-        }
+        pmix_data_array_t members;
         px_pset_t *s = calloc(1, sizeof(*s));
-        pmix_status_t rc =
-            (members && s) ? PMIx_server_define_process_set(members, n, name) : PMIX_ERR_NOMEM;
-        free(members);
+        pmix_status_t rc = pset_members(j, apps, name, &members);
+        if (rc == PMIX_SUCCESS) {
+            rc = s ? PMIx_server_define_process_set(members.array, members.size, name)
+                   : PMIX_ERR_NOMEM;
+            PMIx_Data_array_destruct(&members);
+        }
+        if (rc == PMIX_EXISTS) { /* defined since check_request (not by a job of ours) */
+            *msg = px_help_render("help-prte.txt", "pset-exists", j->nspace, name, "the DVM");
+        }
         if (rc != PMIX_SUCCESS) {
             free(s);
             return rc;
@@ -607,6 +665,36 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
         s->name = strdup(name);
         s->next = j->psets;
         j->psets = s;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* What the request names must exist or be free before anything is registered: its
+ * stdin target among the job's ranks, its process set names non-empty and not those of
+ * a live job. A refusal comes with its message. */
+static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t napps, char **msg)
+{
+    if (j->stdin_rank != PMIX_RANK_WILDCARD && j->stdin_rank != PMIX_RANK_INVALID &&
+        j->stdin_rank >= j->nprocs) {
+        *msg = px_help_render("help-prte.txt", "stdin-rank", j->nspace, (unsigned)j->stdin_rank,
+                              j->nprocs);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    for (size_t a = 0; a < napps; a++) {
+        const char *name = app_pset(&apps[a]);
+        if (name != NULL && (name[0] == '\0' || strchr(name, ',') != NULL)) {
+            *msg = px_help_render("help-prte.txt", "pset-name", j->nspace, name);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        for (px_job_t *o = px_dvm.jobs; name != NULL && o != NULL; o = o->next) {
+            for (px_pset_t *s = o->psets; o != j && s != NULL; s = s->next) {
+                if (strcmp(s->name, name) == 0) {
+                    *msg =
+                        px_help_render("help-prte.txt", "pset-exists", j->nspace, name, o->nspace);
+                    return PMIX_EXISTS;
+                }
+            }
+        }
     }
     return PMIX_SUCCESS;
 }
@@ -638,6 +726,105 @@ static char **child_env(char **base, const px_proc_t *p)
         return NULL;
     }
     return env;
+}
+
+/* The spawn directives this DVM honours, and at which level: the one table the
+ * job-info reader checks requests against (check_directives) and the
+ * PMIX_QUERY_SPAWN_SUPPORT answer lists (px_job_spawn_support). Who reads each:
+ * read_job_info below, px_map_job (mapping, binding), px_iof_opts_from_info (output
+ * formatting and files), the server library (forwarding to the requester), app_pset.
+ * A key added to a reader must be added here, and the other way round. */
+enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
+static const struct {
+    const char *key;
+    unsigned where;
+} spawn_attrs[] = {
+    {PMIX_NOTIFY_COMPLETION, PX_AT_JOB},
+    {PMIX_NOHUP, PX_AT_JOB},
+    {PMIX_STDIN_TGT, PX_AT_JOB},
+    {PMIX_JOB_TIMEOUT, PX_AT_JOB},
+    {PMIX_DISPLAY_MAP, PX_AT_JOB},
+    {PMIX_REPORT_BINDINGS, PX_AT_JOB},
+    {PMIX_MAPBY, PX_AT_JOB},
+    {PMIX_RANKBY, PX_AT_JOB},
+    {PMIX_BINDTO, PX_AT_JOB},
+    {PMIX_CPUS_PER_PROC, PX_AT_JOB},
+    {PMIX_FWD_STDOUT, PX_AT_JOB},
+    {PMIX_FWD_STDERR, PX_AT_JOB},
+    {PMIX_IOF_TAG_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_RANK_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_TIMESTAMP_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_XML_OUTPUT, PX_AT_JOB},
+    {PMIX_IOF_MERGE_STDERR_STDOUT, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_RAW, PX_AT_JOB},
+    {PMIX_IOF_FILE_ONLY, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
+    {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
+    {PMIX_PSET_NAME, PX_AT_APP},
+};
+
+/* Refused whether marked required or not, until the debugger support exists: asking
+ * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
+ * is worse than a refusal. */
+static const char *const debugger_attrs[] = {
+    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP, PMIX_DEBUGGER_DAEMONS,
+    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,        PMIX_SPAWN_TOOL,
+};
+
+char *px_job_spawn_support(void)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (PMIx_Argv_append_nosize(&keys, spawn_attrs[i].key) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    char *s = PMIx_Argv_join(keys, ',');
+    PMIx_Argv_free(keys);
+    return s;
+}
+
+/* The first directive of info[] at level `where` the DVM will not act on: a debugger
+ * attribute (any), or a required one the table does not list. NULL if none. */
+static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned where, bool *debugger)
+{
+    const char *honoured[sizeof(spawn_attrs) / sizeof(spawn_attrs[0]) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (spawn_attrs[i].where & where) {
+            honoured[n++] = spawn_attrs[i].key;
+        }
+    }
+    honoured[n] = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        for (size_t k = 0; k < sizeof(debugger_attrs) / sizeof(debugger_attrs[0]); k++) {
+            if (PMIX_CHECK_KEY(&info[i], debugger_attrs[k])) {
+                *debugger = true;
+                return info[i].key;
+            }
+        }
+    }
+    *debugger = false;
+    return px_info_unhonoured(info, ninfo, honoured);
+}
+
+/* Refuse a request carrying a directive the DVM would not honour (Standard: a
+ * required directive that cannot be honoured fails the call), naming it. */
+static pmix_status_t check_directives(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                      const pmix_app_t *apps, size_t napps, char **msg)
+{
+    bool debugger = false;
+    const char *key = unhonoured(info, ninfo, PX_AT_JOB, &debugger);
+    for (size_t a = 0; key == NULL && a < napps; a++) {
+        key = unhonoured(apps[a].info, apps[a].ninfo, PX_AT_APP, &debugger);
+    }
+    if (key == NULL) {
+        return PMIX_SUCCESS;
+    }
+    *msg = px_help_render("help-prte.txt", debugger ? "spawn-debugger" : "spawn-unsupported",
+                          j->nspace, key);
+    return PMIX_ERR_NOT_SUPPORTED;
 }
 
 static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
@@ -815,6 +1002,9 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;
+    if (rc == PMIX_SUCCESS) {
+        rc = check_directives(j, info, ninfo, apps, napps, &msg);
+    }
     if (rc == PMIX_SUCCESS && px_dvm.shutting_down) {
         rc = PMIX_ERR_JOB_CANCELED;
         msg = px_help_render("help-prte.txt", "dvm-terminating", px_dvm.nspace);
@@ -838,10 +1028,13 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         PMIx_Load_procid(&j->procs[r].proc, j->nspace, (pmix_rank_t)r);
     }
     if (rc == PMIX_SUCCESS) {
+        rc = check_request(j, apps, napps, &msg);
+    }
+    if (rc == PMIX_SUCCESS) {
         rc = register_job(j, apps, napps);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = define_psets(j, apps, napps);
+        rc = define_psets(j, apps, napps, &msg);
     }
     if (rc != PMIX_SUCCESS) {
         j->why = PX_WHY_SETUP;

@@ -461,8 +461,15 @@ void px_cl_teardown(void)
 
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
 {
-    (void)info;
-    (void)ninfo;
+    if (ninfo > 0 && info == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    /* no directive of PMIx_Init is acted on yet: a required one is refused */
+    const char *reqd = px_info_unhonoured(info, ninfo, NULL);
+    if (reqd != NULL) {
+        px_show_help("help-pmix-client.txt", "init-directive", reqd);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     pthread_mutex_lock(&px_cl.init_lock);
     pmix_status_t rc = PMIX_SUCCESS;
     if (px_cl.refs > 0) {

@@ -80,6 +80,10 @@ static pmix_status_t get_op_new(const pmix_proc_t *proc, const char *key, const 
         op->ninfo = ninfo;
     }
     px_getq_parse(&op->q, op->info, op->ninfo);
+    if (PMIx_Check_nspace(op->proc.nspace, px_cl.myproc.nspace)) {
+        op->q.have_self = true; /* a wildcard app-realm key: my application's */
+        op->q.self = px_cl.myproc.rank;
+    }
     op->timeout_ms = px_cl_timeout_ms(op->info, op->ninfo);
     *out = op;
     return PMIX_SUCCESS;

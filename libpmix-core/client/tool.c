@@ -517,11 +517,41 @@ static void self_assign(void)
     tl.have_id = true;
 }
 
+/* The directives PMIx_tool_init acts on: read here or by the rendezvous (tool_rndz.c).
+ * A required directive not listed is refused with PMIX_ERR_NOT_SUPPORTED. */
+static const char *const tool_init_honoured[] = {
+    PMIX_TOOL_NSPACE,
+    PMIX_TOOL_RANK,
+    PMIX_LAUNCHER,
+    PMIX_TOOL_DO_NOT_CONNECT,
+    PMIX_TOOL_CONNECT_OPTIONAL,
+    PMIX_TOOL_ATTACHMENT_FILE,
+    PMIX_SERVER_URI,
+    PMIX_TCP_URI,
+    PMIX_SERVER_NSPACE,
+    PMIX_SERVER_PIDINFO,
+    PMIX_CONNECT_TO_SYSTEM,
+    PMIX_CONNECT_SYSTEM_FIRST,
+    PMIX_PRIMARY_SERVER,
+    PMIX_CONNECT_MAX_RETRIES,
+    PMIX_CONNECT_RETRY_DELAY,
+    PMIX_WAIT_FOR_CONNECTION,
+    PMIX_TIMEOUT,
+    PMIX_SERVER_TMPDIR,
+    PMIX_SYSTEM_TMPDIR,
+    NULL,
+};
+
 PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     if (ninfo > 0 && info == NULL) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    const char *reqd = px_info_unhonoured(info, ninfo, tool_init_honoured);
+    if (reqd != NULL) {
+        px_show_help("help-pmix-tool.txt", "init-directive", reqd);
+        return PMIX_ERR_NOT_SUPPORTED;
     }
     pthread_mutex_lock(&px_cl.init_lock);
     read_env();

@@ -1,4 +1,4 @@
-/* common: developer logging, server URIs, host name. Any thread. */
+/* common: developer logging, server URIs, host name, required directives. Any thread. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
@@ -194,4 +194,21 @@ const char *px_hostname(void)
 bool px_key_reserved(const char *key)
 {
     return strncmp(key, "pmix", 4) == 0;
+}
+
+const char *px_info_unhonoured(const pmix_info_t *info, size_t ninfo, const char *const honoured[])
+{
+    for (size_t i = 0; info != NULL && i < ninfo; i++) {
+        if (!PMIx_Info_is_required(&info[i])) {
+            continue;
+        }
+        bool known = false;
+        for (size_t k = 0; honoured != NULL && honoured[k] != NULL && !known; k++) {
+            known = PMIX_CHECK_KEY(&info[i], honoured[k]);
+        }
+        if (!known) {
+            return info[i].key;
+        }
+    }
+    return NULL;
 }

@@ -44,4 +44,10 @@ const char *px_hostname(void);
 /* Is the key one of the Standard's reserved "pmix." keys? */
 bool px_key_reserved(const char *key);
 
+/* The key of the first directive of info[] marked PMIX_INFO_REQD that is not in
+ * honoured[] (NULL-terminated; NULL: none is), or NULL when every required one is. The
+ * Standard: a call given a required directive it cannot honour returns an error
+ * (PMIX_ERR_NOT_SUPPORTED here). Borrowed from info. */
+const char *px_info_unhonoured(const pmix_info_t *info, size_t ninfo, const char *const honoured[]);
+
 #endif /* PX_COMMON_H */

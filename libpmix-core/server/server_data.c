@@ -322,6 +322,8 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         /* job-level data the client's copy may lack (added after it connected) */
         px_getq_t q;
         px_getq_parse(&q, info, ninfo);
+        q.have_self = PMIx_Check_nspace(c->proc.nspace, target.nspace);
+        q.self = c->proc.rank; /* its application realm, when it asks about its own job */
         const pmix_value_t *v = px_ns_lookup(ns, PMIX_RANK_WILDCARD, key, &q);
         px_kvset_t one_kv;
         px_kvset_init(&one_kv);

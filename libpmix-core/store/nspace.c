@@ -567,6 +567,9 @@ const pmix_value_t *px_ns_lookup(px_nspace_t *ns, pmix_rank_t rank, const char *
                                  const px_getq_t *q)
 {
     const pmix_value_t *v;
+    /* the application realm of a wildcard request is the caller's own application
+     * (Chap_API_Reserved_Keys, "application realm") */
+    pmix_rank_t arank = (rank == PMIX_RANK_WILDCARD && q != NULL && q->have_self) ? q->self : rank;
     if (q != NULL && q->node) {
         px_ns_node_t *n = q->have_nodeid ? px_ns_node_by_id(ns, q->nodeid)
                           : q->hostname  ? px_ns_node_by_name(ns, q->hostname)
@@ -574,7 +577,7 @@ const pmix_value_t *px_ns_lookup(px_nspace_t *ns, pmix_rank_t rank, const char *
         return n ? px_kvset_get(&n->info, key) : NULL;
     }
     if (q != NULL && q->app) {
-        px_ns_app_t *a = q->have_appnum ? px_ns_app(ns, q->appnum, false) : rank_app(ns, rank);
+        px_ns_app_t *a = q->have_appnum ? px_ns_app(ns, q->appnum, false) : rank_app(ns, arank);
         if (a != NULL && (v = px_kvset_get(&a->info, key)) != NULL) {
             return v;
         }
@@ -597,7 +600,7 @@ const pmix_value_t *px_ns_lookup(px_nspace_t *ns, pmix_rank_t rank, const char *
     if (n != NULL && (v = px_kvset_get(&n->info, key)) != NULL) {
         return v;
     }
-    px_ns_app_t *a = rank_app(ns, rank);
+    px_ns_app_t *a = rank_app(ns, arank);
     return a ? px_kvset_get(&a->info, key) : NULL;
 }
 

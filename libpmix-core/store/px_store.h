@@ -108,6 +108,11 @@ typedef struct px_getq {
     const char *hostname; /* borrowed */
     bool have_nodeid;
     uint32_t nodeid;
+    /* the caller's own rank when it belongs to the namespace asked about: a wildcard
+     * lookup without PMIX_APPNUM then reads the caller's application realm (not set by
+     * px_getq_parse; the caller fills it in) */
+    bool have_self;
+    pmix_rank_t self;
 } px_getq_t;
 
 /* Parse realm qualifiers from PMIx_Get's info. */
@@ -115,7 +120,8 @@ void px_getq_parse(px_getq_t *q, const pmix_info_t *info, size_t ninfo);
 
 /* Look key up for rank (or PMIX_RANK_WILDCARD) as seen from the owner's node: the
  * realm the qualifiers name, else the process realm, its posted data, then its node,
- * application and job realms. Borrowed result or NULL. */
+ * application and job realms. The application of a wildcard lookup is the one
+ * PMIX_APPNUM names, else q->self's, else the only one. Borrowed result or NULL. */
 const pmix_value_t *px_ns_lookup(px_nspace_t *ns, pmix_rank_t rank, const char *key,
                                  const px_getq_t *q);
 

@@ -17,6 +17,9 @@
  *   pwd               print the working directory
  *   binding           print Cpus_allowed_list of /proc/self/status
  *   psetq             init, query PMIX_QUERY_NUM_PSETS / PSET_NAMES, print, finalize
+ *   realm             init; print "realm rank R" and its application realm read with rank
+ *                     PMIX_RANK_WILDCARD: pset=, members= (ranks), appnum=, size=, ldr=,
+ *                     wdir=, argv=, then app0pset= (PMIX_APP_INFO + PMIX_APPNUM 0); finalize
  *   trap              print "ready", then print each SIGINT/SIGTERM/SIGHUP it gets; exits
  *                     after SIGTERM
  *   toolq NAME        as a PMIx tool (default search): print the DVM's pset count, names
@@ -31,6 +34,21 @@
  *   toolact URI NS    as a PMIx tool of the server at URI: push a line to the stdin of
  *                     NS (rank 0), then send it SIGHUP through PMIx_Job_control; print
  *                     "push STATUS" and "signal STATUS"
+ *   hold              init, ignore SIGTERM, print "holding", sleep up to 30 s (the DVM's
+ *                     SIGKILL ends it)
+ *   waitfile P C      init, wait (up to 30 s) until file P exists, finalize, exit C
+ *   toolptab P        as a PMIx tool: poll PMIX_QUERY_PROC_TABLE until 3 processes are
+ *                     connected, print them ("ptab1 ..."), create file P, poll until one
+ *                     has ended and print the table again ("ptab2 ...", then the
+ *                     PMIX_QUERY_LOCAL_PROC_TABLE as "lptab ..."); each row: rank, host,
+ *                     pid, state number and name, exit code, /proc/<pid>/cmdline
+ *   initreqd          PMIx_Init with a required PMIX_PROGRAMMING_MODEL (not acted on):
+ *                     print its status; then a plain init/finalize
+ *   toolreqd          PMIx_tool_init likewise; then as a PMIx tool: print the DVM's
+ *                     PMIX_QUERY_SPAWN_SUPPORT ("support=..."), and the status of spawns
+ *                     of /bin/true carrying: PMIX_MAX_RESTARTS required / optional (job
+ *                     and app level), PMIX_NOTIFY_COMPLETION required, each debugger
+ *                     attribute (not required); each refusal's JOB_END message ("msg: ")
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
@@ -124,6 +142,70 @@ static void psetq(void)
     fini();
 }
 
+/* A wildcard get of key (with the optional app qualifiers) as text; "ERR:<status>". */
+static char *wild_get(const char *key, const pmix_info_t *qual, size_t nqual)
+{
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&wild, key, qual, nqual, &v);
+    char *out = NULL;
+    if (rc != PMIX_SUCCESS) {
+        if (asprintf(&out, "ERR:%s", PMIx_Error_string(rc)) < 0) {
+            out = NULL;
+        }
+    } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+               v->data.darray->type == PMIX_PROC) {
+        /* members: their ranks, after checking they are of our namespace */
+        const pmix_proc_t *p = v->data.darray->array;
+        char buf[1024] = "";
+        for (size_t i = 0; i < v->data.darray->size; i++) {
+            char one[64];
+            snprintf(one, sizeof(one), "%s%u%s", i ? "," : "", p[i].rank,
+                     PMIx_Check_nspace(p[i].nspace, me.nspace) ? "" : "(other nspace)");
+            strncat(buf, one, sizeof(buf) - strlen(buf) - 1);
+        }
+        out = strdup(buf);
+    } else if (v->type == PMIX_STRING) {
+        out = strdup(v->data.string);
+    } else {
+        unsigned long long n = 0;
+        if (PMIx_Value_get_number(v, &n, PMIX_UINT64) != PMIX_SUCCESS ||
+            asprintf(&out, "%llu", n) < 0) {
+            out = PMIx_Value_string(v);
+        }
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    return out;
+}
+
+static void realm(void)
+{
+    init();
+    const char *keys[] = {PMIX_PSET_NAME, PMIX_PSET_MEMBERS, PMIX_APPNUM,  PMIX_APP_SIZE,
+                          PMIX_APPLDR,    PMIX_WDIR,         PMIX_APP_ARGV};
+    const char *labels[] = {"pset", "members", "appnum", "size", "ldr", "wdir", "argv"};
+    printf("realm rank %u", me.rank);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char *s = wild_get(keys[i], NULL, 0);
+        printf(" %s=%s", labels[i], s ? s : "?");
+        free(s);
+    }
+    pmix_info_t q[2];
+    uint32_t zero = 0;
+    PMIX_INFO_LOAD(&q[0], PMIX_APP_INFO, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&q[1], PMIX_APPNUM, &zero, PMIX_UINT32);
+    char *s = wild_get(PMIX_PSET_NAME, q, 2);
+    printf(" app0pset=%s\n", s ? s : "?");
+    free(s);
+    PMIX_INFO_DESTRUCT(&q[0]);
+    PMIX_INFO_DESTRUCT(&q[1]);
+    fflush(stdout);
+    fini();
+}
+
 static volatile sig_atomic_t got;
 
 static void on_sig(int sig)
@@ -192,9 +274,134 @@ static void toolq(const char *name)
     PMIx_tool_finalize();
 }
 
+/* The value of key in a query's answer: flat (key at the top) or wrapped in a
+ * PMIX_QUERY_RESULTS array. Borrowed, or NULL. */
+static const pmix_value_t *query_result(const pmix_info_t *res, size_t nres, const char *key)
+{
+    for (size_t i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], key)) {
+            return &res[i].value;
+        }
+        if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_RESULTS) && res[i].value.type == PMIX_DATA_ARRAY &&
+            res[i].value.data.darray != NULL && res[i].value.data.darray->type == PMIX_INFO) {
+            const pmix_value_t *v =
+                query_result(res[i].value.data.darray->array, res[i].value.data.darray->size, key);
+            if (v != NULL) {
+                return v;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Ask for one proc table; the rows (owned by *res) or NULL. */
+static const pmix_proc_info_t *proc_table(const char *key, pmix_info_t **res, size_t *nres,
+                                          size_t *nrows)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {(char *)key, NULL};
+    q.keys = keys;
+    *res = NULL;
+    *nres = 0;
+    *nrows = 0;
+    if (PMIx_Query_info(&q, 1, res, nres) != PMIX_SUCCESS) {
+        return NULL;
+    }
+    const pmix_value_t *v = query_result(*res, *nres, key);
+    if (v == NULL || v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
+        v->data.darray->type != PMIX_PROC_INFO) {
+        return NULL;
+    }
+    *nrows = v->data.darray->size;
+    return v->data.darray->array;
+}
+
+static void print_rows(const char *label, const pmix_proc_info_t *pi, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char path[64], cmd[512] = "";
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pi[i].pid);
+        FILE *f = fopen(path, "r");
+        size_t len = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+        for (size_t k = 0; k < len; k++) {
+            cmd[k] = cmd[k] ? cmd[k] : ' ';
+        }
+        cmd[len] = '\0';
+        if (f != NULL) {
+            fclose(f);
+        }
+        printf("%s rank %u host %s pid %d state %d %s exit %d cmd %s\n", label, pi[i].proc.rank,
+               pi[i].hostname ? pi[i].hostname : "?", (int)pi[i].pid, (int)pi[i].state,
+               PMIx_Proc_state_string(pi[i].state), pi[i].exit_code, cmd);
+    }
+    fflush(stdout);
+}
+
+static bool three_connected(const pmix_proc_info_t *pi, size_t n)
+{
+    size_t up = 0;
+    for (size_t i = 0; i < n; i++) {
+        up += pi[i].state == PMIX_PROC_STATE_CONNECTED;
+    }
+    return up == 3;
+}
+
+static bool one_ended(const pmix_proc_info_t *pi, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (pi[i].state >= PMIX_PROC_STATE_UNTERMINATED) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Poll the proc table every 5 ms (up to 15 s) until done() holds; print those rows. */
+static void poll_table(const char *label, bool (*done)(const pmix_proc_info_t *, size_t))
+{
+    for (int tries = 0; tries < 3000; tries++) {
+        pmix_info_t *res;
+        size_t nres, n;
+        const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_PROC_TABLE, &res, &nres, &n);
+        bool ok = pi != NULL && done(pi, n);
+        if (ok) {
+            print_rows(label, pi, n);
+        }
+        PMIx_Info_free(res, nres);
+        if (ok) {
+            return;
+        }
+        usleep(5000);
+    }
+}
+
+static void toolptab(const char *file)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    poll_table("ptab1", three_connected);
+    FILE *f = fopen(file, "w"); /* rank 2 exits 3 */
+    if (f != NULL) {
+        fclose(f);
+    }
+    /* one has ended, the others are being terminated (SIGKILL 2 s after SIGTERM) */
+    poll_table("ptab2", one_ended);
+    pmix_info_t *res;
+    size_t nres, n;
+    const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, &res, &nres, &n);
+    print_rows("lptab", pi, pi ? n : 0);
+    PMIx_Info_free(res, nres);
+    PMIx_tool_finalize();
+}
+
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
 static int ev_ended;
+static char last_msg[2048]; /* the last event's PMIX_EVENT_TEXT_MESSAGE, one line */
+static bool have_msg;
 
 static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -214,6 +421,16 @@ static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *sou
         }
     }
     fflush(stdout);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TEXT_MESSAGE) &&
+            info[i].value.type == PMIX_STRING) {
+            snprintf(last_msg, sizeof(last_msg), "%s", info[i].value.data.string);
+            for (char *c = last_msg; *c; c++) {
+                *c = *c == '\n' ? ' ' : *c;
+            }
+            have_msg = true;
+        }
+    }
     if (status == PMIX_EVENT_JOB_END) {
         ev_ended = 1;
         pthread_cond_signal(&ev_cond);
@@ -255,6 +472,122 @@ static void toolspawn(const char *self, int n)
     pthread_mutex_unlock(&ev_lock);
     PMIX_APP_DESTRUCT(&app);
     PMIX_INFO_DESTRUCT(&jinfo);
+    PMIx_tool_finalize();
+}
+
+/* app: one process of /bin/true. */
+static void true_app(pmix_app_t *app)
+{
+    PMIX_APP_CONSTRUCT(app);
+    app->cmd = strdup("/bin/true");
+    char *argv[] = {"/bin/true", NULL};
+    app->argv = PMIx_Argv_copy(argv);
+    app->maxprocs = 1;
+}
+
+/* Spawn /bin/true with job info jinfo and app info ainfo; print label, the status and,
+ * for a refusal, the message of its JOB_END (waited for up to 10 s). */
+static void reqd_spawn(const char *label, pmix_info_t *jinfo, size_t nj, pmix_info_t *ainfo,
+                       size_t na)
+{
+    pmix_app_t app;
+    true_app(&app);
+    app.info = ainfo;
+    app.ninfo = na;
+    pthread_mutex_lock(&ev_lock);
+    have_msg = false;
+    pthread_mutex_unlock(&ev_lock);
+    pmix_nspace_t ns;
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, &app, 1, ns);
+    printf("%s: %s\n", label, PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 10;
+        pthread_mutex_lock(&ev_lock);
+        while (!have_msg && pthread_cond_timedwait(&ev_cond, &ev_lock, &until) == 0) {
+        }
+        printf("msg: %s\n", have_msg ? last_msg : "(none)");
+        pthread_mutex_unlock(&ev_lock);
+    }
+    fflush(stdout);
+    app.info = NULL;
+    app.ninfo = 0;
+    PMIX_APP_DESTRUCT(&app);
+}
+
+/* Call init (PMIx_Init or PMIx_tool_init) with a required PMIX_PROGRAMMING_MODEL; print
+ * "<label> required model: <status>". */
+static void init_required(const char *label,
+                          pmix_status_t (*initf)(pmix_proc_t *, pmix_info_t[], size_t))
+{
+    pmix_info_t in;
+    PMIX_INFO_LOAD(&in, PMIX_PROGRAMMING_MODEL, "dvm_app", PMIX_STRING);
+    PMIx_Info_required(&in);
+    printf("%s required model: %s\n", label, PMIx_Error_string(initf(&me, &in, 1)));
+    fflush(stdout);
+    PMIX_INFO_DESTRUCT(&in);
+}
+
+static void initreqd(void)
+{
+    init_required("init", PMIx_Init);
+    init();
+    fini();
+}
+
+static void toolreqd(void)
+{
+    init_required("tool_init", PMIx_tool_init);
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_job_event, NULL, NULL);
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_SPAWN_SUPPORT, NULL};
+    q.keys = keys;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    const pmix_value_t *v = rc == PMIX_SUCCESS ? query_result(res, nres, keys[0]) : NULL;
+    printf("support=%s\n", v && v->type == PMIX_STRING ? v->data.string : "?");
+    PMIx_Info_free(res, nres);
+
+    uint32_t three = 3;
+    bool yes = true;
+    pmix_info_t x;
+    PMIX_INFO_LOAD(&x, PMIX_MAX_RESTARTS, &three, PMIX_UINT32);
+    reqd_spawn("optional max-restarts", &x, 1, NULL, 0);
+    PMIx_Info_required(&x);
+    reqd_spawn("required max-restarts", &x, 1, NULL, 0);
+    reqd_spawn("required app max-restarts", NULL, 0, &x, 1);
+    PMIX_INFO_DESTRUCT(&x);
+    PMIX_INFO_LOAD(&x, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIx_Info_required(&x);
+    reqd_spawn("required notify-completion", &x, 1, NULL, 0);
+    PMIX_INFO_DESTRUCT(&x);
+    pmix_proc_t target;
+    PMIx_Load_procid(&target, me.nspace, 0);
+    const char *dbg[] = {PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP,
+                         PMIX_DEBUGGER_DAEMONS,   PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,
+                         PMIX_EXEC_AGENT,         PMIX_SPAWN_TOOL};
+    for (size_t i = 0; i < sizeof(dbg) / sizeof(dbg[0]); i++) {
+        if (strcmp(dbg[i], PMIX_DEBUG_TARGET) == 0) {
+            PMIX_INFO_LOAD(&x, dbg[i], &target, PMIX_PROC);
+        } else if (strcmp(dbg[i], PMIX_FORKEXEC_AGENT) == 0 ||
+                   strcmp(dbg[i], PMIX_EXEC_AGENT) == 0) {
+            PMIX_INFO_LOAD(&x, dbg[i], "/bin/env", PMIX_STRING);
+        } else {
+            PMIX_INFO_LOAD(&x, dbg[i], &yes, PMIX_BOOL);
+        }
+        char label[128];
+        snprintf(label, sizeof(label), "debugger %s", dbg[i]);
+        reqd_spawn(label, &x, 1, NULL, 0);
+        PMIX_INFO_DESTRUCT(&x);
+    }
     PMIx_tool_finalize();
 }
 
@@ -379,11 +712,7 @@ static void toolbad(void)
         die("PMIx_tool_init", rc);
     }
     pmix_app_t app;
-    PMIX_APP_CONSTRUCT(&app);
-    app.cmd = strdup("/bin/true");
-    char *argv[] = {"/bin/true", NULL};
-    app.argv = PMIx_Argv_copy(argv);
-    app.maxprocs = 1;
+    true_app(&app);
     pmix_info_t bad;
     PMIX_INFO_LOAD(&bad, PMIX_MAPBY, "bogus-policy", PMIX_STRING);
     pmix_nspace_t ns;
@@ -533,6 +862,8 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(what, "psetq") == 0) {
         psetq();
+    } else if (strcmp(what, "realm") == 0) {
+        realm();
     } else if (strcmp(what, "trap") == 0) {
         trap();
     } else if (strcmp(what, "toolq") == 0) {
@@ -543,6 +874,26 @@ int main(int argc, char **argv)
         toolbad();
     } else if (strcmp(what, "toolact") == 0 && argc > 3) {
         toolact(argv[2], argv[3]);
+    } else if (strcmp(what, "hold") == 0) {
+        init();
+        signal(SIGTERM, SIG_IGN);
+        printf("holding\n");
+        fflush(stdout);
+        sleep(30);
+        fini();
+    } else if (strcmp(what, "waitfile") == 0) {
+        init();
+        for (int i = 0; i < 3000 && access(arg, F_OK) != 0; i++) {
+            usleep(10000);
+        }
+        fini();
+        return argc > 3 ? atoi(argv[3]) : 0;
+    } else if (strcmp(what, "toolptab") == 0) {
+        toolptab(arg);
+    } else if (strcmp(what, "initreqd") == 0) {
+        initreqd();
+    } else if (strcmp(what, "toolreqd") == 0) {
+        toolreqd();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {

@@ -164,6 +164,70 @@ Test(store, qualifiers_select_the_node_and_app_realms)
     px_store_fini(&st);
 }
 
+/* An info array (key = PMIX_APP_INFO_ARRAY / PMIX_PROC_INFO_ARRAY) from list. */
+static void load_array(pmix_info_t *out, const char *key, void *list)
+{
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    cr_assert_eq(PMIx_Info_list_convert(list, &da), PMIX_SUCCESS);
+    PMIx_Info_list_release(list);
+    cr_assert_eq(PMIx_Info_load(out, key, &da, PMIX_DATA_ARRAY), PMIX_SUCCESS);
+    PMIx_Data_array_destruct(&da);
+}
+
+Test(store, wildcard_app_keys_come_from_the_callers_app)
+{
+    /* two apps: ranks 0,1 are app 0 ("ocean"), ranks 2,3,4 app 1 ("ice") */
+    pmix_info_t extra[5];
+    const char *names[2] = {"ocean", "ice"};
+    uint32_t sizes[2] = {2, 3};
+    for (uint32_t a = 0; a < 2; a++) {
+        void *l = PMIx_Info_list_start();
+        PMIx_Info_list_add(l, PMIX_APPNUM, &a, PMIX_UINT32);
+        PMIx_Info_list_add(l, PMIX_APP_SIZE, &sizes[a], PMIX_UINT32);
+        PMIx_Info_list_add(l, PMIX_PSET_NAME, names[a], PMIX_STRING);
+        load_array(&extra[a], PMIX_APP_INFO_ARRAY, l);
+    }
+    for (pmix_rank_t r = 2; r < 5; r++) {
+        void *l = PMIx_Info_list_start();
+        uint32_t one = 1;
+        PMIx_Info_list_add(l, PMIX_RANK, &r, PMIX_PROC_RANK);
+        PMIx_Info_list_add(l, PMIX_APPNUM, &one, PMIX_UINT32);
+        load_array(&extra[r], PMIX_PROC_INFO_ARRAY, l);
+    }
+    px_store_t st;
+    px_store_init(&st, "n1");
+    px_nspace_t *ns;
+    register_job(&st, &ns, extra, 5, true);
+    for (size_t i = 0; i < 5; i++) {
+        PMIx_Info_destruct(&extra[i]);
+    }
+    /* no caller known and two apps: no application realm to read */
+    px_getq_t gq;
+    px_getq_parse(&gq, NULL, 0);
+    cr_assert_null(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PSET_NAME, &gq));
+    /* the caller's own app, with or without PMIX_APP_INFO */
+    gq.have_self = true;
+    gq.self = 3;
+    cr_assert_str_eq(str(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PSET_NAME, &gq)), "ice");
+    cr_assert_eq(num(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_APP_SIZE, &gq)), 3);
+    gq.self = 1;
+    cr_assert_str_eq(str(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PSET_NAME, &gq)), "ocean");
+    gq.app = true;
+    cr_assert_eq(num(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_APP_SIZE, &gq)), 2);
+    /* PMIX_APPNUM names another app: that app's value */
+    pmix_info_t q[2];
+    uint32_t appnum = 1;
+    PMIx_Info_load(&q[0], PMIX_APP_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_APPNUM, &appnum, PMIX_UINT32);
+    px_getq_parse(&gq, q, 2);
+    gq.have_self = true;
+    gq.self = 0;
+    cr_assert_str_eq(str(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PSET_NAME, &gq)), "ice");
+    PMIx_Info_destruct(&q[0]);
+    PMIx_Info_destruct(&q[1]);
+    px_store_fini(&st);
+}
+
 Test(store, posted_data_visibility_follows_locality)
 {
     px_store_t st;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Never silently ignore a directive: PMIx_Init / PMIx_tool_init refuse a required one
+# they do not act on; the DVM refuses a spawn carrying a required directive it does not
+# honour (job or app level) and every debugger attribute, naming it; it answers
+# PMIX_QUERY_SPAWN_SUPPORT from the table its job-info reader uses.
+. "$(dirname "$0")/lib.sh"
+start_dvm
+run_to 30 "$PRUN" $RR -n 1 "$APP" initreqd >"$T/init" 2>&1 || fail "initreqd: $(cat "$T/init")"
+expect_in "$T/init" "init required model: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/init" "PMIx_Init: the directive pmix.pgm.model is marked required"
+run_to 60 "$APP" toolreqd >"$T/out" 2>&1 || fail "toolreqd: $(cat "$T/out")"
+expect_in "$T/out" "tool_init required model: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/out" "PMIx_tool_init: the directive pmix.pgm.model is marked required"
+# the support list is the reader's table: output, mapping and pset keys; no debugger keys
+sup=$(sed -n 's/^support=//p' "$T/out" | tr ',' '\n')
+for k in pmix.mapby pmix.rankby pmix.bindto pmix.cpuperproc pmix.iof.rank pmix.iof.file \
+    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout; do
+    grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
+done
+for k in pmix.dbg.exec pmix.debugger pmix.spwn.tool pmix.wdir; do
+    grep -qx "$k" <<<"$sup" && fail "spawn support lists $k, which the DVM does not honour"
+done
+expect_in "$T/out" "optional max-restarts: PMIX_SUCCESS"
+expect_in "$T/out" "required max-restarts: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/out" "required app max-restarts: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/out" "requires pmix.maxrestarts (marked PMIX_INFO_REQD)"
+expect_in "$T/out" "required notify-completion: PMIX_SUCCESS"
+for k in pmix.dbg.exec pmix.dbg.init pmix.dbg.notify pmix.debugger pmix.dbg.tgt pmix.fe.agnt \
+    pmix.exec.agnt pmix.spwn.tool; do
+    expect_in "$T/out" "debugger $k: PMIX_ERR_NOT_SUPPORTED"
+    expect_in "$T/out" "asks for $k, debugger support"
+done
+# nothing of the refused jobs runs; the DVM still works
+run_to 30 "$PRUN" $RR -n 2 "$APP" hello >"$T/hello" 2>&1 || fail "hello after refusals: $(cat "$T/hello")"
+stop_dvm
+pass
