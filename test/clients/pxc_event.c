@@ -7,6 +7,9 @@
  *   cache  [--expect-codes LIST]  rank 0 raises 7101, 7102, 7103 (range namespace) before
  *          anyone registers; after a fence the other ranks register (non-blocking) and
  *          must receive exactly LIST (default all three) in that order; rank 0 nothing
+ *   late   every rank has a default handler; rank 0 raises 7201, 7202; once the default
+ *          handler saw both, the others register for them and must get both (from the
+ *          process's own cache: the server already sent them), in order, once
  *   host   --code C   register for C, raised by the host before we started
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
@@ -282,6 +285,129 @@ static void mode_cache(const char *expect_codes)
     fence_all();
 }
 
+/* ---- late: handlers registered after a default handler already saw the events ---- */
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int ndefault;            /* calls of the default handler */
+    int nsecond;             /* calls of the second late handler */
+    pmix_status_t second[8]; /* what it got */
+} late = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void late_count(pmix_status_t status, bool second,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    pthread_mutex_lock(&late.lock);
+    if (!second)
+        late.ndefault++;
+    else if (late.nsecond < 8)
+        late.second[late.nsecond++] = status;
+    pthread_cond_broadcast(&late.cond);
+    pthread_mutex_unlock(&late.lock);
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void default_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                            pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                            size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    late_count(status, false, cbfunc, cbdata);
+}
+
+static void second_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                           pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    late_count(status, true, cbfunc, cbdata);
+}
+
+/* Wait (bounded) until *counter (guarded by late.lock) reaches n; its value. */
+static int late_wait(const int *counter, int n, double secs)
+{
+    double end = pxc_now() + secs;
+    int got;
+
+    pthread_mutex_lock(&late.lock);
+    while (*counter < n && pxc_now() < end) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&late.cond, &late.lock, &ts);
+    }
+    got = *counter;
+    pthread_mutex_unlock(&late.lock);
+    return got;
+}
+
+/* Every rank has only a default handler; rank 0 raises 7201 then 7202 (range namespace).
+ * Once their default handler has run on both, the other ranks register a handler for
+ * both codes (non-blocking), which must get them from the process's cache, in order,
+ * once, only after its registration callback; then a blocking one for 7202 alone, which
+ * gets 7202 once although two handlers already ran on it. The default handler is not
+ * run again. */
+static void mode_late(void)
+{
+    pmix_status_t codes[2] = {7201, 7202};
+    pxc_cb_t cb;
+    pmix_status_t rc;
+    char got[128] = "";
+
+    reg_blocking(NULL, 0, NULL, 0, default_handler);
+    fence_all();
+    if (pxc_rank == 0) {
+        for (int i = 0; i < 2; i++) {
+            pmix_info_t info;
+
+            PMIx_Info_load(&info, "pxc.payload", "late", PMIX_STRING);
+            rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
+            PMIx_Info_destruct(&info);
+            if (rc != PMIX_SUCCESS)
+                pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
+        }
+        fence_all();
+        return;
+    }
+    if (late_wait(&late.ndefault, 2, 10.0) < 2)
+        pxc_fail("the default handler saw %d of the 2 events", late.ndefault);
+    pxc_cb_init(&cb);
+    rc = PMIx_Register_event_handler(codes, 2, NULL, 0, handler, reg_cb, &cb);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Register_event_handler (nb): %s", PMIx_Error_string(rc));
+    if (!pxc_cb_wait(&cb, 10.0) || cb.status != PMIX_SUCCESS)
+        pxc_fail("registration callback: %s", PMIx_Error_string(cb.status));
+    wait_seen(2, 10.0);
+    wait_seen(3, 0.5);
+    if (seen.before_reg)
+        pxc_fail("a cached event was delivered before the registration callback returned");
+    for (int i = 0; i < seen.n; i++) {
+        if (seen.source[i].rank != 0 || strcmp(seen.payload[i], "late") != 0)
+            pxc_fail("event %d from rank %u with payload \"%s\"", seen.code[i], seen.source[i].rank,
+                     seen.payload[i]);
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", i ? "," : "", seen.code[i]);
+    }
+    if (strcmp(got, "7201,7202") != 0)
+        pxc_fail("late handler: expected 7201,7202, got %s", got[0] ? got : "none");
+    reg_blocking(&codes[1], 1, NULL, 0, second_handler);
+    late_wait(&late.nsecond, 1, 10.0);
+    late_wait(&late.nsecond, 2, 0.5);
+    if (late.nsecond != 1 || late.second[0] != 7202)
+        pxc_fail("second late handler: expected 7202 once, got %d calls", late.nsecond);
+    if (late.ndefault != 2)
+        pxc_fail("the default handler ran %d times, expected 2", late.ndefault);
+    printf("rank %d: late handler got %s, second late handler got 7202\n", pxc_rank, got);
+    fence_all();
+}
+
 /* ---- host: an event raised by the host before we existed ---- */
 
 static void mode_host(int code)
@@ -497,7 +623,7 @@ int main(int argc, char **argv)
             pxc_fail("unknown option %s", argv[i]);
     }
     if (!mode)
-        pxc_fail("usage: pxc_event relay|cache|host|pset|chain|badargs [options]");
+        pxc_fail("usage: pxc_event relay|cache|late|host|pset|chain|badargs [options]");
     if (strcmp(mode, "badargs") == 0) {
         pmix_status_t c = 7301;
 
@@ -513,6 +639,8 @@ int main(int argc, char **argv)
         mode_relay(range, expect, custom);
     else if (strcmp(mode, "cache") == 0)
         mode_cache(codes);
+    else if (strcmp(mode, "late") == 0)
+        mode_late();
     else if (strcmp(mode, "host") == 0)
         mode_host(code);
     else if (strcmp(mode, "pset") == 0)
