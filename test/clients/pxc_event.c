@@ -82,14 +82,14 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* Wait until n events were seen, at most secs; the count seen. */
-static int wait_seen(int n, double secs)
+/* Wait until *counter (guarded by seen.lock) reaches n, at most secs; its value. */
+static int wait_count(const int *counter, int n, double secs)
 {
     double end = pxc_now() + secs;
     int got;
 
     pthread_mutex_lock(&seen.lock);
-    while (seen.n < n && pxc_now() < end) {
+    while (*counter < n && pxc_now() < end) {
         struct timespec ts;
 
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -100,9 +100,15 @@ static int wait_seen(int n, double secs)
         }
         pthread_cond_timedwait(&seen.cond, &seen.lock, &ts);
     }
-    got = seen.n;
+    got = *counter;
     pthread_mutex_unlock(&seen.lock);
     return got;
+}
+
+/* Wait until n events were seen, at most secs; the count seen. */
+static int wait_seen(int n, double secs)
+{
+    return wait_count(&seen.n, n, secs);
 }
 
 static void fence_all(void)
@@ -216,6 +222,21 @@ static void mode_relay(const char *range_s, const char *expect, const char *cust
 
 /* ---- cache: registering after the event happened ---- */
 
+/* Raise each code (range namespace) with payload pxc.payload = payload, or fail. */
+static void notify_namespace(const pmix_status_t *codes, int n, const char *payload)
+{
+    for (int i = 0; i < n; i++) {
+        pmix_info_t info;
+        pmix_status_t rc;
+
+        PMIx_Info_load(&info, "pxc.payload", payload, PMIX_STRING);
+        rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
+        PMIx_Info_destruct(&info);
+        if (rc != PMIX_SUCCESS)
+            pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
+    }
+}
+
 static void reg_cb(pmix_status_t status, size_t id, void *cbdata)
 {
     pxc_cb_t *cb = cbdata;
@@ -237,17 +258,8 @@ static void mode_cache(const char *expect_codes)
     int nwant = 0;
     pmix_status_t rc;
 
-    if (pxc_rank == 0) {
-        for (int i = 0; i < 3; i++) {
-            pmix_info_t info;
-
-            PMIx_Info_load(&info, "pxc.payload", "cached", PMIX_STRING);
-            rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
-            PMIx_Info_destruct(&info);
-            if (rc != PMIX_SUCCESS)
-                pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
-        }
-    }
+    if (pxc_rank == 0)
+        notify_namespace(codes, 3, "cached");
     fence_all();
     /* let the other node's server receive the relayed events before we register */
     usleep(300 * 1000);
@@ -287,24 +299,22 @@ static void mode_cache(const char *expect_codes)
 
 /* ---- late: handlers registered after a default handler already saw the events ---- */
 
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
+static struct {              /* guarded by seen.lock */
     int ndefault;            /* calls of the default handler */
     int nsecond;             /* calls of the second late handler */
     pmix_status_t second[8]; /* what it got */
-} late = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+} late;
 
 static void late_count(pmix_status_t status, bool second,
                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    pthread_mutex_lock(&late.lock);
+    pthread_mutex_lock(&seen.lock);
     if (!second)
         late.ndefault++;
     else if (late.nsecond < 8)
         late.second[late.nsecond++] = status;
-    pthread_cond_broadcast(&late.cond);
-    pthread_mutex_unlock(&late.lock);
+    pthread_cond_broadcast(&seen.cond);
+    pthread_mutex_unlock(&seen.lock);
     if (cbfunc)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
@@ -326,29 +336,6 @@ static void second_handler(size_t id, pmix_status_t status, const pmix_proc_t *s
     late_count(status, true, cbfunc, cbdata);
 }
 
-/* Wait (bounded) until *counter (guarded by late.lock) reaches n; its value. */
-static int late_wait(const int *counter, int n, double secs)
-{
-    double end = pxc_now() + secs;
-    int got;
-
-    pthread_mutex_lock(&late.lock);
-    while (*counter < n && pxc_now() < end) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 20 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&late.cond, &late.lock, &ts);
-    }
-    got = *counter;
-    pthread_mutex_unlock(&late.lock);
-    return got;
-}
-
 /* Every rank has only a default handler; rank 0 raises 7201 then 7202 (range namespace).
  * Once their default handler has run on both, the other ranks register a handler for
  * both codes (non-blocking), which must get them from the process's cache, in order,
@@ -365,19 +352,11 @@ static void mode_late(void)
     reg_blocking(NULL, 0, NULL, 0, default_handler);
     fence_all();
     if (pxc_rank == 0) {
-        for (int i = 0; i < 2; i++) {
-            pmix_info_t info;
-
-            PMIx_Info_load(&info, "pxc.payload", "late", PMIX_STRING);
-            rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
-            PMIx_Info_destruct(&info);
-            if (rc != PMIX_SUCCESS)
-                pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
-        }
+        notify_namespace(codes, 2, "late");
         fence_all();
         return;
     }
-    if (late_wait(&late.ndefault, 2, 10.0) < 2)
+    if (wait_count(&late.ndefault, 2, 10.0) < 2)
         pxc_fail("the default handler saw %d of the 2 events", late.ndefault);
     pxc_cb_init(&cb);
     rc = PMIx_Register_event_handler(codes, 2, NULL, 0, handler, reg_cb, &cb);
@@ -398,8 +377,8 @@ static void mode_late(void)
     if (strcmp(got, "7201,7202") != 0)
         pxc_fail("late handler: expected 7201,7202, got %s", got[0] ? got : "none");
     reg_blocking(&codes[1], 1, NULL, 0, second_handler);
-    late_wait(&late.nsecond, 1, 10.0);
-    late_wait(&late.nsecond, 2, 0.5);
+    wait_count(&late.nsecond, 1, 10.0);
+    wait_count(&late.nsecond, 2, 0.5);
     if (late.nsecond != 1 || late.second[0] != 7202)
         pxc_fail("second late handler: expected 7202 once, got %d calls", late.nsecond);
     if (late.ndefault != 2)

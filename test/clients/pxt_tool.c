@@ -64,24 +64,36 @@ static void ev_handler(size_t id, pmix_status_t status, const pmix_proc_t *sourc
     cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* Wait until *counter (guarded by ev_lock) reaches n, at most ms; its value. */
+static int wait_count(const int *counter, int n, long ms)
+{
+    struct timespec end;
+
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += ms / 1000;
+    end.tv_nsec += (ms % 1000) * 1000000;
+    if (end.tv_nsec >= 1000000000) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&ev_lock);
+    while (*counter < n && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
+    }
+    int got = *counter;
+    pthread_mutex_unlock(&ev_lock);
+    return got;
+}
+
 /* Register for code and wait up to 10 s for it; 0 when it came. */
 static int wait_event(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL);
-    struct timespec end;
 
     if (rc < 0) {
         printf("pxt_tool: PMIx_Register_event_handler: %s\n", PMIx_Error_string(rc));
         return 1;
     }
-    clock_gettime(CLOCK_REALTIME, &end);
-    end.tv_sec += 10;
-    pthread_mutex_lock(&ev_lock);
-    while (ev_count == 0 && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
-    }
-    int n = ev_count;
-    pthread_mutex_unlock(&ev_lock);
-    if (n == 0) {
+    if (wait_count(&ev_count, 1, 10000) == 0) {
         printf("pxt_tool: event %s never arrived\n", PMIx_Error_string(code));
         return 1;
     }
@@ -110,37 +122,19 @@ static void def_handler(size_t id, pmix_status_t status, const pmix_proc_t *sour
 static int late_event(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, def_handler, NULL, NULL);
-    struct timespec end;
 
     if (rc < 0) {
         printf("pxt_tool: PMIx_Register_event_handler (default): %s\n", PMIx_Error_string(rc));
         return 1;
     }
-    clock_gettime(CLOCK_REALTIME, &end);
-    end.tv_sec += 10;
-    pthread_mutex_lock(&ev_lock);
-    while (def_count == 0 && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
-    }
-    int n = def_count;
-    pthread_mutex_unlock(&ev_lock);
-    if (n == 0) {
+    if (wait_count(&def_count, 1, 10000) == 0) {
         printf("pxt_tool: the default handler got no event\n");
         return 1;
     }
     if (wait_event(code) != 0)
         return 1;
     /* a second delivery would come right behind the first */
-    clock_gettime(CLOCK_REALTIME, &end);
-    end.tv_nsec += 500 * 1000 * 1000;
-    if (end.tv_nsec >= 1000000000) {
-        end.tv_sec++;
-        end.tv_nsec -= 1000000000;
-    }
-    pthread_mutex_lock(&ev_lock);
-    while (ev_count < 2 && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
-    }
-    n = ev_count;
-    pthread_mutex_unlock(&ev_lock);
+    int n = wait_count(&ev_count, 2, 500);
     if (n != 1) {
         printf("pxt_tool: the late handler ran %d times\n", n);
         return 1;
