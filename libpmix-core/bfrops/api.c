@@ -26,8 +26,9 @@ pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_buffer_t *bu
     return px_bfrops_unpack(buffer, dest, max_num_values, type);
 }
 
-/* src is the element itself, except that a PMIX_STRING is passed as the char * (and
- * *dest receives the new char *), as the Standard's examples do. */
+/* src is the element itself, except that a PMIX_STRING or PMIX_REGEX is passed as the
+ * char * (and *dest receives the new char *), as the Standard's examples (and OpenPMIx
+ * 4.2.2 for regexes) do. */
 pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type)
 {
     void *e;
@@ -37,7 +38,7 @@ pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type)
         return PMIX_ERR_BAD_PARAM;
     if (!px_type_known(type))
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
-    if (type == PMIX_STRING) {
+    if (type == PMIX_STRING || type == PMIX_REGEX) {
         *dest = strdup(src);
         return *dest ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     }
@@ -57,7 +58,7 @@ pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type)
 pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src, pmix_data_type_t type)
 {
     char *text;
-    const void *elem = type == PMIX_STRING ? (const void *)&src : src;
+    const void *elem = type == PMIX_STRING || type == PMIX_REGEX ? (const void *)&src : src;
     int n;
 
     if (!output)

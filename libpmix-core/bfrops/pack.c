@@ -388,7 +388,7 @@ static pmix_status_t enc_value(pmix_data_buffer_t *b, const pmix_value_t *v, int
     if (rc != PMIX_SUCCESS || slot == PX_BFROPS_SLOT_EMPTY)
         return rc;
     if (slot == PX_BFROPS_SLOT_INLINE)
-        return px_bfrops_enc_elem(b, &v->data, v->type, depth + 1);
+        return px_bfrops_enc_elem(b, &v->data, px_type_in_value(v->type), depth + 1);
     rc = w_uint(b, v->data.ptr ? 1 : 0, 1);
     if (rc == PMIX_SUCCESS && v->data.ptr)
         rc = px_bfrops_enc_elem(b, v->data.ptr, v->type, depth + 1);
@@ -617,10 +617,14 @@ static pmix_status_t enc_struct(pmix_data_buffer_t *b, const void *e, pmix_data_
     }
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
     case PMIX_COMPRESSED_BYTE_OBJECT: {
         const pmix_byte_object_t *bo = e;
         return w_blob(b, bo->bytes, bo->size);
+    }
+    case PMIX_REGEX: {
+        /* the bytes a value of this type holds: the string with its NUL (NULL: empty) */
+        const char *s = *(char *const *)e;
+        return w_blob(b, s, s ? strlen(s) + 1 : 0);
     }
     case PMIX_DATA_ARRAY: {
         const pmix_data_array_t *d = e;

@@ -274,9 +274,9 @@ static pmix_status_t dec_value(px_bfrops_reader_t *r, pmix_value_t *v, int depth
         return PMIX_SUCCESS;
     }
     if (slot == PX_BFROPS_SLOT_INLINE) {
-        rc = px_bfrops_dec_elem(r, &v->data, t, depth + 1);
+        rc = px_bfrops_dec_elem(r, &v->data, px_type_in_value(t), depth + 1);
         if (rc != PMIX_SUCCESS) {
-            px_type_destruct(&v->data, t);
+            px_type_destruct(&v->data, px_type_in_value(t));
             memset(&v->data, 0, sizeof(v->data));
             return rc;
         }
@@ -540,10 +540,21 @@ static pmix_status_t dec_struct(px_bfrops_reader_t *r, void *e, pmix_data_type_t
     }
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
     case PMIX_COMPRESSED_BYTE_OBJECT: {
         pmix_byte_object_t *bo = e;
         return r_blob(r, &bo->bytes, &bo->size);
+    }
+    case PMIX_REGEX: {
+        /* a string element: the blob must be one string with its NUL (empty: NULL) */
+        char *s = NULL;
+        size_t n = 0;
+        rc = r_blob(r, &s, &n);
+        if (rc == PMIX_SUCCESS && n != 0 && strlen(s) + 1 != n) {
+            free(s);
+            return BAD;
+        }
+        *(char **)e = s;
+        return rc;
     }
     case PMIX_DATA_ARRAY: {
         pmix_data_array_t *d = e;

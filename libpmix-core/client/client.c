@@ -445,6 +445,7 @@ void px_cl_teardown(void)
         px_evt_unbind();
         px_cl.event_bound = false;
     }
+    px_cl_event_fini();
     if (px_cl.prog != NULL) {
         px_progress_shift_wait(px_cl.prog, detach_on_loop, NULL, 10000);
         px_progress_destroy(px_cl.prog);

@@ -3,7 +3,9 @@
  * routing: a registration is recorded in this process's event engine (event/) and its
  * codes told to the server, which then relays matching events (and first the cached
  * ones); a notification runs the local chain and, unless process-local, goes to the
- * server. A process that is a server and not a client is served by server_event.c.
+ * server. Events this process received are cached for handlers registered later (see
+ * "the events this process received"). A process that is a server and not a client is
+ * served by server_event.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "common/px_proto.h"
 #include "event/px_event.h"
 #include "server/px_server.h"
+#include "types/px_types.h"
 
 /* ---- identity for the engine ---- */
 
@@ -41,6 +44,121 @@ pmix_status_t px_cl_event_bind(void)
     px_evt_self_t self = {.is_local = cl_is_local, .is_rm = cl_is_rm};
     self.me = px_cl.myproc;
     return px_evt_bind(px_cl.prog, &self);
+}
+
+/* ---- the events this process received ----
+ * Chap_API_Event: events are cached and given to handlers registered later, in the order
+ * received. The server replays its cache only for codes it has not yet sent to this
+ * process; what it already sent (to a default handler, say) lives here. Every event
+ * received from the server is kept, at most PX_CL_EVCACHE (the server's default bound),
+ * oldest dropped first; PMIX_EVENT_DO_NOT_CACHE skips it. This process's own
+ * notifications are not kept (the server never sends an event back to its origin either),
+ * nor is the local PMIX_ERR_LOST_CONNECTION. A registration, when it becomes active,
+ * runs alone on each cached event it matches, oldest first, once.
+ * cache.lock is held around "deliver then keep" and around "activate then replay", so an
+ * event reaches a new registration either live or from the cache, never both. Lock
+ * order: cache.lock, then the engine's and px_cl.lock (taken inside px_evt_*). */
+#define PX_CL_EVCACHE 512
+
+typedef struct cl_event {
+    struct cl_event *next;
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_info_t *info; /* owned */
+    size_t ninfo;
+} cl_event_t;
+
+static struct {
+    pthread_mutex_t lock;
+    cl_event_t *head, *tail; /* oldest first */
+    size_t n;
+} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool do_not_cache(const pmix_info_t info[], size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_DO_NOT_CACHE)) {
+            return PMIx_Info_true(&info[i]) == PMIX_BOOL_TRUE;
+        }
+    }
+    return false;
+}
+
+static void cl_event_free(cl_event_t *e)
+{
+    if (e != NULL) {
+        px_bfrops_info_array_free(e->info, e->ninfo);
+        free(e);
+    }
+}
+
+/* cache.lock held. Keep a copy of the event; out of memory: it is not kept. */
+static void cache_keep_locked(pmix_status_t status, const pmix_proc_t *source,
+                              const pmix_info_t info[], size_t ninfo)
+{
+    if (do_not_cache(info, ninfo)) {
+        return;
+    }
+    cl_event_t *e = calloc(1, sizeof(*e));
+    if (e == NULL || (ninfo > 0 && px_info_array_dup(info, ninfo, &e->info) != PMIX_SUCCESS)) {
+        free(e);
+        px_debug(1, "client", "event %s not cached: out of memory", PMIx_Error_string(status));
+        return;
+    }
+    e->status = status;
+    e->source = *source;
+    e->ninfo = ninfo;
+    if (cache.tail != NULL) {
+        cache.tail->next = e;
+    } else {
+        cache.head = e;
+    }
+    cache.tail = e;
+    if (++cache.n > PX_CL_EVCACHE) {
+        cl_event_t *old = cache.head;
+        cache.head = old->next;
+        cache.n--;
+        cl_event_free(old);
+    }
+}
+
+/* Run this process's chain for an event from the server and keep it for later
+ * registrations. */
+static pmix_status_t deliver_and_keep(pmix_status_t status, const pmix_proc_t *source,
+                                      pmix_data_range_t range, const pmix_info_t info[],
+                                      size_t ninfo)
+{
+    pthread_mutex_lock(&cache.lock);
+    pmix_status_t rc = px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
+    if (rc == PMIX_SUCCESS) {
+        cache_keep_locked(status, source, info, ninfo);
+    }
+    pthread_mutex_unlock(&cache.lock);
+    return rc;
+}
+
+/* Make registration id eligible, then give it the cached events it matches. */
+static void activate_and_replay(size_t id)
+{
+    pthread_mutex_lock(&cache.lock);
+    px_evt_activate(id);
+    for (cl_event_t *e = cache.head; e != NULL; e = e->next) {
+        px_evt_deliver_to(id, e->status, &e->source, e->info, e->ninfo, NULL, NULL);
+    }
+    pthread_mutex_unlock(&cache.lock);
+}
+
+void px_cl_event_fini(void)
+{
+    pthread_mutex_lock(&cache.lock);
+    while (cache.head != NULL) {
+        cl_event_t *e = cache.head;
+        cache.head = e->next;
+        cl_event_free(e);
+    }
+    cache.tail = NULL;
+    cache.n = 0;
+    pthread_mutex_unlock(&cache.lock);
 }
 
 /* ---- what the server sends ---- */
@@ -71,7 +189,7 @@ void px_cl_event_recv(pmix_data_buffer_t *payload)
     }
     px_debug(3, "client", "event %s from %s:%u", PMIx_Error_string(status), source.nspace,
              source.rank);
-    px_evt_deliver(status, &source, range, info, ninfo, NULL, NULL);
+    deliver_and_keep(status, &source, range, info, ninfo);
     px_bfrops_info_array_free(info, ninfo);
 }
 
@@ -108,13 +226,13 @@ static void creg_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cb
     if (r->cbfunc != NULL) {
         r->cbfunc(status, status == PMIX_SUCCESS ? r->id : SIZE_MAX, r->cbdata);
         if (status == PMIX_SUCCESS) {
-            px_evt_activate(r->id); /* nothing reaches it before its callback returned */
+            activate_and_replay(r->id); /* nothing reaches it before its callback returned */
         }
         free(r);
         return;
     }
     if (status == PMIX_SUCCESS) {
-        px_evt_activate(r->id);
+        activate_and_replay(r->id);
     }
     px_latch_release(&r->latch);
 }

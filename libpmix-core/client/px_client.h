@@ -70,6 +70,8 @@ pmix_status_t px_cl_event_bind(void);
 void px_cl_event_recv(pmix_data_buffer_t *payload);
 /* The connection to the server is gone (loop): the local PMIX_ERR_LOST_CONNECTION event. */
 void px_cl_event_lost(void);
+/* Drop the events kept for later registrations (at finalize, after px_evt_unbind). */
+void px_cl_event_fini(void);
 /* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is
  * initialised here; the caller frees it. */
 pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const char *nspace,

@@ -413,17 +413,17 @@ static pmix_status_t affected_of(const pmix_info_t *info, size_t ninfo, pmix_pro
     return PMIX_SUCCESS;
 }
 
-pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
-                             pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
-                             px_evt_done_fn done, void *cbdata)
+/* px_evt_deliver (only 0) and px_evt_deliver_to (only = a registration's id). */
+static pmix_status_t deliver(size_t only, pmix_status_t status, const pmix_proc_t *source,
+                             const pmix_info_t info[], size_t ninfo, px_evt_done_fn done,
+                             void *cbdata)
 {
-    px_evt_match_t m = {.status = status};
+    px_evt_match_t m = {.status = status, .only = only};
     px_evt_self_t self;
     pmix_proc_t *affected = NULL;
     px_evt_chain_t *c = NULL;
     pmix_status_t rc;
 
-    (void)range; /* the router has decided we are within it (see px_event.h) */
     if (ninfo > 0 && NULL == info) {
         return PMIX_ERR_BAD_PARAM;
     }
@@ -507,4 +507,22 @@ error:
         chain_free(c);
     }
     return rc;
+}
+
+pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
+                             pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                             px_evt_done_fn done, void *cbdata)
+{
+    (void)range; /* the router has decided we are within it (see px_event.h) */
+    return deliver(0, status, source, info, ninfo, done, cbdata);
+}
+
+pmix_status_t px_evt_deliver_to(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                                const pmix_info_t info[], size_t ninfo, px_evt_done_fn done,
+                                void *cbdata)
+{
+    if (0 == id) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return deliver(id, status, source, info, ninfo, done, cbdata);
 }

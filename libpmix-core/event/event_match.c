@@ -262,7 +262,7 @@ static bool affected_ok(const px_evt_reg_t *r, const px_evt_match_t *m)
 
 static bool matches(const px_evt_reg_t *r, const px_evt_match_t *m)
 {
-    if (!r->active || r->removed) {
+    if (!r->active || r->removed || (0 != m->only && r->id != m->only)) {
         return false;
     }
     /* PMIX_EVENT_NON_DEFAULT skips every handler registered without codes, including a

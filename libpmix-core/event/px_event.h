@@ -95,6 +95,15 @@ pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                              px_evt_done_fn done, void *cbdata);
 
+/* The same for a replay of an event received earlier (the client's event cache): the
+ * chain holds only registration id, if it is active and matches the event (codes or
+ * default, source range, affected procs, PMIX_EVENT_NON_DEFAULT) - whatever other
+ * handlers did with the event before. No match: done(PMIX_ERR_NOT_FOUND) later, as for
+ * px_evt_deliver. id 0: PMIX_ERR_BAD_PARAM. */
+pmix_status_t px_evt_deliver_to(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                                const pmix_info_t info[], size_t ninfo, px_evt_done_fn done,
+                                void *cbdata);
+
 /* For tests and the server's cache replay: number of active registrations. */
 size_t px_evt_count(void);
 

@@ -53,6 +53,7 @@ typedef struct px_evt_match {
     const pmix_proc_t *affected; /* borrowed from the event info */
     size_t naffected;
     bool nondefault;
+    size_t only; /* 0: every registration; else only the one with this id (a replay) */
 } px_evt_match_t;
 
 struct px_evt_chain;

@@ -297,21 +297,42 @@ static pmix_status_t node_add_rank(px_ns_node_t *node, pmix_rank_t rank)
     return PMIX_SUCCESS;
 }
 
-/* Node list and per-node ranks from PMIX_NODE_MAP + PMIX_PROC_MAP. */
+/* The text of a map: a PMIX_STRING, or a PMIX_REGEX (a byte object holding one string
+ * with its NUL, as PMIx_Value_load stores it). *text NULL: no map of a type we read.
+ * False: a PMIX_REGEX whose bytes are not one NUL-terminated string. */
+static bool map_text(const pmix_value_t *v, const char **text)
+{
+    *text = NULL;
+    if (v != NULL && v->type == PMIX_STRING) {
+        *text = v->data.string;
+    } else if (v != NULL && v->type == PMIX_REGEX) {
+        const pmix_byte_object_t *bo = &v->data.bo;
+        if (bo->bytes == NULL || bo->size == 0 ||
+            memchr(bo->bytes, '\0', bo->size) != bo->bytes + bo->size - 1) {
+            return false;
+        }
+        *text = bo->bytes;
+    }
+    return true;
+}
+
+/* Node list and per-node ranks from PMIX_NODE_MAP + PMIX_PROC_MAP (strings or regexes). */
 static pmix_status_t load_maps(px_nspace_t *ns)
 {
-    const pmix_value_t *nm = px_kvset_get(&ns->job, PMIX_NODE_MAP);
-    const pmix_value_t *pm = px_kvset_get(&ns->job, PMIX_PROC_MAP);
-    if (nm == NULL || nm->type != PMIX_STRING) {
-        return PMIX_SUCCESS;
-    }
+    const char *nm, *pm;
     char **names = NULL, **per_node = NULL;
     pmix_status_t rc = PMIX_ERR_BAD_PARAM;
-    if (px_regex_parse_nodes(nm->data.string, &names) != 0) {
+    if (!map_text(px_kvset_get(&ns->job, PMIX_NODE_MAP), &nm) ||
+        !map_text(px_kvset_get(&ns->job, PMIX_PROC_MAP), &pm)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (nm == NULL) {
+        return PMIX_SUCCESS;
+    }
+    if (px_regex_parse_nodes(nm, &names) != 0) {
         goto out;
     }
-    if (pm != NULL && pm->type == PMIX_STRING &&
-        px_regex_parse_ppn(pm->data.string, &per_node) != 0) {
+    if (pm != NULL && px_regex_parse_ppn(pm, &per_node) != 0) {
         goto out;
     }
     for (size_t i = 0; names[i] != NULL; i++) {

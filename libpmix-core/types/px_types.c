@@ -107,7 +107,7 @@ static const struct px_type_entry px_type_table[PX_TYPE_TABLE_LEN] = {
     [PMIX_ENVAR] = E(sizeof(pmix_envar_t), PX_K_ENVAR, PX_VS_INLINE),
     [PMIX_COORD] = E(sizeof(pmix_coord_t), PX_K_COORD, PX_VS_BOXED),
     [PMIX_REGATTR] = E(sizeof(pmix_regattr_t), PX_K_REGATTR, PX_VS_NONE),
-    [PMIX_REGEX] = E(sizeof(pmix_byte_object_t), PX_K_BO, PX_VS_INLINE),
+    [PMIX_REGEX] = E(sizeof(char *), PX_K_STRING, PX_VS_INLINE),
     [PMIX_JOB_STATE] = UI(pmix_job_state_t),
     [PMIX_LINK_STATE] = UI(pmix_link_state_t),
     [PMIX_PROC_CPUSET] = E(sizeof(pmix_cpuset_t), PX_K_CPUSET, PX_VS_BOXED),
@@ -165,6 +165,11 @@ enum px_value_storage px_value_storage(pmix_data_type_t t)
     const struct px_type_entry *e = px_type_entry(t);
 
     return NULL == e ? PX_VS_NONE : e->vs;
+}
+
+pmix_data_type_t px_type_in_value(pmix_data_type_t t)
+{
+    return PMIX_REGEX == t ? PMIX_BYTE_OBJECT : t;
 }
 
 bool px_type_is_number(pmix_data_type_t t)

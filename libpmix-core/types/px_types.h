@@ -21,6 +21,7 @@
  *   PMIX_BOOL                                bool                      -
  *   PMIX_BYTE, PMIX_INT8, PMIX_UINT8         uint8_t / int8_t          -
  *   PMIX_STRING                              char *                    the string
+ *   PMIX_REGEX (in a value: see below)       char *                    the string
  *   PMIX_SIZE                                size_t                    -
  *   PMIX_PID                                 pid_t                     -
  *   PMIX_INT, PMIX_UINT                      int / unsigned int        -
@@ -36,7 +37,7 @@
  *   PMIX_KVAL (our choice, see below)        pmix_info_t               as PMIX_INFO
  *   PMIX_PDATA                               pmix_pdata_t              value
  *   PMIX_BYTE_OBJECT, PMIX_COMPRESSED_STRING,
- *   PMIX_REGEX, PMIX_COMPRESSED_BYTE_OBJECT  pmix_byte_object_t        bytes
+ *   PMIX_COMPRESSED_BYTE_OBJECT              pmix_byte_object_t        bytes
  *   PMIX_PERSIST                             pmix_persistence_t (u8)   -
  *   PMIX_POINTER                             void *                    nothing (borrowed)
  *   PMIX_SCOPE                               pmix_scope_t (u8)         -
@@ -93,6 +94,10 @@
  *    the opaque `bitmap` / `topology` pointer is shared (shallow copy) and destruct does
  *    not free it (borrowed). The cpuset/topology code will take these over.
  *  - PMIX_POINTER elements are copied as the pointer value; nothing is freed.
+ *  - PMIX_REGEX is a NUL-terminated string (what PMIx_generate_regex/ppn return) as an
+ *    element - PMIx_Data_pack/unpack/copy/print and data arrays - but a pmix_value_t
+ *    keeps it in data.bo: a copy of the string with its NUL counted in size (OpenPMIx
+ *    4.2.2 does both). px_type_in_value() names what a value holds.
  *
  * Constructed state (px_type_construct): all bytes zero, except pmix_proc_t (and the
  * proc inside pmix_proc_info_t, pmix_pdata_t, pmix_proc_stats_t): rank PMIX_RANK_UNDEF;
@@ -140,6 +145,10 @@ size_t px_type_footprint(const void *elem, pmix_data_type_t t);
 /* True for the numeric types PMIx_Value_get_number converts between: SIZE, PID, INT,
  * INT8..INT64, UINT, UINT8..UINT64, FLOAT, DOUBLE, PROC_RANK. */
 bool px_type_is_number(pmix_data_type_t t);
+
+/* The type whose element representation a pmix_value_t of type t holds (at &value->data
+ * or value->data.ptr): t itself, except PMIX_BYTE_OBJECT for PMIX_REGEX (see above). */
+pmix_data_type_t px_type_in_value(pmix_data_type_t t);
 
 /* Helpers the struct families share (also used by other areas). */
 /* Deep copy of n infos into a new array (NULL when n is 0), freed with

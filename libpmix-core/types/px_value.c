@@ -21,7 +21,7 @@ void px_value_release(pmix_value_t *v)
     }
     switch (px_value_storage(v->type)) {
     case PX_VS_INLINE:
-        px_type_destruct(&v->data, v->type);
+        px_type_destruct(&v->data, px_type_in_value(v->type));
         break;
     case PX_VS_BOXED:
         /* every boxed member is a pointer at offset 0 of the union */
@@ -68,7 +68,7 @@ pmix_status_t px_value_copy(pmix_value_t *dest, const pmix_value_t *src)
     dest->type = PMIX_UNDEF;
     switch (px_value_storage(src->type)) {
     case PX_VS_INLINE:
-        rc = px_type_copy(&dest->data, &src->data, src->type);
+        rc = px_type_copy(&dest->data, &src->data, px_type_in_value(src->type));
         break;
     case PX_VS_BOXED:
         rc = px_box(&dest->data.ptr, src->data.ptr, src->type);
@@ -94,7 +94,7 @@ pmix_value_cmp_t px_value_cmp(const pmix_value_t *a, const pmix_value_t *b)
     }
     switch (px_value_storage(a->type)) {
     case PX_VS_INLINE:
-        return px_type_compare(&a->data, &b->data, a->type);
+        return px_type_compare(&a->data, &b->data, px_type_in_value(a->type));
     case PX_VS_BOXED:
         return px_type_compare(a->data.ptr, b->data.ptr, a->type);
     default:
@@ -106,7 +106,8 @@ size_t px_value_owned_bytes(const pmix_value_t *v)
 {
     switch (px_value_storage(v->type)) {
     case PX_VS_INLINE:
-        return px_type_footprint(&v->data, v->type) - px_type_size(v->type);
+        return px_type_footprint(&v->data, px_type_in_value(v->type)) -
+               px_type_size(px_type_in_value(v->type));
     case PX_VS_BOXED:
         return NULL == v->data.ptr ? 0 : px_type_footprint(v->data.ptr, v->type);
     default:
@@ -151,6 +152,8 @@ void PMIx_Value_free(pmix_value_t *v, size_t n)
  *   PMIX_STRING        the string itself (char *), not a char **
  *   PMIX_POINTER       the pointer to store (kept as is, never freed)
  *   PMIX_PROC_NSPACE   the namespace characters (char * or pmix_nspace_t)
+ *   PMIX_REGEX         a NUL-terminated string (PMIx_generate_regex/ppn output), stored
+ *                      as a byte object holding a copy with its NUL (size = strlen + 1)
  *   PMIX_VALUE         a pmix_value_t to copy: val becomes a copy of it (its type)
  *   everything else    one element of the type's representation (px_types.h), e.g. an
  *                      int *, a pmix_byte_object_t *, a pmix_proc_t *, a pmix_data_array_t *
@@ -179,6 +182,9 @@ pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_typ
             val->data.flag = (PMIX_BOOL == type);
         } else if (PMIX_STRING == type || PMIX_POINTER == type) {
             rc = px_type_copy(&val->data, &data, type);
+        } else if (PMIX_REGEX == type) {
+            pmix_byte_object_t bo = {.bytes = (char *)data, .size = strlen(data) + 1};
+            rc = px_type_copy(&val->data, &bo, PMIX_BYTE_OBJECT);
         } else {
             rc = px_type_copy(&val->data, data, type);
         }
@@ -214,7 +220,8 @@ pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_typ
 /*
  * *data receives the value's data, *sz its size in bytes:
  *   PMIX_STRING                a strdup'd copy, sz = strlen + 1 (NULL string: NULL, 0)
- *   byte-object types          a malloc'd copy of the bytes, sz = size (empty: NULL, 0)
+ *   byte-object types          a malloc'd copy of the bytes, sz = size (empty: NULL, 0);
+ *                              for PMIX_REGEX that is the string with its NUL
  *   PMIX_POINTER               the stored pointer itself, sz = sizeof(void *)
  *   boxed types (proc, darray, coord, nspace ...) and PMIX_ENVAR
  *                              a malloc'd deep copy of the element, sz = its size

@@ -200,11 +200,22 @@ static const void *px_print_value_elem(const pmix_value_t *v)
 }
 
 static void px_print_to(struct px_sbuf *b, const void *elem, pmix_data_type_t t, int depth);
+static void px_print_bytes(struct px_sbuf *b, const pmix_byte_object_t *bo);
 
 static void px_print_value(struct px_sbuf *b, const pmix_value_t *v, int depth)
 {
     px_sbuf_add(b, "%s", PMIx_Data_type_string(v->type));
-    if (v->type != PMIX_UNDEF) {
+    if (v->type == PMIX_REGEX) {
+        /* held as a byte object (types/px_types.h): its text when it is one string */
+        const pmix_byte_object_t *bo = &v->data.bo;
+        px_sbuf_add(b, ": ");
+        if (bo->bytes != NULL && bo->size > 0 &&
+            memchr(bo->bytes, '\0', bo->size) == bo->bytes + bo->size - 1) {
+            px_sbuf_add(b, "%s", bo->bytes);
+        } else {
+            px_print_bytes(b, bo);
+        }
+    } else if (v->type != PMIX_UNDEF) {
         px_sbuf_add(b, ": ");
         px_print_to(b, px_print_value_elem(v), v->type, depth + 1);
     }
@@ -536,8 +547,10 @@ static void px_print_to(struct px_sbuf *b, const void *elem, pmix_data_type_t t,
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
     case PMIX_COMPRESSED_BYTE_OBJECT:
-    case PMIX_REGEX:
         px_print_bytes(b, elem);
+        break;
+    case PMIX_REGEX:
+        px_sbuf_add(b, "%s", px_print_str(*(char *const *)elem));
         break;
     case PMIX_PERSIST:
         px_sbuf_add(b, "%s", PMIx_Persistence_string(*(const uint8_t *)elem));

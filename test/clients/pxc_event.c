@@ -7,6 +7,9 @@
  *   cache  [--expect-codes LIST]  rank 0 raises 7101, 7102, 7103 (range namespace) before
  *          anyone registers; after a fence the other ranks register (non-blocking) and
  *          must receive exactly LIST (default all three) in that order; rank 0 nothing
+ *   late   every rank has a default handler; rank 0 raises 7201, 7202; once the default
+ *          handler saw both, the others register for them and must get both (from the
+ *          process's own cache: the server already sent them), in order, once
  *   host   --code C   register for C, raised by the host before we started
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
@@ -79,14 +82,14 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* Wait until n events were seen, at most secs; the count seen. */
-static int wait_seen(int n, double secs)
+/* Wait until *counter (guarded by seen.lock) reaches n, at most secs; its value. */
+static int wait_count(const int *counter, int n, double secs)
 {
     double end = pxc_now() + secs;
     int got;
 
     pthread_mutex_lock(&seen.lock);
-    while (seen.n < n && pxc_now() < end) {
+    while (*counter < n && pxc_now() < end) {
         struct timespec ts;
 
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -97,9 +100,15 @@ static int wait_seen(int n, double secs)
         }
         pthread_cond_timedwait(&seen.cond, &seen.lock, &ts);
     }
-    got = seen.n;
+    got = *counter;
     pthread_mutex_unlock(&seen.lock);
     return got;
+}
+
+/* Wait until n events were seen, at most secs; the count seen. */
+static int wait_seen(int n, double secs)
+{
+    return wait_count(&seen.n, n, secs);
 }
 
 static void fence_all(void)
@@ -213,6 +222,21 @@ static void mode_relay(const char *range_s, const char *expect, const char *cust
 
 /* ---- cache: registering after the event happened ---- */
 
+/* Raise each code (range namespace) with payload pxc.payload = payload, or fail. */
+static void notify_namespace(const pmix_status_t *codes, int n, const char *payload)
+{
+    for (int i = 0; i < n; i++) {
+        pmix_info_t info;
+        pmix_status_t rc;
+
+        PMIx_Info_load(&info, "pxc.payload", payload, PMIX_STRING);
+        rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
+        PMIx_Info_destruct(&info);
+        if (rc != PMIX_SUCCESS)
+            pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
+    }
+}
+
 static void reg_cb(pmix_status_t status, size_t id, void *cbdata)
 {
     pxc_cb_t *cb = cbdata;
@@ -234,17 +258,8 @@ static void mode_cache(const char *expect_codes)
     int nwant = 0;
     pmix_status_t rc;
 
-    if (pxc_rank == 0) {
-        for (int i = 0; i < 3; i++) {
-            pmix_info_t info;
-
-            PMIx_Info_load(&info, "pxc.payload", "cached", PMIX_STRING);
-            rc = PMIx_Notify_event(codes[i], &me, PMIX_RANGE_NAMESPACE, &info, 1, NULL, NULL);
-            PMIx_Info_destruct(&info);
-            if (rc != PMIX_SUCCESS)
-                pxc_fail("PMIx_Notify_event(%d): %s", codes[i], PMIx_Error_string(rc));
-        }
-    }
+    if (pxc_rank == 0)
+        notify_namespace(codes, 3, "cached");
     fence_all();
     /* let the other node's server receive the relayed events before we register */
     usleep(300 * 1000);
@@ -279,6 +294,96 @@ static void mode_cache(const char *expect_codes)
             pxc_fail("cached events: expected %s, got %s", want, got[0] ? got : "none");
         printf("rank %d: cached events %s\n", pxc_rank, got);
     }
+    fence_all();
+}
+
+/* ---- late: handlers registered after a default handler already saw the events ---- */
+
+static struct {              /* guarded by seen.lock */
+    int ndefault;            /* calls of the default handler */
+    int nsecond;             /* calls of the second late handler */
+    pmix_status_t second[8]; /* what it got */
+} late;
+
+static void late_count(pmix_status_t status, bool second,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    pthread_mutex_lock(&seen.lock);
+    if (!second)
+        late.ndefault++;
+    else if (late.nsecond < 8)
+        late.second[late.nsecond++] = status;
+    pthread_cond_broadcast(&seen.cond);
+    pthread_mutex_unlock(&seen.lock);
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void default_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                            pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                            size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    late_count(status, false, cbfunc, cbdata);
+}
+
+static void second_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                           pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    late_count(status, true, cbfunc, cbdata);
+}
+
+/* Every rank has only a default handler; rank 0 raises 7201 then 7202 (range namespace).
+ * Once their default handler has run on both, the other ranks register a handler for
+ * both codes (non-blocking), which must get them from the process's cache, in order,
+ * once, only after its registration callback; then a blocking one for 7202 alone, which
+ * gets 7202 once although two handlers already ran on it. The default handler is not
+ * run again. */
+static void mode_late(void)
+{
+    pmix_status_t codes[2] = {7201, 7202};
+    pxc_cb_t cb;
+    pmix_status_t rc;
+    char got[128] = "";
+
+    reg_blocking(NULL, 0, NULL, 0, default_handler);
+    fence_all();
+    if (pxc_rank == 0) {
+        notify_namespace(codes, 2, "late");
+        fence_all();
+        return;
+    }
+    if (wait_count(&late.ndefault, 2, 10.0) < 2)
+        pxc_fail("the default handler saw %d of the 2 events", late.ndefault);
+    pxc_cb_init(&cb);
+    rc = PMIx_Register_event_handler(codes, 2, NULL, 0, handler, reg_cb, &cb);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Register_event_handler (nb): %s", PMIx_Error_string(rc));
+    if (!pxc_cb_wait(&cb, 10.0) || cb.status != PMIX_SUCCESS)
+        pxc_fail("registration callback: %s", PMIx_Error_string(cb.status));
+    wait_seen(2, 10.0);
+    wait_seen(3, 0.5);
+    if (seen.before_reg)
+        pxc_fail("a cached event was delivered before the registration callback returned");
+    for (int i = 0; i < seen.n; i++) {
+        if (seen.source[i].rank != 0 || strcmp(seen.payload[i], "late") != 0)
+            pxc_fail("event %d from rank %u with payload \"%s\"", seen.code[i], seen.source[i].rank,
+                     seen.payload[i]);
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", i ? "," : "", seen.code[i]);
+    }
+    if (strcmp(got, "7201,7202") != 0)
+        pxc_fail("late handler: expected 7201,7202, got %s", got[0] ? got : "none");
+    reg_blocking(&codes[1], 1, NULL, 0, second_handler);
+    wait_count(&late.nsecond, 1, 10.0);
+    wait_count(&late.nsecond, 2, 0.5);
+    if (late.nsecond != 1 || late.second[0] != 7202)
+        pxc_fail("second late handler: expected 7202 once, got %d calls", late.nsecond);
+    if (late.ndefault != 2)
+        pxc_fail("the default handler ran %d times, expected 2", late.ndefault);
+    printf("rank %d: late handler got %s, second late handler got 7202\n", pxc_rank, got);
     fence_all();
 }
 
@@ -497,7 +602,7 @@ int main(int argc, char **argv)
             pxc_fail("unknown option %s", argv[i]);
     }
     if (!mode)
-        pxc_fail("usage: pxc_event relay|cache|host|pset|chain|badargs [options]");
+        pxc_fail("usage: pxc_event relay|cache|late|host|pset|chain|badargs [options]");
     if (strcmp(mode, "badargs") == 0) {
         pmix_status_t c = 7301;
 
@@ -513,6 +618,8 @@ int main(int argc, char **argv)
         mode_relay(range, expect, custom);
     else if (strcmp(mode, "cache") == 0)
         mode_cache(codes);
+    else if (strcmp(mode, "late") == 0)
+        mode_late();
     else if (strcmp(mode, "host") == 0)
         mode_host(code);
     else if (strcmp(mode, "pset") == 0)

@@ -19,6 +19,9 @@
  *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
  *     --wait-event CODE                  register for CODE after init, wait (10 s) until
  *                                        it arrives; print its source and text
+ *     --late-event CODE                  a default handler first; once it got an event,
+ *                                        register for CODE: it must arrive (once) all the
+ *                                        same, from the tool's own event cache
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,29 +64,82 @@ static void ev_handler(size_t id, pmix_status_t status, const pmix_proc_t *sourc
     cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* Wait until *counter (guarded by ev_lock) reaches n, at most ms; its value. */
+static int wait_count(const int *counter, int n, long ms)
+{
+    struct timespec end;
+
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += ms / 1000;
+    end.tv_nsec += (ms % 1000) * 1000000;
+    if (end.tv_nsec >= 1000000000) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&ev_lock);
+    while (*counter < n && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
+    }
+    int got = *counter;
+    pthread_mutex_unlock(&ev_lock);
+    return got;
+}
+
 /* Register for code and wait up to 10 s for it; 0 when it came. */
 static int wait_event(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL);
-    struct timespec end;
 
     if (rc < 0) {
         printf("pxt_tool: PMIx_Register_event_handler: %s\n", PMIx_Error_string(rc));
         return 1;
     }
-    clock_gettime(CLOCK_REALTIME, &end);
-    end.tv_sec += 10;
-    pthread_mutex_lock(&ev_lock);
-    while (ev_count == 0 && pthread_cond_timedwait(&ev_cond, &ev_lock, &end) == 0) {
-    }
-    int n = ev_count;
-    pthread_mutex_unlock(&ev_lock);
-    if (n == 0) {
+    if (wait_count(&ev_count, 1, 10000) == 0) {
         printf("pxt_tool: event %s never arrived\n", PMIx_Error_string(code));
         return 1;
     }
     printf("pxt_tool: event %s from %s:%u \"%s\"\n", PMIx_Error_string(code), ev_source.nspace,
            ev_source.rank, ev_text);
+    return 0;
+}
+
+/* --late-event: a default handler only counts */
+static int def_count;
+
+static void def_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    def_count++;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* Register a default handler, wait (10 s) until it got an event, then register for code:
+ * that handler must get the event the tool already received (its own cache), once. */
+static int late_event(pmix_status_t code)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, def_handler, NULL, NULL);
+
+    if (rc < 0) {
+        printf("pxt_tool: PMIx_Register_event_handler (default): %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    if (wait_count(&def_count, 1, 10000) == 0) {
+        printf("pxt_tool: the default handler got no event\n");
+        return 1;
+    }
+    if (wait_event(code) != 0)
+        return 1;
+    /* a second delivery would come right behind the first */
+    int n = wait_count(&ev_count, 2, 500);
+    if (n != 1) {
+        printf("pxt_tool: the late handler ran %d times\n", n);
+        return 1;
+    }
+    printf("pxt_tool: late handler got the event once\n");
     return 0;
 }
 
@@ -180,7 +236,7 @@ int main(int argc, char **argv)
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0, wait_code = 0;
-    bool wait_ev = false;
+    bool wait_ev = false, late_ev = false;
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -267,6 +323,10 @@ int main(int argc, char **argv)
             NEEDV();
             wait_code = atoi(v);
             wait_ev = true;
+        } else if (!strcmp(a, "--late-event")) {
+            NEEDV();
+            wait_code = atoi(v);
+            late_ev = true;
         } else if (!strcmp(a, "--raw-tcp")) {
             NEEDV();
             return raw_tcp(v);
@@ -307,6 +367,8 @@ int main(int argc, char **argv)
         usleep((useconds_t)linger_ms * 1000);
     int fail = 0;
     if (wait_ev && wait_event(wait_code) != 0)
+        fail = 1;
+    if (late_ev && late_event(wait_code) != 0)
         fail = 1;
     if (get != NULL && do_get(get) != 0)
         fail = 1;

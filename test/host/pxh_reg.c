@@ -1,7 +1,8 @@
 /*
  * pxh_reg.c - the namespace registration data pxhost gives PMIx_server_register_nspace:
  * the whole job (every node and every rank), or with --derive only the sizes and the
- * maps. Runs on a node process's main thread before any client is started.
+ * maps (PMIX_STRING values, or with --regex-maps PMIX_REGEX ones). Runs on a node process's main
+ * thread before any client is started.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,19 @@ static pmix_status_t add_maps(void *list)
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "pxhost: PMIx_generate_ppn(\"%s\") failed: %s\n", ppn_in,
                 PMIx_Error_string(rc));
+        goto out;
+    }
+    if (pxh_opts.regex_maps) {
+        /* as a host written against pmix_server.h does it (the Standard's example):
+         * the strings loaded as PMIX_REGEX, once through each of the two macros */
+        pmix_info_t nm;
+
+        PMIX_INFO_CONSTRUCT(&nm);
+        PMIX_INFO_LOAD(&nm, PMIX_NODE_MAP, regex, PMIX_REGEX);
+        rc = PMIx_Info_list_xfer(list, &nm);
+        PMIX_INFO_DESTRUCT(&nm);
+        if (rc == PMIX_SUCCESS)
+            PMIX_INFO_LIST_ADD(rc, list, PMIX_PROC_MAP, ppn, PMIX_REGEX);
         goto out;
     }
     rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, regex, PMIX_STRING);

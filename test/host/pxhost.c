@@ -30,6 +30,8 @@ static const char usage[] =
     "  -n N                 number of ranks (default 1)\n"
     "  --nodes K            simulated nodes, ranks spread block-wise (default 1)\n"
     "  --derive             register only the sizes, JOBID and the node/proc maps\n"
+    "  --regex-maps         register the node/proc maps as PMIX_REGEX values (the\n"
+    "                       strings PMIx_generate_regex/ppn return), not PMIX_STRING\n"
     "  --pset NAME:R,R,...  define a process set before starting the clients\n"
     "  --no-query           give the library a module without the query upcall\n"
     "  --spawn              spawn/push_stdin upcalls (canned output of the new job, stdin\n"
@@ -153,6 +155,9 @@ static void parse_args(int argc, char **argv)
             exit(0);
         } else if (strcmp(a, "--derive") == 0) {
             pxh_opts.derive = true;
+            continue;
+        } else if (strcmp(a, "--regex-maps") == 0) {
+            pxh_opts.regex_maps = true;
             continue;
         } else if (strcmp(a, "--spawn") == 0) {
             pxh_opts.spawn = true; /* pxh_spawn.c: spawn + push_stdin upcalls */

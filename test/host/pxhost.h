@@ -35,8 +35,9 @@ typedef struct {
     int nranks;
     int nnodes;
     bool derive;
-    bool no_query; /* --no-query: the module has no query upcall */
-    bool spawn;    /* --spawn: spawn and push_stdin upcalls (pxh_spawn.c) */
+    bool regex_maps; /* --regex-maps: PMIX_NODE_MAP/PMIX_PROC_MAP as PMIX_REGEX values */
+    bool no_query;   /* --no-query: the module has no query upcall */
+    bool spawn;      /* --spawn: spawn and push_stdin upcalls (pxh_spawn.c) */
     int timeout;
     int unregistered; /* rank or -1 */
     int nobody;       /* rank or -1 */

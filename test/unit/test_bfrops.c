@@ -115,6 +115,9 @@ static void sample(pmix_data_type_t t, void *e)
     case PMIX_STRING:
         *(char **)e = strdup("hello, world");
         break;
+    case PMIX_REGEX:
+        *(char **)e = strdup("pmix:pxnode[1:0-15]");
+        break;
     case PMIX_PROC_NSPACE:
         memset(e, 'n', PMIX_MAX_NSLEN); /* the longest nspace there is */
         break;
@@ -159,7 +162,6 @@ static void sample(pmix_data_type_t t, void *e)
     }
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
     case PMIX_COMPRESSED_BYTE_OBJECT:
         bo_set(e, "a\0b\0\377", 5);
         break;
@@ -451,7 +453,10 @@ Test(bfrops, every_type_in_a_value_round_trips)
             continue;
         memset(&v, 0, sizeof(v));
         v.type = t;
-        if (slot == PX_BFROPS_SLOT_INLINE) {
+        if (t == PMIX_REGEX) {
+            /* a value holds a regex as a byte object (types/px_types.h) */
+            cr_assert_eq(PMIx_Value_load(&v, "pmix:pxnode[1:0-15]", t), PMIX_SUCCESS);
+        } else if (slot == PX_BFROPS_SLOT_INLINE) {
             sample(t, &v.data);
         } else {
             v.data.ptr = calloc(1, px_type_size(t));
@@ -1215,4 +1220,60 @@ Test(bfrops, bo_view_refuses_truncated_mismatched_and_counted_items)
     px_bfrops_buf_free(&b);
     cr_assert_eq(px_bfrops_pack_bo_head(&b, (size_t)UINT32_MAX), PMIX_ERR_PACK_FAILURE);
     cr_assert_eq(b.bytes_used, 0);
+}
+
+/* PMIX_REGEX is packed, unpacked, copied and printed as the string PMIx_generate_regex
+ * returns (the Standard's "pack the returned expression declaring it PMIX_REGEX"). */
+Test(bfrops, regex_strings_pack_unpack_copy)
+{
+    char *in[2] = {"pmix:pxnode[2:0-63]@pmix:[1:1-2,5]", NULL}, *out[2] = {NULL, NULL};
+    char *copy = NULL;
+    int32_t n = 2;
+    pmix_data_buffer_t b;
+    pmix_value_t v, w;
+
+    PMIx_Data_buffer_construct(&b);
+    cr_assert_eq(PMIx_Data_pack(NULL, &b, in, 2, PMIX_REGEX), PMIX_SUCCESS);
+    cr_assert_eq(PMIx_Data_unpack(NULL, &b, out, &n, PMIX_REGEX), PMIX_SUCCESS);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(out[0], in[0]);
+    cr_assert_null(out[1]);
+    free(out[0]);
+    cr_assert_eq(px_bfrops_buf_remaining(&b), 0);
+
+    /* in a value: the byte object with the NUL travels and comes back the same */
+    cr_assert_eq(PMIx_Value_load(&v, in[0], PMIX_REGEX), PMIX_SUCCESS);
+    n = 1;
+    cr_assert_eq(PMIx_Data_pack(NULL, &b, &v, 1, PMIX_VALUE), PMIX_SUCCESS);
+    cr_assert_eq(PMIx_Data_unpack(NULL, &b, &w, &n, PMIX_VALUE), PMIX_SUCCESS);
+    cr_assert_eq(w.type, PMIX_REGEX);
+    cr_assert_eq(w.data.bo.size, strlen(in[0]) + 1);
+    cr_assert_str_eq(w.data.bo.bytes, in[0]);
+    cr_assert_eq(PMIx_Value_compare(&v, &w), PMIX_EQUAL);
+    PMIx_Value_destruct(&v);
+    PMIx_Value_destruct(&w);
+
+    cr_assert_eq(PMIx_Data_copy((void **)&copy, in[0], PMIX_REGEX), PMIX_SUCCESS);
+    cr_assert_str_eq(copy, in[0]);
+    cr_assert_neq(copy, in[0]);
+    free(copy);
+    PMIx_Data_buffer_destruct(&b);
+}
+
+/* A regex element on the wire must be one string with its NUL. */
+Test(bfrops, regex_element_without_nul_is_refused)
+{
+    pmix_byte_object_t bo = {.bytes = "pmix:x", .size = 6};
+    pmix_data_buffer_t b;
+    char *out = NULL;
+    int32_t n = 1;
+
+    PMIx_Data_buffer_construct(&b);
+    /* the same bytes as a PMIX_REGEX item: tag, count, blob without its NUL */
+    cr_assert_eq(PMIx_Data_pack(NULL, &b, &bo, 1, PMIX_BYTE_OBJECT), PMIX_SUCCESS);
+    b.base_ptr[0] = (char)(PMIX_REGEX >> 8);
+    b.base_ptr[1] = (char)(PMIX_REGEX & 0xff);
+    cr_assert_eq(PMIx_Data_unpack(NULL, &b, &out, &n, PMIX_REGEX), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_null(out);
+    PMIx_Data_buffer_destruct(&b);
 }

@@ -1138,3 +1138,46 @@ Test(event, unbind_with_chains_in_flight_is_clean)
     PMIx_Info_free(ev, 1);
     PMIx_Info_free(nm, 1);
 }
+
+/* ---- a replay to one registration (the client's event cache) ---- */
+
+static pmix_status_t deliver_to(size_t id, pmix_status_t code, const pmix_info_t *info,
+                                size_t ninfo)
+{
+    done_t d = {.status = -9999};
+    pmix_proc_t src;
+    PMIx_Load_procid(&src, "job", 1);
+    cr_assert_eq(px_latch_init(&d.latch, 1), 0);
+    cr_assert_eq(px_evt_deliver_to(id, code, &src, info, ninfo, on_done, &d), PMIX_SUCCESS);
+    cr_assert_eq(px_latch_wait(&d.latch, WAIT_MS), 0, "chain did not end");
+    px_latch_fini(&d.latch);
+    cr_assert_eq(d.calls, 1);
+    return d.status;
+}
+
+Test(event, deliver_to_runs_only_that_registration_if_it_matches)
+{
+    pmix_info_t *f = inf_bool(PMIX_EVENT_HDLR_FIRST);
+    reg('F', c_e1, 1, f, 1);
+    PMIx_Info_free(f, 1);
+    reg('D', NULL, 0, NULL, 0);
+    size_t s = reg('S', c_e1, 1, NULL, 0);
+    size_t d = reg('X', NULL, 0, NULL, 0);
+    size_t t = reg('T', c_e2, 1, NULL, 0);
+    cr_assert_eq(deliver_to(s, E1, NULL, 0), PMIX_SUCCESS);
+    expect_seq("S");
+    cr_assert_eq(deliver_to(d, E1, NULL, 0), PMIX_SUCCESS); /* a default handler */
+    expect_seq("X");
+    cr_assert_eq(deliver_to(t, E1, NULL, 0), PMIX_ERR_NOT_FOUND); /* not its code */
+    expect_seq("");
+    pmix_info_t *nd = inf_bool(PMIX_EVENT_NON_DEFAULT);
+    cr_assert_eq(deliver_to(d, E1, nd, 1), PMIX_ERR_NOT_FOUND);
+    expect_seq("");
+    PMIx_Info_free(nd, 1);
+    cr_assert_eq(px_evt_deliver_to(0, E1, NULL, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    /* not active yet: nothing */
+    size_t late = 0;
+    cr_assert_eq(px_evt_register(c_e1, 1, NULL, 0, rec, &late), PMIX_SUCCESS);
+    cr_assert_eq(deliver_to(late, E1, NULL, 0), PMIX_ERR_NOT_FOUND);
+    expect_seq("");
+}

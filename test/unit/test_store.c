@@ -384,3 +384,44 @@ Test(common, tcp_uri_round_trips_and_rejects_bad_forms)
     }
     cr_assert_eq(px_uri_parse_any(NULL, &u), -1);
 }
+
+/* Hosts written against pmix_server.h register the maps as PMIX_REGEX values loaded from
+ * the strings PMIx_generate_regex/ppn return (the Standard's example); a regex whose
+ * bytes are not one string is refused. */
+Test(store, maps_registered_as_regex_values)
+{
+    char *nodes = NULL, *ppn = NULL;
+    cr_assert_eq(PMIx_generate_regex("n0,n1", &nodes), PMIX_SUCCESS);
+    cr_assert_eq(PMIx_generate_ppn("0,1;2,3,4", &ppn), PMIX_SUCCESS);
+    pmix_info_t info[2];
+    PMIx_Info_construct(&info[0]);
+    PMIx_Info_construct(&info[1]);
+    cr_assert_eq(PMIx_Info_load(&info[0], PMIX_NODE_MAP, nodes, PMIX_REGEX), PMIX_SUCCESS);
+    cr_assert_eq(PMIx_Info_load(&info[1], PMIX_PROC_MAP, ppn, PMIX_REGEX), PMIX_SUCCESS);
+    px_store_t st;
+    px_store_init(&st, "n1");
+    px_nspace_t *ns = px_store_add(&st, "job");
+    cr_assert_not_null(ns);
+    cr_assert_eq(px_ns_register(&st, ns, info, 2), PMIX_SUCCESS);
+    cr_assert_eq(num(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL)), 5);
+    cr_assert_str_eq(str(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, NULL)), "n0,n1");
+    cr_assert_str_eq(str(px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL)), "2,3,4");
+    cr_assert_str_eq(str(px_ns_lookup(ns, 0, PMIX_HOSTNAME, NULL)), "n0");
+    const pmix_value_t *nm = px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_NODE_MAP, NULL);
+    cr_assert_not_null(nm);
+    cr_assert_eq(nm->type, PMIX_REGEX);
+    cr_assert_eq(nm->data.bo.size, strlen(nodes) + 1);
+    cr_assert_str_eq(nm->data.bo.bytes, nodes);
+
+    /* bytes without a terminating NUL: not a map we can read */
+    px_nspace_t *bad = px_store_add(&st, "bad");
+    cr_assert_not_null(bad);
+    info[0].value.data.bo.size = strlen(nodes);
+    cr_assert_eq(px_ns_register(&st, bad, info, 1), PMIX_ERR_BAD_PARAM);
+    info[0].value.data.bo.size = strlen(nodes) + 1;
+    px_store_fini(&st);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_destruct(&info[1]);
+    free(nodes);
+    free(ppn);
+}

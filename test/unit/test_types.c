@@ -190,6 +190,9 @@ void tt_fill_sample(void *elem, pmix_data_type_t t, int variant, int depth)
     case PMIX_STRING:
         *(char **)elem = xstrdup(variant ? "second string" : "first string");
         break;
+    case PMIX_REGEX:
+        *(char **)elem = xstrdup(variant ? "pmix:pxnode[1:0-3]" : "pmix:pxnode[1:0-1]");
+        break;
     case PMIX_POINTER:
         *(void **)elem = (char *)NULL + 0x1000 * k;
         break;
@@ -201,7 +204,6 @@ void tt_fill_sample(void *elem, pmix_data_type_t t, int variant, int depth)
         break;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
     case PMIX_COMPRESSED_BYTE_OBJECT: {
         pmix_byte_object_t *b = elem;
         b->bytes = xmemdup(variant ? "\0\1\2\3x" : "\0\1\2\3", 5);
@@ -470,7 +472,7 @@ Test(types_registry, every_type_known_with_its_size)
         {PMIX_ENVAR, sizeof(pmix_envar_t)},
         {PMIX_COORD, sizeof(pmix_coord_t)},
         {PMIX_REGATTR, sizeof(pmix_regattr_t)},
-        {PMIX_REGEX, sizeof(pmix_byte_object_t)},
+        {PMIX_REGEX, sizeof(char *)},
         {PMIX_JOB_STATE, 1},
         {PMIX_LINK_STATE, 1},
         {PMIX_PROC_CPUSET, sizeof(pmix_cpuset_t)},

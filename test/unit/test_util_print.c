@@ -359,3 +359,24 @@ Test(print, kval_buffer_and_unknown_array)
     expect(px_print_elem(&buf, PMIX_BUFFER), "3 bytes");
     expect(px_print_elem(&unknown, PMIX_DATA_ARRAY), "UNKNOWN DATA TYPE[2] {...}");
 }
+
+/* A PMIX_REGEX element is a string; a value holds it as a byte object with its NUL and
+ * prints its text, or "N bytes" when the bytes are not one string. */
+Test(print, regex)
+{
+    pmix_value_t v;
+    char *s = "pmix:pxnode[1:0-3]", *out = NULL;
+
+    expect(px_print_elem(&s, PMIX_REGEX), "pmix:pxnode[1:0-3]");
+    cr_assert_eq(PMIx_Data_print(&out, "map ", s, PMIX_REGEX), PMIX_SUCCESS);
+    cr_expect_str_eq(out, "map pmix:pxnode[1:0-3]");
+    free(out);
+    cr_assert_eq(PMIx_Value_load(&v, s, PMIX_REGEX), PMIX_SUCCESS);
+    expect(PMIx_Value_string(&v), "PMIX_REGEX: pmix:pxnode[1:0-3]");
+    PMIx_Value_destruct(&v);
+    memset(&v, 0, sizeof(v));
+    v.type = PMIX_REGEX;
+    v.data.bo.bytes = "blob:\0\1\2";
+    v.data.bo.size = 8;
+    expect(PMIx_Value_string(&v), "PMIX_REGEX: 8 bytes");
+}
