@@ -1,9 +1,11 @@
 #!/bin/sh
-# Fuzz the bfrops decoder for SECONDS (default 60): configure a clang libFuzzer build in
-# build-fuzz if needed, build test/fuzz/fuzz_unpack, run it from the committed seeds in
-# test/fuzz/corpus (new inputs go to a scratch directory, the seeds stay untouched).
-# Exits non-zero when the fuzzer reports a crash, a sanitizer error or a leak; the
-# reproducer is left in build-fuzz/fuzz-artifacts/.
+# Fuzz for SECONDS in all (default 60), split between the libFuzzer targets: the bfrops
+# decoder (half), the server's message dispatch and the client's namespace unpacking (a
+# quarter each). Configures a clang libFuzzer build in build-fuzz if needed, builds
+# test/fuzz/fuzz_*, runs each from its committed seeds (test/fuzz/corpus,
+# corpus-server, corpus-nspace; new inputs go to a scratch directory, the seeds stay
+# untouched). Exits non-zero when a fuzzer reports a crash, a sanitizer error or a leak;
+# the reproducer is left in build-fuzz/fuzz-artifacts/.
 set -eu
 
 seconds=${1:-60}
@@ -13,22 +15,34 @@ build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Dtests=true
 fi
-ninja -C "$build" test/fuzz/fuzz_unpack
+ninja -C "$build" test/fuzz/fuzz_unpack test/fuzz/fuzz_server test/fuzz/fuzz_nspace
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$build/fuzz-artifacts"
 
-set +e
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-"$build/test/fuzz/fuzz_unpack" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-    -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
-    -artifact_prefix="$build/fuzz-artifacts/" "$work" "$root/test/fuzz/corpus"
-rc=$?
-set -e
-if [ $rc -ne 0 ]; then
-    echo "fuzz-smoke: the fuzzer found a problem (exit $rc); see $build/fuzz-artifacts/" >&2
-    exit 1
-fi
+quarter=$((seconds / 4))
+[ "$quarter" -ge 1 ] || quarter=1
+failed=0
+for target in "unpack:$((seconds - 2 * quarter)):corpus" "server:$quarter:corpus-server" \
+    "nspace:$quarter:corpus-nspace"; do
+    name=${target%%:*}
+    rest=${target#*:}
+    secs=${rest%%:*}
+    seeds=$root/test/fuzz/${rest#*:}
+    mkdir -p "$work/$name"
+    set +e
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$build/test/fuzz/fuzz_$name" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+        -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+        -artifact_prefix="$build/fuzz-artifacts/$name-" "$work/$name" "$seeds"
+    rc=$?
+    set -e
+    if [ $rc -ne 0 ]; then
+        echo "fuzz-smoke: fuzz_$name found a problem (exit $rc); see $build/fuzz-artifacts/" >&2
+        failed=1
+    fi
+done
+[ $failed -eq 0 ] || exit 1
 echo "fuzz-smoke: ${seconds}s without findings"

@@ -76,6 +76,27 @@ pmix_status_t px_bfrops_unpack_info_array(pmix_data_buffer_t *buf, pmix_info_t *
                                           size_t *ninfo);
 void px_bfrops_info_array_free(pmix_info_t *info, size_t ninfo);
 
+/* ---- counts read from the wire ----
+ * Every message handler (server, client, tool; the daemon protocol to come) reads a
+ * count that sizes an allocation through px_bfrops_unpack_count, never through a plain
+ * unpack: the count is checked against the bytes left in the message before the caller
+ * allocates anything for it. */
+
+/* Least bytes one element of type t takes inside an item (after the item's header). */
+size_t px_bfrops_wire_elem(pmix_data_type_t t);
+/* Least bytes of a whole item holding k elements of type t (header included); k = 0 is
+ * the empty item, e.g. an empty info array. */
+size_t px_bfrops_wire_item(pmix_data_type_t t, size_t k);
+
+/* Read a count (one item of ctype: PMIX_SIZE or PMIX_UINT32) announcing *n things that
+ * follow in buf, each taking at least `each` bytes on the wire (>= 1; build it from
+ * px_bfrops_wire_elem/item). Refused with PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER when
+ * *n * each exceeds the bytes left after the count, and with PMIX_ERR_BAD_PARAM when
+ * max > 0 and *n > max (a bound the protocol sets). On a refusal *n is 0 and the count
+ * stays unread; on success the caller may allocate *n elements. */
+pmix_status_t px_bfrops_unpack_count(pmix_data_buffer_t *buf, pmix_data_type_t ctype, size_t each,
+                                     size_t max, size_t *n);
+
 /* ---- compression (PMIx_Data_compress/decompress) ---- */
 
 /* Compress into a malloc'd block; false (nothing allocated) when it would not shrink. */

@@ -847,3 +847,50 @@ void px_bfrops_info_array_free(pmix_info_t *info, size_t ninfo)
     release_elems(info, ninfo, PMIX_INFO);
     free(info);
 }
+
+size_t px_bfrops_wire_elem(pmix_data_type_t t)
+{
+    return px_bfrops_min_wire(t);
+}
+
+size_t px_bfrops_wire_item(pmix_data_type_t t, size_t k)
+{
+    return PX_BFROPS_HDR + k * px_bfrops_min_wire(t);
+}
+
+pmix_status_t px_bfrops_unpack_count(pmix_data_buffer_t *buf, pmix_data_type_t ctype, size_t each,
+                                     size_t max, size_t *n)
+{
+    char *at;
+    int32_t one = 1;
+    size_t v = 0;
+    uint32_t u = 0;
+    pmix_status_t rc;
+
+    if (!n)
+        return PMIX_ERR_BAD_PARAM;
+    *n = 0;
+    if (!buf || each == 0 || (ctype != PMIX_SIZE && ctype != PMIX_UINT32) ||
+        !px_bfrops_buf_valid(buf))
+        return PMIX_ERR_BAD_PARAM;
+    at = buf->unpack_ptr;
+    if (ctype == PMIX_SIZE) {
+        rc = px_bfrops_unpack(buf, &v, &one, PMIX_SIZE);
+    } else {
+        rc = px_bfrops_unpack(buf, &u, &one, PMIX_UINT32);
+        v = u;
+    }
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    /* what is announced must be there: n things of at least `each` bytes */
+    if (v > px_bfrops_buf_remaining(buf) / each)
+        rc = EOB;
+    else if (max > 0 && v > max)
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc != PMIX_SUCCESS) {
+        buf->unpack_ptr = at;
+        return rc;
+    }
+    *n = v;
+    return PMIX_SUCCESS;
+}

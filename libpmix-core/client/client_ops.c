@@ -246,13 +246,10 @@ static pmix_status_t unpack_pdata(pmix_data_buffer_t *reply, pmix_pdata_t **pd, 
     int32_t one = 1;
     *pd = NULL;
     *n = 0;
-    pmix_status_t rc = px_bfrops_unpack(reply, n, &one, PMIX_SIZE);
+    pmix_status_t rc =
+        px_bfrops_unpack_count(reply, PMIX_SIZE, px_bfrops_wire_elem(PMIX_PDATA), 1024u * 1024u, n);
     if (rc != PMIX_SUCCESS || *n == 0) {
         return rc;
-    }
-    if (*n > 1024u * 1024u) {
-        *n = 0;
-        return PMIX_ERR_UNPACK_FAILURE;
     }
     *pd = PMIx_Pdata_create(*n);
     if (*pd == NULL) {

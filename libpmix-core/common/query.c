@@ -264,15 +264,12 @@ pmix_status_t px_qans_pack(pmix_data_buffer_t *buf, const px_qans_t *ans, size_t
 pmix_status_t px_qans_unpack(pmix_data_buffer_t *buf, px_qans_t **ans, size_t *n)
 {
     size_t m = 0;
-    int32_t one = 1;
     *ans = NULL;
     *n = 0;
-    pmix_status_t rc = px_bfrops_unpack(buf, &m, &one, PMIX_SIZE);
+    pmix_status_t rc =
+        px_bfrops_unpack_count(buf, PMIX_SIZE, px_bfrops_wire_item(PMIX_INFO, 0), 0, &m);
     if (rc != PMIX_SUCCESS) {
         return rc;
-    }
-    if (m > px_bfrops_buf_remaining(buf)) { /* each list takes at least one byte */
-        return PMIX_ERR_UNPACK_FAILURE;
     }
     px_qans_t *a = calloc(m + 1, sizeof(*a));
     if (a == NULL) {

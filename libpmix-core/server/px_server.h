@@ -87,6 +87,7 @@ typedef struct px_server {
     char *tcp_uri;                        /* owned: its URI (rendezvous line 4), or NULL */
     char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
     int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
+    bool msg_malformed; /* the message being dispatched broke the protocol (px_srv_count) */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -99,6 +100,11 @@ px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank);
 /* Send a reply (status first, then body's bytes if any) to a client's request. */
 void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
                   const pmix_data_buffer_t *body);
+/* Every count a handler reads from a client's message: px_bfrops_unpack_count (PMIX_SIZE
+ * count of things of at least `each` bytes, max 0 = no protocol bound). A count the
+ * message cannot hold marks the message malformed: the dispatcher then drops that
+ * connection (after the handler's own error handling). */
+pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max, size_t *n);
 /* Unpack "size n, proc[n]" (n bounded) into a new array of at least one slot. */
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */

@@ -71,15 +71,22 @@ void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t 
     px_bfrops_buf_free(&buf);
 }
 
+pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max, size_t *n)
+{
+    pmix_status_t rc = px_bfrops_unpack_count(payload, PMIX_SIZE, each, max, n);
+    if (rc != PMIX_SUCCESS && rc != PMIX_ERR_BAD_PARAM) {
+        /* the count is missing or announces more than the message holds: malformed */
+        px_srv->msg_malformed = true;
+    }
+    return rc;
+}
+
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n)
 {
     int32_t one = 1;
     *procs = NULL;
-    *n = 0;
-    pmix_status_t rc = px_bfrops_unpack(payload, n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && *n > 4u * 1024 * 1024) {
-        rc = PMIX_ERR_BAD_PARAM; /* garbage, not a job */
-    }
+    /* more than 4 Mi procs is garbage, not a job */
+    pmix_status_t rc = px_srv_count(payload, px_bfrops_wire_elem(PMIX_PROC), 4u * 1024 * 1024, n);
     if (rc == PMIX_SUCCESS) {
         *procs = calloc(*n ? *n : 1, sizeof(**procs));
         rc = *procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
@@ -132,6 +139,17 @@ int px_srv_shift(px_progress_fn_t fn, void *arg)
 
 static void client_lost(px_peer_t *peer, int err, void *cbdata);
 
+/* Close a connection that broke the protocol; the client is handled as lost (EPROTO). */
+static void client_drop(px_srv_client_t *c)
+{
+    if (c->peer != NULL) {
+        px_peer_t *p = c->peer;
+        c->peer = NULL;
+        px_peer_destroy(p);
+        client_lost(NULL, EPROTO, c);
+    }
+}
+
 static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
                         void *cbdata)
 {
@@ -139,6 +157,7 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     px_srv_client_t *c = cbdata;
     pthread_mutex_lock(&px_srv->lock);
     px_srv_client_retain(c);
+    px_srv->msg_malformed = false;
     switch (tag) {
     case PX_TAG_JOBINFO: {
         char *nspace = NULL;
@@ -214,13 +233,17 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
                  c->proc.rank);
         if (seq != 0) {
             px_srv_reply(c, seq, tag, PMIX_ERR_NOT_SUPPORTED, NULL);
-        } else if (c->peer != NULL) {
-            px_peer_t *p = c->peer;
-            c->peer = NULL;
-            px_peer_destroy(p);
-            client_lost(NULL, EPROTO, c);
+        } else {
+            client_drop(c);
         }
         break;
+    }
+    if (px_srv->msg_malformed) {
+        /* a count the message cannot hold (px_srv_count): this peer only goes */
+        px_debug(1, "server", "malformed message (tag %u) from %s:%u: connection dropped", tag,
+                 c->proc.nspace, c->proc.rank);
+        px_srv->msg_malformed = false;
+        client_drop(c);
     }
     px_srv_client_release(c);
     pthread_mutex_unlock(&px_srv->lock);

@@ -453,10 +453,7 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     pmix_status_t *codes = NULL;
     pmix_info_t *info = NULL;
     size_t ninfo = 0;
-    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 65536) {
-        rc = PMIX_ERR_BAD_PARAM;
-    }
+    pmix_status_t rc = px_srv_count(payload, px_bfrops_wire_elem(PMIX_STATUS), 65536, &n);
     if (rc == PMIX_SUCCESS) {
         codes = calloc(n ? n : 1, sizeof(*codes));
         rc = codes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;

@@ -138,7 +138,7 @@ static pmix_status_t unpack_keys(pmix_data_buffer_t *payload, char ***keys)
 {
     size_t n = 0;
     int32_t one = 1;
-    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
+    pmix_status_t rc = px_srv_count(payload, px_bfrops_wire_item(PMIX_STRING, 1), 0, &n);
     for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         char *k = NULL;
         one = 1;

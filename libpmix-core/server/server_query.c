@@ -505,10 +505,9 @@ static void client_done(pmix_status_t rc, px_qans_t *ans, void *cbdata)
 void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     size_t nq = 0;
-    int32_t one = 1;
     pmix_query_t *q = NULL;
-    pmix_status_t rc = px_bfrops_unpack(payload, &nq, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && (nq == 0 || nq > px_bfrops_buf_remaining(payload))) {
+    pmix_status_t rc = px_srv_count(payload, px_bfrops_wire_elem(PMIX_QUERY), 0, &nq);
+    if (rc == PMIX_SUCCESS && nq == 0) {
         rc = PMIX_ERR_BAD_PARAM;
     }
     if (rc == PMIX_SUCCESS) {

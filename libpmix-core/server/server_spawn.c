@@ -113,9 +113,9 @@ void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
     int32_t one = 1;
     pmix_status_t rc = px_bfrops_unpack_info_array(payload, &s->info, &s->ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_unpack(payload, &s->napps, &one, PMIX_SIZE);
+        rc = px_srv_count(payload, px_bfrops_wire_elem(PMIX_APP), PX_SPAWN_MAX_APPS, &s->napps);
     }
-    if (rc == PMIX_SUCCESS && (s->napps == 0 || s->napps > PX_SPAWN_MAX_APPS)) {
+    if (rc == PMIX_SUCCESS && s->napps == 0) {
         rc = PMIX_ERR_BAD_PARAM;
     }
     if (rc == PMIX_SUCCESS) {

@@ -692,32 +692,43 @@ static pmix_status_t unpack_u32(pmix_data_buffer_t *buf, uint32_t *v)
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT32);
 }
 
+/* Least bytes on the wire of one app (appnum, info[]), one node (hostname, id, rank
+ * count, info[]; its ranks counted separately) and one rank (node index, info[]): the
+ * counts of px_ns_unpack are checked against them before anything is sized by them. */
+#define APP_MIN (px_bfrops_wire_item(PMIX_UINT32, 1) + px_bfrops_wire_item(PMIX_INFO, 0))
+#define NODE_MIN                                                                                   \
+    (px_bfrops_wire_item(PMIX_STRING, 1) + 2 * px_bfrops_wire_item(PMIX_UINT32, 1) +               \
+     px_bfrops_wire_item(PMIX_INFO, 0))
+#define RANK_MIN (px_bfrops_wire_item(PMIX_INT32, 1) + px_bfrops_wire_item(PMIX_INFO, 0))
+
 pmix_status_t px_ns_unpack(pmix_data_buffer_t *buf, px_nspace_t *ns)
 {
-    uint32_t n;
+    size_t n = 0;
     pmix_status_t rc = unpack_into(buf, &ns->job);
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_u32(buf, &n);
+        rc = px_bfrops_unpack_count(buf, PMIX_UINT32, APP_MIN, 0, &n);
     }
-    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         uint32_t appnum;
         rc = unpack_u32(buf, &appnum);
         px_ns_app_t *a = rc == PMIX_SUCCESS ? px_ns_app(ns, appnum, true) : NULL;
         rc = a ? unpack_into(buf, &a->info) : (rc ? rc : PMIX_ERR_NOMEM);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_u32(buf, &n);
+        rc = px_bfrops_unpack_count(buf, PMIX_UINT32, NODE_MIN, 0, &n);
     }
-    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         char *host = NULL;
         int32_t one = 1;
-        uint32_t id, nr;
+        uint32_t id;
+        size_t nr = 0;
         rc = px_bfrops_unpack(buf, &host, &one, PMIX_STRING);
         if (rc == PMIX_SUCCESS) {
             rc = unpack_u32(buf, &id);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_u32(buf, &nr);
+            rc = px_bfrops_unpack_count(buf, PMIX_UINT32, px_bfrops_wire_elem(PMIX_PROC_RANK), 0,
+                                        &nr);
         }
         px_ns_node_t *node = rc == PMIX_SUCCESS ? node_add(ns, host, id) : NULL;
         free(host);
@@ -737,12 +748,12 @@ pmix_status_t px_ns_unpack(pmix_data_buffer_t *buf, px_nspace_t *ns)
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_u32(buf, &n);
+        rc = px_bfrops_unpack_count(buf, PMIX_UINT32, RANK_MIN, 0, &n);
     }
-    if (rc == PMIX_SUCCESS && n > 0 && px_ns_rank(ns, n - 1) == NULL) {
+    if (rc == PMIX_SUCCESS && n > 0 && px_ns_rank(ns, (pmix_rank_t)(n - 1)) == NULL) {
         rc = PMIX_ERR_NOMEM;
     }
-    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         int32_t one = 1;
         rc = px_bfrops_unpack(buf, &ns->ranks[i].node, &one, PMIX_INT32);
         if (rc == PMIX_SUCCESS && ns->ranks[i].node >= (int32_t)ns->nnodes) {

@@ -52,13 +52,22 @@
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
+ *   badcount          init, then write on its own connection to the server a well-framed
+ *                     FENCE request whose proc count (4,000,000) the message cannot hold;
+ *                     print "dropped by the server" when the server closes the
+ *                     connection, "kept the connection" after 10 s otherwise (exit 4)
  */
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -782,6 +791,82 @@ static int take(long n, int code)
     return code;
 }
 
+/* Our connection to the PMIx server: the socket whose peer is the URI's usock path. */
+static int server_fd(void)
+{
+    const char *uri = getenv("PMIX_SERVER_URI");
+    const char *path = uri != NULL ? strstr(uri, "usock:") : NULL;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int found = -1;
+    if (path == NULL || d == NULL) {
+        fprintf(stderr, "dvm_app: no usock server URI or no /proc/self/fd\n");
+        exit(99);
+    }
+    path += 6;
+    while ((e = readdir(d)) != NULL && found < 0) {
+        struct sockaddr_un sa;
+        socklen_t len = sizeof(sa);
+        int fd = atoi(e->d_name);
+        memset(&sa, 0, sizeof(sa));
+        if (e->d_name[0] != '.' && fd != dirfd(d) &&
+            getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_family == AF_UNIX &&
+            strcmp(sa.sun_path, path) == 0) {
+            found = fd;
+        }
+    }
+    closedir(d);
+    if (found < 0) {
+        fprintf(stderr, "dvm_app: no connection to %s\n", path);
+        exit(99);
+    }
+    return found;
+}
+
+/* A FENCE request (tag 4) announcing 4,000,000 procs and carrying none. A duplicate of
+ * the connection's fd keeps our end open whatever the library does with its own, so an
+ * end of file on it can only mean that the server closed the connection. */
+static int badcount(void)
+{
+    init();
+    int mine = dup(server_fd());
+    size_t n = 4000000;
+    pmix_data_buffer_t buf;
+    PMIx_Data_buffer_construct(&buf);
+    pmix_status_t rc = PMIx_Data_pack(NULL, &buf, &n, 1, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || mine < 0) {
+        die("building the message", rc);
+    }
+    pmix_byte_object_t bo = {NULL, 0};
+    PMIx_Data_unload(&buf, &bo);
+    uint32_t hdr[4] = {htonl((uint32_t)bo.size), htonl(4), htonl(0x7fffff00u), 0};
+    if (send(mine, hdr, sizeof(hdr), MSG_NOSIGNAL) != (ssize_t)sizeof(hdr) ||
+        send(mine, bo.bytes, bo.size, MSG_NOSIGNAL) != (ssize_t)bo.size) {
+        fprintf(stderr, "dvm_app: cannot write to the server: %s\n", strerror(errno));
+        return 99;
+    }
+    PMIx_Byte_object_destruct(&bo);
+    time_t end = time(NULL) + 10;
+    for (;;) {
+        struct pollfd p = {.fd = mine, .events = POLLIN};
+        int left = (int)(end - time(NULL));
+        if (left <= 0 || poll(&p, 1, left * 1000) == 0) {
+            printf("kept the connection\n");
+            fflush(stdout);
+            return 4;
+        }
+        char junk[4096];
+        ssize_t r = recv(mine, junk, sizeof(junk), MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+            break;
+        }
+    }
+    printf("dropped by the server\n");
+    fflush(stdout);
+    close(mine);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -894,6 +979,8 @@ int main(int argc, char **argv)
         initreqd();
     } else if (strcmp(what, "toolreqd") == 0) {
         toolreqd();
+    } else if (strcmp(what, "badcount") == 0) {
+        return badcount();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
     } else {

@@ -1277,3 +1277,53 @@ Test(bfrops, regex_element_without_nul_is_refused)
     cr_assert_null(out);
     PMIx_Data_buffer_destruct(&b);
 }
+
+/* counts read from the wire: checked against the bytes left before anyone allocates */
+Test(bfrops, counts_are_checked_against_the_bytes_left)
+{
+    pmix_data_buffer_t b;
+    size_t n = 7, big = (size_t)1 << 40, three = 3;
+    pmix_proc_t procs[3];
+
+    memset(procs, 0, sizeof(procs));
+    /* a count of 2^40 procs followed by three: refused, the count stays unread */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_bfrops_pack(&b, &big, 1, PMIX_SIZE), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&b, procs, 3, PMIX_PROC), PMIX_SUCCESS);
+    char *at = b.unpack_ptr;
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_SIZE, px_bfrops_wire_elem(PMIX_PROC), 0, &n),
+                 PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(b.unpack_ptr, at);
+    px_bfrops_buf_free(&b);
+
+    /* the count that fits is taken; a protocol maximum below it refuses it */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_bfrops_pack(&b, &three, 1, PMIX_SIZE), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&b, procs, 3, PMIX_PROC), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_SIZE, px_bfrops_wire_elem(PMIX_PROC), 2, &n),
+                 PMIX_ERR_BAD_PARAM);
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_SIZE, px_bfrops_wire_elem(PMIX_PROC), 3, &n),
+                 PMIX_SUCCESS);
+    cr_assert_eq(n, 3);
+    int32_t k = 3;
+    cr_assert_eq(px_bfrops_unpack(&b, procs, &k, PMIX_PROC), PMIX_SUCCESS);
+    /* one byte short of the minimum per element is refused */
+    px_bfrops_buf_free(&b);
+    uint32_t u = 2;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_bfrops_pack(&b, &u, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&b, &u, 1, PMIX_UINT32), PMIX_SUCCESS); /* 10 bytes */
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_UINT32, 6, 0, &n),
+                 PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_UINT32, 5, 0, &n), PMIX_SUCCESS);
+    cr_assert_eq(n, 2);
+    /* a count of the wrong type, or none at all */
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_SIZE, 1, 0, &n), PMIX_ERR_PACK_MISMATCH);
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_INT32, 1, 0, &n), PMIX_ERR_BAD_PARAM);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_bfrops_unpack_count(&b, PMIX_SIZE, 1, 0, &n),
+                 PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&b);
+}

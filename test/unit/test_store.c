@@ -425,3 +425,49 @@ Test(store, maps_registered_as_regex_values)
     free(nodes);
     free(ppn);
 }
+
+/* A registration whose counts announce more than the message holds is refused before
+ * anything is sized by them (the client's rank table used to be allocated from the count). */
+Test(store, registration_counts_are_checked_against_the_bytes)
+{
+    px_store_t st;
+    px_store_init(&st, "n0");
+    uint32_t zero = 0, huge = 0x40000000u, id = 0;
+    char *host = "n0";
+    pmix_data_buffer_t buf;
+
+    /* no job infos, no apps, no nodes, 2^30 ranks and nothing after */
+    px_bfrops_buf_init(&buf);
+    cr_assert_eq(px_bfrops_pack_info_array(&buf, NULL, 0), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &zero, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &zero, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &huge, 1, PMIX_UINT32), PMIX_SUCCESS);
+    px_nspace_t *ns = px_store_add(&st, "ranks");
+    cr_assert_eq(px_ns_unpack(&buf, ns), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    cr_assert_not(ns->complete);
+    cr_assert_eq(ns->nranks, 0);
+    px_bfrops_buf_free(&buf);
+
+    /* one node claiming 2^30 ranks */
+    uint32_t one = 1;
+    px_bfrops_buf_init(&buf);
+    cr_assert_eq(px_bfrops_pack_info_array(&buf, NULL, 0), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &zero, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &one, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &host, 1, PMIX_STRING), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &id, 1, PMIX_UINT32), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &huge, 1, PMIX_UINT32), PMIX_SUCCESS);
+    ns = px_store_add(&st, "nodes");
+    cr_assert_eq(px_ns_unpack(&buf, ns), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    cr_assert_not(ns->complete);
+    px_bfrops_buf_free(&buf);
+
+    /* 2^30 apps */
+    px_bfrops_buf_init(&buf);
+    cr_assert_eq(px_bfrops_pack_info_array(&buf, NULL, 0), PMIX_SUCCESS);
+    cr_assert_eq(px_bfrops_pack(&buf, &huge, 1, PMIX_UINT32), PMIX_SUCCESS);
+    ns = px_store_add(&st, "apps");
+    cr_assert_eq(px_ns_unpack(&buf, ns), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&buf);
+    px_store_fini(&st);
+}
