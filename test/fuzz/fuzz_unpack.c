@@ -3,6 +3,7 @@
  * Any crash, sanitizer report or leak is a bug in libpmix-core/bfrops. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,11 +56,16 @@ static void drain(pmix_data_buffer_t *b, pmix_data_type_t want)
                 if (t != PMIX_POINTER)
                     (void)PMIx_Data_pack(NULL, &again, dest, n, t);
                 PMIx_Data_buffer_destruct(&again);
+                /* strings and regexes are passed and copied as the char * itself */
+                bool str = t == PMIX_STRING || t == PMIX_REGEX;
                 char *text = NULL;
-                if (PMIx_Data_print(&text, "> ", t == PMIX_STRING ? *(char **)dest : dest, t) ==
-                    PMIX_SUCCESS)
+                if (PMIx_Data_print(&text, "> ", str ? *(char **)dest : dest, t) == PMIX_SUCCESS)
                     free(text);
-                if (t != PMIX_STRING && PMIx_Data_copy(&copy, dest, t) == PMIX_SUCCESS) {
+                if (str) {
+                    if (*(char **)dest != NULL &&
+                        PMIx_Data_copy(&copy, *(char **)dest, t) == PMIX_SUCCESS)
+                        free(copy);
+                } else if (PMIx_Data_copy(&copy, dest, t) == PMIX_SUCCESS) {
                     px_type_destruct(copy, t);
                     free(copy);
                 }
