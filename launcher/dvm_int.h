@@ -15,6 +15,7 @@
 #include "daemon/px_odls.h"
 #include "launcher/px_dvm.h"
 #include "launcher/px_map.h"
+#include "launcher/px_pubsub.h"
 
 typedef enum {
     PX_PROC_INIT,     /* not started yet */
@@ -122,6 +123,7 @@ typedef struct {
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
     size_t evhdlr;
+    px_pubsub_t *pubsub; /* owned: the name service's datastore (dvm_pubsub.c) */
 } px_dvm_t;
 
 extern px_dvm_t px_dvm;
@@ -142,6 +144,14 @@ void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(const pmix_proc_t *proc);
 void px_job_odls_cbs(px_odls_cbs_t *cbs);
+
+/* dvm_pubsub.c: the host's name service upcalls (any thread) */
+pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                             pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                            size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* output.c */
 int px_out_init(struct event_base *base);

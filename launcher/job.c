@@ -93,6 +93,7 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
         }
     }
     px_dvm_log(2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
+    px_pubsub_proc_ended(px_dvm.pubsub, &p->proc);
     job_maybe_end(j);
 }
 
@@ -405,6 +406,7 @@ static void job_end(px_job_t *j)
         }
     }
     free(msg);
+    px_pubsub_job_ended(px_dvm.pubsub, j->nspace);
     job_free(j);
     px_job_stdin_recheck(); /* pushes held for this job's stdin are released */
     px_dvm_maybe_shutdown_done();

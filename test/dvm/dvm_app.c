@@ -27,6 +27,12 @@
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
+ *   ns OP...          init, run the name service operations in order, print each result
+ *                     as "rank R OP: STATUS[ VALUE from me|other:RANK]", finalize. OP:
+ *                     pub:KEY=VAL[:RANGE[:PERSIST]]  look:KEY[:WAIT_SECS[:RANGE]]
+ *                     unpub:KEY  perm:KEY=VAL (publish with PMIX_ACCESS_PERMISSIONS)
+ *                     RANGE: proc ns local session global rm; PERSIST: indef first proc
+ *                     app session
  */
 #include <errno.h>
 #include <signal.h>
@@ -339,6 +345,115 @@ static int take(long n, int code)
     return code;
 }
 
+static pmix_data_range_t range_of(const char *s)
+{
+    static const struct {
+        const char *name;
+        pmix_data_range_t r;
+    } t[] = {{"proc", PMIX_RANGE_PROC_LOCAL}, {"ns", PMIX_RANGE_NAMESPACE},
+             {"local", PMIX_RANGE_LOCAL},     {"session", PMIX_RANGE_SESSION},
+             {"global", PMIX_RANGE_GLOBAL},   {"rm", PMIX_RANGE_RM}};
+    for (size_t i = 0; s != NULL && i < sizeof(t) / sizeof(t[0]); i++) {
+        if (strcmp(s, t[i].name) == 0) {
+            return t[i].r;
+        }
+    }
+    return PMIX_RANGE_UNDEF;
+}
+
+static pmix_persistence_t persist_of(const char *s)
+{
+    static const char *names[] = {"indef", "first", "proc", "app", "session"};
+    for (size_t i = 0; s != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(s, names[i]) == 0) {
+            return (pmix_persistence_t)i; /* PMIX_PERSIST_INDEF .. PMIX_PERSIST_SESSION */
+        }
+    }
+    return PMIX_PERSIST_INVALID;
+}
+
+/* One name service operation (see the usage above); op is modified. */
+static void ns_op(char *op)
+{
+    char *label = strdup(op);
+    char *kind = strtok(op, ":");
+    char *key = strtok(NULL, ":");
+    char *a1 = strtok(NULL, ":");
+    char *a2 = strtok(NULL, ":");
+    pmix_info_t info[4];
+    size_t n = 0;
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char found[512] = "";
+    if (kind == NULL || key == NULL) {
+        fprintf(stderr, "dvm_app: bad ns operation %s\n", label);
+        exit(2);
+    }
+    printf("rank %u > %s\n", me.rank, label); /* the operation starts (tests wait on it) */
+    fflush(stdout);
+    if (strcmp(kind, "pub") == 0 || strcmp(kind, "perm") == 0) {
+        char *eq = strchr(key, '=');
+        if (eq == NULL) {
+            fprintf(stderr, "dvm_app: %s: KEY=VALUE expected\n", label);
+            exit(2);
+        }
+        *eq = '\0';
+        PMIx_Info_load(&info[n++], key, eq + 1, PMIX_STRING);
+        if (a1 != NULL) {
+            pmix_data_range_t r = range_of(a1);
+            PMIx_Info_load(&info[n++], PMIX_RANGE, &r, PMIX_DATA_RANGE);
+        }
+        if (a2 != NULL) {
+            pmix_persistence_t p = persist_of(a2);
+            PMIx_Info_load(&info[n++], PMIX_PERSISTENCE, &p, PMIX_PERSIST);
+        }
+        if (strcmp(kind, "perm") == 0) {
+            pmix_data_array_t perms = PMIX_DATA_ARRAY_STATIC_INIT;
+            PMIx_Info_load(&info[n++], PMIX_ACCESS_PERMISSIONS, &perms, PMIX_DATA_ARRAY);
+        }
+        rc = PMIx_Publish(info, n);
+    } else if (strcmp(kind, "look") == 0) {
+        int secs = a1 != NULL ? atoi(a1) : 0;
+        if (secs > 0) {
+            int all = 0;
+            PMIx_Info_load(&info[n++], PMIX_WAIT, &all, PMIX_INT);
+            PMIx_Info_load(&info[n++], PMIX_TIMEOUT, &secs, PMIX_INT);
+        }
+        if (a2 != NULL) {
+            pmix_data_range_t r = range_of(a2);
+            PMIx_Info_load(&info[n++], PMIX_RANGE, &r, PMIX_DATA_RANGE);
+        }
+        pmix_pdata_t pd;
+        PMIx_Pdata_construct(&pd);
+        PMIx_Load_key(pd.key, key);
+        rc = PMIx_Lookup(&pd, 1, n ? info : NULL, n);
+        if (rc == PMIX_SUCCESS) {
+            char *v = PMIx_Value_string(&pd.value);
+            char who[64];
+            if (PMIx_Check_nspace(pd.proc.nspace, me.nspace)) {
+                snprintf(who, sizeof(who), "me");
+            } else {
+                snprintf(who, sizeof(who), "other:%u", pd.proc.rank);
+            }
+            snprintf(found, sizeof(found), " %s from %s",
+                     pd.value.type == PMIX_STRING ? pd.value.data.string : (v ? v : "?"), who);
+            free(v);
+        }
+        PMIx_Pdata_destruct(&pd);
+    } else if (strcmp(kind, "unpub") == 0) {
+        char *keys[] = {key, NULL};
+        rc = PMIx_Unpublish(keys, NULL, 0);
+    } else {
+        fprintf(stderr, "dvm_app: unknown ns operation %s\n", label);
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    printf("rank %u %s: %s%s\n", me.rank, label, PMIx_Error_string(rc), found);
+    fflush(stdout);
+    free(label);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -427,6 +542,12 @@ int main(int argc, char **argv)
         toolbad();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
+    } else if (strcmp(what, "ns") == 0) {
+        init();
+        for (int i = 2; i < argc; i++) {
+            ns_op(argv[i]);
+        }
+        fini();
     } else {
         fprintf(stderr, "dvm_app: unknown behaviour %s\n", what);
         return 2;
