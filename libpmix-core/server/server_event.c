@@ -47,6 +47,18 @@ static struct {
     bool bound; /* we bound the event engine to the server's loop */
 } ev;
 
+/* Host-only event codes with the number of clients registered for each (see
+ * host_only below). */
+typedef struct {
+    pmix_status_t code;
+    size_t count;
+} host_code_t;
+
+static struct {
+    host_code_t *codes;
+    size_t n, cap;
+} hc;
+
 static void event_free(px_srv_event_t *e)
 {
     if (e != NULL) {
@@ -115,6 +127,8 @@ void px_srv_event_fini(void)
     }
     ev.tail = NULL;
     ev.n = 0;
+    free(hc.codes);
+    memset(&hc, 0, sizeof(hc));
 }
 
 /* ---- building an event record ---- */
@@ -393,6 +407,24 @@ static bool beyond_node(pmix_data_range_t range)
     return range != PMIX_RANGE_LOCAL && range != PMIX_RANGE_PROC_LOCAL;
 }
 
+/* Does the event need the host to reach its targets? A custom range whose every target
+ * is a process of this server does not. */
+static bool needs_host(const px_srv_event_t *e)
+{
+    if (!beyond_node(e->range)) {
+        return false;
+    }
+    if (e->range != PMIX_RANGE_CUSTOM) {
+        return true;
+    }
+    for (size_t i = 0; i < e->ntargets; i++) {
+        if (!srv_is_local(&e->targets[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void upcall(const px_srv_event_t *e)
 {
     if (px_srv->module.notify_event == NULL) {
@@ -444,6 +476,134 @@ static void process(px_srv_event_t *e, bool to_host)
     }
 }
 
+/* ---- codes only the host can generate (register_events / deregister_events) ---- */
+
+/* Environmental codes (PMIX_EVENT_SYS_BASE..PMIX_EVENT_SYS_OTHER) and codes outside the
+ * PMIx range (at or below PMIX_EXTERNAL_ERR_BASE) come only from the host: the Server
+ * chapter has the library ask the host for them once per code, when the first client
+ * registers, and release them when no registration is left. Registrations are counted
+ * per client and code; the client protocol has no deregistration message, so a client's
+ * codes count until its connection ends. Loop, lock held. */
+static bool host_only(pmix_status_t code)
+{
+    return (code <= PMIX_EVENT_SYS_BASE && code >= PMIX_EVENT_SYS_OTHER) ||
+           code <= PMIX_EXTERNAL_ERR_BASE;
+}
+
+static host_code_t *host_code(pmix_status_t code, bool add)
+{
+    for (size_t i = 0; i < hc.n; i++) {
+        if (hc.codes[i].code == code) {
+            return &hc.codes[i];
+        }
+    }
+    if (!add) {
+        return NULL;
+    }
+    if (hc.n == hc.cap) {
+        size_t cap = hc.cap ? 2 * hc.cap : 8;
+        host_code_t *p = realloc(hc.codes, cap * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        hc.codes = p;
+        hc.cap = cap;
+    }
+    hc.codes[hc.n] = (host_code_t){code, 0};
+    return &hc.codes[hc.n++];
+}
+
+typedef struct {
+    pmix_status_t *codes; /* owned */
+    pmix_info_t *info;    /* owned */
+    size_t ninfo;
+} host_reg_t;
+
+static void host_reg_done(pmix_status_t status, void *cbdata)
+{
+    host_reg_t *r = cbdata;
+    if (status != PMIX_SUCCESS) {
+        px_debug(1, "server", "the host refused an event (de)registration: %s",
+                 PMIx_Error_string(status));
+    }
+    px_bfrops_info_array_free(r->info, r->ninfo);
+    free(r->codes);
+    free(r);
+}
+
+/* Hand codes (taken) to the host's register_events (with the client's info and ids) or
+ * deregister_events (c NULL). */
+static void host_reg_call(px_srv_client_t *c, pmix_status_t *codes, size_t n,
+                          const pmix_info_t *info, size_t ninfo)
+{
+    bool reg = c != NULL;
+    if (n == 0 ||
+        (reg ? px_srv->module.register_events == NULL : px_srv->module.deregister_events == NULL)) {
+        free(codes);
+        return;
+    }
+    host_reg_t *r = calloc(1, sizeof(*r));
+    pmix_status_t rc = r != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS && reg) {
+        r->info = PMIx_Info_create(ninfo + 2);
+        rc = r->info != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < ninfo; i++) {
+            rc = PMIx_Info_xfer(&r->info[i], &info[i]);
+        }
+        if (rc == PMIX_SUCCESS) {
+            uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
+            PMIx_Info_load(&r->info[ninfo], PMIX_USERID, &uid, PMIX_UINT32);
+            PMIx_Info_load(&r->info[ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+            r->ninfo = ninfo + 2;
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "server", "cannot ask the host for events: %s", PMIx_Error_string(rc));
+        if (r != NULL) {
+            r->codes = codes;
+            host_reg_done(PMIX_SUCCESS, r);
+        } else {
+            free(codes);
+        }
+        return;
+    }
+    r->codes = codes;
+    rc = reg ? px_srv->module.register_events(codes, n, r->info, r->ninfo, host_reg_done, r)
+             : px_srv->module.deregister_events(codes, n, host_reg_done, r);
+    if (rc != PMIX_SUCCESS) {
+        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    }
+}
+
+/* c registers codes[0..n) of which fresh[i] are new for it: count the host-only ones. */
+static void host_codes_add(px_srv_client_t *c, const pmix_status_t *codes, const bool *fresh,
+                           size_t n, const pmix_info_t *info, size_t ninfo)
+{
+    pmix_status_t *first = calloc(n ? n : 1, sizeof(*first));
+    size_t nfirst = 0;
+    for (size_t i = 0; first != NULL && i < n; i++) {
+        host_code_t *h = fresh[i] && host_only(codes[i]) ? host_code(codes[i], true) : NULL;
+        if (h != NULL && h->count++ == 0) {
+            first[nfirst++] = codes[i];
+        }
+    }
+    host_reg_call(c, first, nfirst, info, ninfo);
+}
+
+void px_srv_evt_client_gone(px_srv_client_t *c)
+{
+    pmix_status_t *last = calloc(c->nev_codes ? c->nev_codes : 1, sizeof(*last));
+    size_t nlast = 0;
+    for (size_t i = 0; i < c->nev_codes; i++) {
+        host_code_t *h = host_only(c->ev_codes[i]) ? host_code(c->ev_codes[i], false) : NULL;
+        if (h != NULL && h->count > 0 && --h->count == 0 && last != NULL) {
+            last[nlast++] = c->ev_codes[i];
+        }
+    }
+    c->nev_codes = 0; /* counted out once */
+    host_reg_call(NULL, last, nlast, NULL, 0);
+}
+
 /* ---- requests of connected processes ---- */
 
 void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
@@ -468,23 +628,32 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
     }
+    bool *fresh = NULL;
     if (rc == PMIX_SUCCESS && n > 0 && !c->ev_all) {
         pmix_status_t *all = realloc(c->ev_codes, (c->nev_codes + n) * sizeof(*all));
-        if (all == NULL) {
+        fresh = calloc(n, sizeof(*fresh));
+        if (all != NULL) {
+            c->ev_codes = all;
+        }
+        if (all == NULL || fresh == NULL) {
             rc = PMIX_ERR_NOMEM;
         } else {
-            c->ev_codes = all;
             for (size_t i = 0; i < n; i++) {
-                if (!wants(c->ev_codes, c->nev_codes, false, codes[i])) {
+                fresh[i] = !wants(c->ev_codes, c->nev_codes, false, codes[i]);
+                if (fresh[i]) {
                     c->ev_codes[c->nev_codes++] = codes[i];
                 }
             }
         }
     } else if (rc == PMIX_SUCCESS && n == 0) {
-        c->ev_all = true;
+        c->ev_all = true; /* a default handler: it asks the host for no particular code */
     }
     /* the reply first: the registration completes before anything it matches arrives */
     px_srv_reply(c, seq, PX_TAG_EVT_REGISTER, rc, NULL);
+    if (rc == PMIX_SUCCESS && fresh != NULL) {
+        host_codes_add(c, codes, fresh, n, info, ninfo);
+    }
+    free(fresh);
     if (rc == PMIX_SUCCESS) {
         for (px_srv_event_t *e = ev.head; e != NULL; e = e->next) {
             if (wants(codes, n, n == 0, e->status) && !was_sent(c, e->id) && !is_origin(e, c) &&
@@ -583,6 +752,12 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
     *a = (api_notify_t){
         e, PMIx_Check_procid(&e->source, &px_srv->myproc) && e->source.rank == px_srv->myproc.rank,
         cbfunc, cbdata};
+    if (a->to_host && px_srv->module.notify_event == NULL && needs_host(e)) {
+        /* nobody could carry it beyond this node: refused, not dropped (Server chapter) */
+        event_free(e);
+        free(a);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     if (px_srv_shift(api_notify_on_loop, a) != 0) {
         event_free(e);
         free(a);

@@ -114,6 +114,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     if (nspace == NULL || nspace[0] == '\0' || (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    /* PMIX_REGISTER_NODATA (required of every library): the namespace only, none of the
+     * job data given with it */
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_REGISTER_NODATA) && PMIX_INFO_TRUE(&info[i])) {
+            info = NULL;
+            ninfo = 0;
+            break;
+        }
+    }
     pthread_mutex_lock(&px_srv->lock);
     pmix_status_t rc = PMIX_ERR_NOMEM;
     px_nspace_t *ns = px_store_find(&px_srv->store, nspace);

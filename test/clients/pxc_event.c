@@ -7,7 +7,7 @@
  *   cache  [--expect-codes LIST]  rank 0 raises 7101, 7102, 7103 (range namespace) before
  *          anyone registers; after a fence the other ranks register (non-blocking) and
  *          must receive exactly LIST (default all three) in that order; rank 0 nothing
- *   host   --code C   register for C, raised by the host before we started
+ *   host   --code C   register for C (may be negative), raised by the host before we started
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
  *          ACTION_COMPLETE stops it, deregistration takes effect
@@ -488,7 +488,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--expect-codes") == 0)
             codes = argv[i + 1];
         else if (strcmp(argv[i], "--code") == 0)
-            code = pxc_parse_int("--code", argv[i + 1]);
+            code = argv[i + 1][0] == '-' ? -pxc_parse_int("--code", argv[i + 1] + 1)
+                                         : pxc_parse_int("--code", argv[i + 1]);
         else if (strcmp(argv[i], "--pset") == 0)
             pset = argv[i + 1];
         else if (strcmp(argv[i], "--members") == 0)
