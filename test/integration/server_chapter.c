@@ -7,6 +7,10 @@
  *                               callback); node-local ranges still succeed
  *   server_chapter notify-host  the same with a notify_event upcall: success, and the
  *                               upcall gets the event
+ *   server_chapter setup        PMIx_server_setup_application returns the environment to
+ *                               forward (PMIX_MCA_*) and the programming model, refuses
+ *                               fabric requests; PMIx_server_setup_local_support makes
+ *                               setup_fork apply that environment
  * Exit 0 when every check holds; otherwise a message naming the check.
  */
 #include <pthread.h>
@@ -258,6 +262,145 @@ static int do_notify(bool with_host)
     return stop();
 }
 
+/* ---- setup_application / setup_local_support ---- */
+
+static struct {
+    pmix_status_t status;
+    pmix_info_t *info; /* copied */
+    size_t ninfo;
+} app;
+
+static void app_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *provided_cbdata,
+                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)provided_cbdata;
+    pthread_mutex_lock(&lock);
+    app.status = status;
+    app.ninfo = ninfo;
+    app.info = ninfo ? PMIx_Info_create(ninfo) : NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&app.info[i], &info[i]);
+    }
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, cbdata); /* the library frees its array */
+    }
+    note(status);
+}
+
+/* setup_application with the job's maps plus extra (key, bool true) directives. */
+static pmix_status_t setup_app(const char *nspace, const char *extra, const char *model)
+{
+    pmix_info_t info[4];
+    size_t n = 0;
+    bool yes = true;
+    PMIx_Info_load(&info[n++], PMIX_NODE_MAP, "pxnode0", PMIX_STRING);
+    PMIx_Info_load(&info[n++], PMIX_PROC_MAP, "0,1", PMIX_STRING);
+    if (extra != NULL) {
+        PMIx_Info_load(&info[n++], extra, &yes, PMIX_BOOL);
+    }
+    if (model != NULL) {
+        PMIx_Info_load(&info[n++], PMIX_PROGRAMMING_MODEL, model, PMIX_STRING);
+    }
+    int before = wait_calls(0);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, nspace);
+    pmix_status_t rc = PMIx_server_setup_application(ns, info, n, app_cb, NULL);
+    if (rc == PMIX_SUCCESS) {
+        check(wait_calls(before + 1) == before + 1, "setup_application: no callback");
+        rc = app.status;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    return rc;
+}
+
+/* The returned string value of key (a PMIX_SET_ENVAR's variable when envar), or NULL. */
+static const char *app_value(const char *key, const char *envar)
+{
+    for (size_t i = 0; i < app.ninfo; i++) {
+        const pmix_value_t *v = &app.info[i].value;
+        if (!PMIX_CHECK_KEY(&app.info[i], key)) {
+            continue;
+        }
+        if (envar == NULL && v->type == PMIX_STRING) {
+            return v->data.string;
+        }
+        if (envar != NULL && v->type == PMIX_ENVAR && v->data.envar.envar != NULL &&
+            strcmp(v->data.envar.envar, envar) == 0) {
+            return v->data.envar.value;
+        }
+    }
+    return NULL;
+}
+
+static void app_clear(void)
+{
+    if (app.info != NULL) {
+        PMIx_Info_free(app.info, app.ninfo);
+    }
+    memset(&app, 0, sizeof(app));
+}
+
+static int do_setup(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    if (start(&module) != 0) {
+        return 1;
+    }
+    setenv("PMIX_MCA_px_sch_param", "42", 1);
+    setenv("PX_SCH_NOT_FORWARDED", "1", 1);
+    /* fabric requests cannot be honoured */
+    expect(setup_app("sch.app", PMIX_ALLOC_FABRIC_ENDPTS, NULL), PMIX_ERR_NOT_SUPPORTED,
+           "setup_application(PMIX_ALLOC_FABRIC_ENDPTS)");
+    app_clear();
+    /* non-environment data only */
+    expect(setup_app("sch.app", PMIX_SETUP_APP_NONENVARS, "MPI"), PMIX_SUCCESS,
+           "setup_application(PMIX_SETUP_APP_NONENVARS)");
+    check(app_value(PMIX_SET_ENVAR, "PMIX_MCA_px_sch_param") == NULL,
+          "PMIX_SETUP_APP_NONENVARS returned an environment variable");
+    check(app_value(PMIX_PROGRAMMING_MODEL, NULL) != NULL &&
+              strcmp(app_value(PMIX_PROGRAMMING_MODEL, NULL), "MPI") == 0,
+          "PMIX_SETUP_APP_NONENVARS did not return the programming model");
+    app_clear();
+    /* everything */
+    expect(setup_app("sch.app", PMIX_SETUP_APP_ALL, "MPI"), PMIX_SUCCESS,
+           "setup_application(PMIX_SETUP_APP_ALL)");
+    const char *v = app_value(PMIX_SET_ENVAR, "PMIX_MCA_px_sch_param");
+    check(v != NULL && strcmp(v, "42") == 0, "PMIX_MCA_px_sch_param not harvested (%s)",
+          v ? v : "absent");
+    check(app_value(PMIX_SET_ENVAR, "PX_SCH_NOT_FORWARDED") == NULL,
+          "an unrelated variable was harvested");
+    /* a node where the launcher's variable is not set: setup_local_support + setup_fork */
+    unsetenv("PMIX_MCA_px_sch_param");
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "sch.app");
+    expect(PMIx_server_setup_local_support(ns, app.info, app.ninfo, NULL, NULL), PMIX_ERR_NOT_FOUND,
+           "setup_local_support before register_nspace");
+    expect(PMIx_server_register_nspace(ns, 1, NULL, 0, NULL, NULL), PMIX_SUCCESS,
+           "register_nspace(sch.app)");
+    int before = wait_calls(0);
+    expect(PMIx_server_setup_local_support(ns, app.info, app.ninfo, op_cb, NULL), PMIX_SUCCESS,
+           "setup_local_support");
+    check(wait_calls(before + 1) == before + 1, "setup_local_support: no callback");
+    pmix_proc_t p;
+    PMIx_Load_procid(&p, ns, 0);
+    v = fork_env(&p, "PMIX_MCA_px_sch_param");
+    check(v != NULL && strcmp(v, "42") == 0,
+          "setup_fork after setup_local_support lacks PMIX_MCA_px_sch_param (%s)",
+          v ? v : "absent");
+    pmix_info_t bogus;
+    PMIx_Info_load(&bogus, "px.sch.unknown", "x", PMIX_STRING);
+    expect(PMIx_server_setup_local_support(ns, &bogus, 1, NULL, NULL), PMIX_ERR_NOT_SUPPORTED,
+           "setup_local_support(unknown data)");
+    PMIx_Info_destruct(&bogus);
+    app_clear();
+    PMIx_server_deregister_nspace(ns, NULL, NULL);
+    return stop();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -270,6 +413,9 @@ int main(int argc, char **argv)
     if (strcmp(mode, "notify-host") == 0) {
         return do_notify(true);
     }
-    fprintf(stderr, "usage: server_chapter nodata|notify-none|notify-host\n");
+    if (strcmp(mode, "setup") == 0) {
+        return do_setup();
+    }
+    fprintf(stderr, "usage: server_chapter nodata|notify-none|notify-host|setup\n");
     return 2;
 }
