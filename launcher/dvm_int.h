@@ -83,6 +83,11 @@ struct px_job {
     px_proc_t *procs; /* owned, by rank */
     size_t nstarting, nalive;
     bool registered;
+    bool setup_pending;     /* waiting for PMIx_server_setup_application: never ends meanwhile */
+    const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
+    size_t napps;
+    const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
+    size_t ninfo;
     bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
@@ -152,6 +157,21 @@ pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
                             size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* job_reg.c: what the Server chapter asks of a host around registration */
+/* The job- and node-realm keys beyond sizes and maps (PMIX_NSPACE, the server's
+ * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS) added to list. */
+pmix_status_t px_job_reg_host_keys(const px_job_t *j, void *list);
+/* The process-realm keys beyond ranks (PMIX_REINCARNATION, PMIX_SPAWNED). */
+void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl);
+/* Called on the loop with the library's setup data for the job (borrowed for the call). */
+typedef void (*px_job_setup_done_t)(px_job_t *j, pmix_status_t status, pmix_info_t *info,
+                                    size_t ninfo);
+/* PMIx_server_setup_application for j (its maps, PMIX_SETUP_APP_ALL, the programming model
+ * of its job info); done runs later on the loop, once, unless this returns an error. */
+pmix_status_t px_job_setup_app(px_job_t *j, const char *node_map, const char *proc_map,
+                               const pmix_info_t *job_info, size_t njob_info,
+                               px_job_setup_done_t done);
 
 /* output.c */
 int px_out_init(struct event_base *base);

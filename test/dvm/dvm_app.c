@@ -27,6 +27,12 @@
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
+ *   toolmodel M       as a PMIx tool: spawn "dvm_app model M" with PMIX_PROGRAMMING_MODEL
+ *                     M in the job info, print "model job exit code C" from its JOB_END
+ *   model M           init, exit 0 if the job's PMIX_PROGRAMMING_MODEL is M, else 3
+ *   regkeys           init, PMIx_Get each key the Server chapter requires a host to
+ *                     register (per realm), print "rank R missing KEY" for each absent
+ *                     one, then "rank R checked N keys", finalize
  *   ns OP...          init, run the name service operations in order, print each result
  *                     as "rank R OP: STATUS[ VALUE from me|other:RANK]", finalize. OP:
  *                     pub:KEY=VAL[:RANGE[:PERSIST]]  look:KEY[:WAIT_SECS[:RANGE]]
@@ -202,6 +208,8 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
 static int ev_ended;
 
+static int ev_exit = -1; /* the JOB_END event's PMIX_EXIT_CODE */
+
 static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -213,6 +221,9 @@ static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *sou
     pthread_mutex_lock(&ev_lock);
     printf("event %s\n", PMIx_Error_string(status));
     for (size_t i = 0; status == PMIX_EVENT_JOB_END && i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
+            PMIx_Value_get_number(&info[i].value, &ev_exit, PMIX_INT);
+        }
         if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) ||
             PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE) || PMIX_CHECK_KEY(&info[i], PMIX_PROCID) ||
             PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TIMESTAMP)) {
@@ -262,6 +273,63 @@ static void toolspawn(const char *self, int n)
     PMIX_APP_DESTRUCT(&app);
     PMIX_INFO_DESTRUCT(&jinfo);
     PMIx_tool_finalize();
+}
+
+/* As a tool: spawn "SELF model MODEL" with PMIX_PROGRAMMING_MODEL = MODEL in the job info
+ * and print the job's exit code (0: its process found the model in its job data). */
+static void toolmodel(const char *self, const char *model)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_job_event, NULL, NULL);
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(self);
+    char *argv[] = {(char *)self, "model", (char *)model, NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = 1;
+    bool yes = true;
+    pmix_info_t jinfo[2];
+    PMIX_INFO_LOAD(&jinfo[0], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[1], PMIX_PROGRAMMING_MODEL, model, PMIX_STRING);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(jinfo, 2, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Spawn", rc);
+    }
+    pthread_mutex_lock(&ev_lock);
+    while (!ev_ended) {
+        pthread_cond_wait(&ev_cond, &ev_lock);
+    }
+    printf("model job exit code %d\n", ev_exit);
+    fflush(stdout);
+    pthread_mutex_unlock(&ev_lock);
+    PMIX_APP_DESTRUCT(&app);
+    PMIX_INFO_DESTRUCT(&jinfo[0]);
+    PMIX_INFO_DESTRUCT(&jinfo[1]);
+    PMIx_tool_finalize();
+}
+
+/* A process of toolmodel's job: exit 0 when its job's PMIX_PROGRAMMING_MODEL is want. */
+static int model(const char *want)
+{
+    init();
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&wild, PMIX_PROGRAMMING_MODEL, NULL, 0, &v);
+    int code = rc == PMIX_SUCCESS && v != NULL && v->type == PMIX_STRING &&
+                       v->data.string != NULL && strcmp(v->data.string, want) == 0
+                   ? 0
+                   : 3;
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    fini();
+    return code;
 }
 
 static void toolbad(void)
@@ -343,6 +411,72 @@ static int take(long n, int code)
     printf("\n");
     fflush(stdout);
     return code;
+}
+
+/* The keys the Server chapter (PMIx_server_register_nspace) requires of a host, by
+ * realm, for a job of one application on one node (app-realm keys are required per app
+ * only for several apps, PMIX_WDIR and PMIX_APP_ARGV always). */
+static void regkeys(void)
+{
+    static const char *session[] = {PMIX_UNIV_SIZE, PMIX_SESSION_ID};
+    static const char *job[] = {PMIX_SERVER_NSPACE, PMIX_SERVER_RANK, PMIX_NSPACE,
+                                PMIX_JOBID,         PMIX_JOB_SIZE,    PMIX_MAX_PROCS,
+                                PMIX_NODE_MAP,      PMIX_PROC_MAP,    PMIX_NODE_LIST};
+    static const char *app[] = {PMIX_WDIR, PMIX_APP_ARGV};
+    static const char *node[] = {PMIX_NODEID,    PMIX_HOSTNAME, PMIX_LOCAL_SIZE,
+                                 PMIX_NODE_SIZE, PMIX_LOCALLDR, PMIX_LOCAL_PEERS,
+                                 PMIX_TMPDIR,    PMIX_NSDIR,    PMIX_LOCAL_PROCS};
+    static const char *proc[] = {PMIX_RANK,        PMIX_GLOBAL_RANK,     PMIX_LOCAL_RANK,
+                                 PMIX_NODE_RANK,   PMIX_NODEID,          PMIX_REINCARNATION,
+                                 PMIX_SPAWNED,     PMIX_LOCALITY_STRING, PMIX_PROCDIR,
+                                 PMIX_PACKAGE_RANK};
+    static const struct {
+        const char *realm;
+        const char **keys;
+        size_t n;
+    } realms[] = {
+        {PMIX_SESSION_INFO, session, sizeof(session) / sizeof(session[0])},
+        {NULL, job, sizeof(job) / sizeof(job[0])},
+        {PMIX_APP_INFO, app, sizeof(app) / sizeof(app[0])},
+        {PMIX_NODE_INFO, node, sizeof(node) / sizeof(node[0])},
+        {"", proc, sizeof(proc) / sizeof(proc[0])},
+    };
+    init();
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    size_t checked = 0;
+    for (size_t r = 0; r < sizeof(realms) / sizeof(realms[0]); r++) {
+        bool is_proc = realms[r].realm != NULL && realms[r].realm[0] == '\0';
+        pmix_info_t q;
+        bool yes = true;
+        size_t nq = 0;
+        if (realms[r].realm != NULL && !is_proc) {
+            PMIx_Info_load(&q, realms[r].realm, &yes, PMIX_BOOL);
+            nq = 1;
+        }
+        for (size_t k = 0; k < realms[r].n; k++) {
+            pmix_value_t *v = NULL;
+            /* in its realm, or where the library's lookup order finds it */
+            pmix_status_t rc =
+                PMIx_Get(is_proc ? &me : &wild, realms[r].keys[k], nq ? &q : NULL, nq, &v);
+            if (rc != PMIX_SUCCESS) {
+                rc = PMIx_Get(is_proc ? &me : &wild, realms[r].keys[k], NULL, 0, &v);
+            }
+            if (rc != PMIX_SUCCESS) {
+                printf("rank %u missing %s\n", me.rank, realms[r].keys[k]);
+            }
+            if (v != NULL) {
+                PMIx_Value_free(v, 1);
+            }
+            checked++;
+        }
+        if (nq) {
+            PMIx_Info_destruct(&q);
+        }
+    }
+    printf("rank %u checked %zu keys\n", me.rank, checked);
+    fflush(stdout);
+    fini();
 }
 
 static pmix_data_range_t range_of(const char *s)
@@ -542,6 +676,12 @@ int main(int argc, char **argv)
         toolbad();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
+    } else if (strcmp(what, "toolmodel") == 0) {
+        toolmodel(argv[0], arg);
+    } else if (strcmp(what, "model") == 0) {
+        return model(arg);
+    } else if (strcmp(what, "regkeys") == 0) {
+        regkeys();
     } else if (strcmp(what, "ns") == 0) {
         init();
         for (int i = 2; i < argc; i++) {
