@@ -88,6 +88,7 @@ struct px_job {
     size_t napps;
     const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
     size_t ninfo;
+    char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
     bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
@@ -160,10 +161,13 @@ pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_
 
 /* job_reg.c: what the Server chapter asks of a host around registration */
 /* The job- and node-realm keys beyond sizes and maps (PMIX_NSPACE, the server's
- * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS) added to list. */
-pmix_status_t px_job_reg_host_keys(const px_job_t *j, void *list);
-/* The process-realm keys beyond ranks (PMIX_REINCARNATION, PMIX_SPAWNED). */
+ * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS, PMIX_NSDIR: the job's
+ * directory, made here) added to list. */
+pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list);
+/* The process-realm keys beyond ranks (PMIX_PROCDIR, PMIX_REINCARNATION, PMIX_SPAWNED). */
 void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl);
+/* Remove the job's directory and everything in it (job end). */
+void px_job_reg_cleanup(px_job_t *j);
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */
 typedef void (*px_job_setup_done_t)(px_job_t *j, pmix_status_t status, pmix_info_t *info,
                                     size_t ninfo);

@@ -362,6 +362,7 @@ static void job_free(px_job_t *j)
         }
         PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
     }
+    px_job_reg_cleanup(j);
     px_out_flush_held(j, true);
     if (j->timeout_ev != NULL) {
         event_free(j->timeout_ev);

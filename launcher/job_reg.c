@@ -4,8 +4,12 @@
  * handed to PMIx_server_setup_local_support before the processes are forked). Controller
  * loop, except the setup callback (library thread), which shifts back to it.
  */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -13,9 +17,46 @@
 
 #include "launcher/dvm_int.h"
 
+/* The job's temporary directory (PMIX_NSDIR) "<TMPDIR or /tmp>/prte.<pid>.<jobid>",
+ * with one PMIX_PROCDIR per rank inside, made at registration and removed with
+ * everything in them when the job is freed. */
+static void make_dirs(px_job_t *j)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp && *tmp ? tmp : "/tmp", (int)getpid(), j->jobid) <
+        0) {
+        j->nsdir = NULL;
+        return;
+    }
+    if (mkdir(j->nsdir, 0700) != 0 && errno != EEXIST) {
+        px_dvm_log(1, "%s: cannot make %s: %s", j->nspace, j->nsdir, strerror(errno));
+        free(j->nsdir);
+        j->nsdir = NULL;
+    }
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if ((type == FTW_DP ? rmdir(path) : unlink(path)) != 0) {
+        px_dvm_log(1, "cannot remove %s: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+void px_job_reg_cleanup(px_job_t *j)
+{
+    if (j->nsdir != NULL) {
+        nftw(j->nsdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(j->nsdir);
+        j->nsdir = NULL;
+    }
+}
+
 /* Job realm (and this node's, one node): the server's and the job's identity, the
- * session, the node list, the processes on this node. */
-pmix_status_t px_job_reg_host_keys(const px_job_t *j, void *list)
+ * session, the node list, the processes on this node, the job's directory. */
+pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
 {
     pmix_rank_t zero = 0;
     uint32_t session = (uint32_t)getpid(); /* one DVM = one session on this node */
@@ -47,13 +88,28 @@ pmix_status_t px_job_reg_host_keys(const px_job_t *j, void *list)
         rc = PMIx_Info_list_add(list, PMIX_LOCAL_PROCS, &procs, PMIX_DATA_ARRAY);
     }
     PMIx_Data_array_destruct(&procs);
+    if (rc == PMIX_SUCCESS && j->nsdir == NULL) {
+        make_dirs(j);
+    }
+    if (rc == PMIX_SUCCESS && j->nsdir != NULL) {
+        rc = PMIx_Info_list_add(list, PMIX_NSDIR, j->nsdir, PMIX_STRING);
+    }
     return rc;
 }
 
-/* Process realm: never restarted; spawned when a process of another job asked for it. */
+/* Process realm: never restarted; spawned when a process of another job asked for it;
+ * its directory inside the job's. */
 void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl)
 {
-    (void)rank;
+    char *dir = NULL;
+    if (j->nsdir != NULL && asprintf(&dir, "%s/%u", j->nsdir, rank) >= 0) {
+        if (mkdir(dir, 0700) == 0 || errno == EEXIST) {
+            PMIx_Info_list_add(pl, PMIX_PROCDIR, dir, PMIX_STRING);
+        } else {
+            px_dvm_log(1, "%s: cannot make %s: %s", j->nspace, dir, strerror(errno));
+        }
+        free(dir);
+    }
     uint32_t reinc = 0;
     bool spawned = !j->local && px_job_find(j->requester.nspace) != NULL;
     PMIx_Info_list_add(pl, PMIX_REINCARNATION, &reinc, PMIX_UINT32);

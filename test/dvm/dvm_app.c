@@ -32,7 +32,8 @@
  *   model M           init, exit 0 if the job's PMIX_PROGRAMMING_MODEL is M, else 3
  *   regkeys           init, PMIx_Get each key the Server chapter requires a host to
  *                     register (per realm), print "rank R missing KEY" for each absent
- *                     one, then "rank R checked N keys", finalize
+ *                     one, write a file into its PMIX_PROCDIR ("rank R wrote into its
+ *                     PMIX_PROCDIR"), then "rank R checked N keys", finalize
  *   ns OP...          init, run the name service operations in order, print each result
  *                     as "rank R OP: STATUS[ VALUE from me|other:RANK]", finalize. OP:
  *                     pub:KEY=VAL[:RANGE[:PERSIST]]  look:KEY[:WAIT_SECS[:RANGE]]
@@ -473,6 +474,20 @@ static void regkeys(void)
         if (nq) {
             PMIx_Info_destruct(&q);
         }
+    }
+    /* a file in its own directory: gone with the job */
+    pmix_value_t *dir = NULL;
+    if (PMIx_Get(&me, PMIX_PROCDIR, NULL, 0, &dir) == PMIX_SUCCESS && dir != NULL &&
+        dir->type == PMIX_STRING) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/scratch", dir->data.string);
+        FILE *f = fopen(path, "w");
+        if (f != NULL && fputs("x", f) >= 0 && fclose(f) == 0) {
+            printf("rank %u wrote into its PMIX_PROCDIR\n", me.rank);
+        }
+    }
+    if (dir != NULL) {
+        PMIx_Value_free(dir, 1);
     }
     printf("rank %u checked %zu keys\n", me.rank, checked);
     fflush(stdout);
