@@ -54,5 +54,10 @@ expect_in "$T/e.out" "pub:d=3:ns: PMIX_SUCCESS"
 expect_in "$T/e.out" "look:d:0:session: PMIX_ERR_NOT_FOUND"
 expect_in "$T/e.out" "look:never:2: PMIX_ERR_TIMEOUT"
 
+# a lookup still waiting when the DVM terminates: its job is killed, nothing is left
+run_to 60 "$PRUN" $RR -n 1 "$APP" ns look:forever:60 >"$T/w.out" 2>&1 &
+w=$!
+wait_for "$T/w.out" "rank 0 > look:forever:60"
 stop_dvm
+wait $w && fail "the job waiting in its lookup must be reported killed"
 pass
