@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix_server.h>
 
@@ -58,6 +59,17 @@ static struct {
     host_code_t *codes;
     size_t n, cap;
 } hc;
+
+/* The server process's own registrations of host-only codes (PMIx_Register_event_handler
+ * in the server), by handler id. Lock held. */
+typedef struct own_reg {
+    size_t id;
+    pmix_status_t *codes; /* owned: its host-only codes, each once */
+    size_t n;
+    struct own_reg *next;
+} own_reg_t;
+
+static own_reg_t *own_regs;
 
 static void event_free(px_srv_event_t *e)
 {
@@ -129,6 +141,12 @@ void px_srv_event_fini(void)
     ev.n = 0;
     free(hc.codes);
     memset(&hc, 0, sizeof(hc));
+    while (own_regs != NULL) {
+        own_reg_t *o = own_regs;
+        own_regs = o->next;
+        free(o->codes);
+        free(o);
+    }
 }
 
 /* ---- building an event record ---- */
@@ -481,9 +499,10 @@ static void process(px_srv_event_t *e, bool to_host)
 /* Environmental codes (PMIX_EVENT_SYS_BASE..PMIX_EVENT_SYS_OTHER) and codes outside the
  * PMIx range (at or below PMIX_EXTERNAL_ERR_BASE) come only from the host: the Server
  * chapter has the library ask the host for them once per code, when the first client
- * registers, and release them when no registration is left. Registrations are counted
- * per client and code; the client protocol has no deregistration message, so a client's
- * codes count until its connection ends. Loop, lock held. */
+ * (or handler of the server process) registers, and release them when no registration
+ * is left. Registrations are counted per client or handler and code; the client protocol
+ * has no deregistration message, so a client's codes count until its connection ends.
+ * Lock held. */
 static bool host_only(pmix_status_t code)
 {
     return (code <= PMIX_EVENT_SYS_BASE && code >= PMIX_EVENT_SYS_OTHER) ||
@@ -531,12 +550,12 @@ static void host_reg_done(pmix_status_t status, void *cbdata)
     free(r);
 }
 
-/* Hand codes (taken) to the host's register_events (with the client's info and ids) or
- * deregister_events (c NULL). */
-static void host_reg_call(px_srv_client_t *c, pmix_status_t *codes, size_t n,
+/* Hand codes (taken) to the host's register_events (ids = the registrant's uid and gid,
+ * added to info) or, ids NULL, deregister_events. */
+static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
                           const pmix_info_t *info, size_t ninfo)
 {
-    bool reg = c != NULL;
+    bool reg = ids != NULL;
     if (n == 0 ||
         (reg ? px_srv->module.register_events == NULL : px_srv->module.deregister_events == NULL)) {
         free(codes);
@@ -551,9 +570,8 @@ static void host_reg_call(px_srv_client_t *c, pmix_status_t *codes, size_t n,
             rc = PMIx_Info_xfer(&r->info[i], &info[i]);
         }
         if (rc == PMIX_SUCCESS) {
-            uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
-            PMIx_Info_load(&r->info[ninfo], PMIX_USERID, &uid, PMIX_UINT32);
-            PMIx_Info_load(&r->info[ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+            PMIx_Info_load(&r->info[ninfo], PMIX_USERID, &ids[0], PMIX_UINT32);
+            PMIx_Info_load(&r->info[ninfo + 1], PMIX_GRPID, &ids[1], PMIX_UINT32);
             r->ninfo = ninfo + 2;
         }
     }
@@ -575,33 +593,98 @@ static void host_reg_call(px_srv_client_t *c, pmix_status_t *codes, size_t n,
     }
 }
 
-/* c registers codes[0..n) of which fresh[i] are new for it: count the host-only ones. */
-static void host_codes_add(px_srv_client_t *c, const pmix_status_t *codes, const bool *fresh,
-                           size_t n, const pmix_info_t *info, size_t ninfo)
+/* One more registrant for each host-only code of codes[0..n) (fresh[i] false: it holds
+ * that code already; fresh NULL: all are new): the codes nobody held before, in a new
+ * array (NULL when out of memory). Lock held. */
+static pmix_status_t *count_up(const pmix_status_t *codes, const bool *fresh, size_t n,
+                               size_t *nfirst)
 {
     pmix_status_t *first = calloc(n ? n : 1, sizeof(*first));
-    size_t nfirst = 0;
+    *nfirst = 0;
     for (size_t i = 0; first != NULL && i < n; i++) {
-        host_code_t *h = fresh[i] && host_only(codes[i]) ? host_code(codes[i], true) : NULL;
+        bool is_new = fresh != NULL ? fresh[i] : true;
+        host_code_t *h = is_new && host_only(codes[i]) ? host_code(codes[i], true) : NULL;
         if (h != NULL && h->count++ == 0) {
-            first[nfirst++] = codes[i];
+            first[(*nfirst)++] = codes[i];
         }
     }
-    host_reg_call(c, first, nfirst, info, ninfo);
+    return first;
+}
+
+/* One registrant less for each host-only code of codes[0..n): the codes nobody holds any
+ * more, in a new array. Lock held. */
+static pmix_status_t *count_down(const pmix_status_t *codes, size_t n, size_t *nlast)
+{
+    pmix_status_t *last = calloc(n ? n : 1, sizeof(*last));
+    *nlast = 0;
+    for (size_t i = 0; i < n; i++) {
+        host_code_t *h = host_only(codes[i]) ? host_code(codes[i], false) : NULL;
+        if (h != NULL && h->count > 0 && --h->count == 0 && last != NULL) {
+            last[(*nlast)++] = codes[i];
+        }
+    }
+    return last;
 }
 
 void px_srv_evt_client_gone(px_srv_client_t *c)
 {
-    pmix_status_t *last = calloc(c->nev_codes ? c->nev_codes : 1, sizeof(*last));
-    size_t nlast = 0;
-    for (size_t i = 0; i < c->nev_codes; i++) {
-        host_code_t *h = host_only(c->ev_codes[i]) ? host_code(c->ev_codes[i], false) : NULL;
-        if (h != NULL && h->count > 0 && --h->count == 0 && last != NULL) {
-            last[nlast++] = c->ev_codes[i];
-        }
-    }
+    size_t nlast;
+    pmix_status_t *last = count_down(c->ev_codes, c->nev_codes, &nlast);
     c->nev_codes = 0; /* counted out once */
     host_reg_call(NULL, last, nlast, NULL, 0);
+}
+
+static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
+                         const pmix_info_t *info, size_t ninfo)
+{
+    own_reg_t *o = calloc(1, sizeof(*o));
+    pmix_status_t *mine = calloc(ncodes ? ncodes : 1, sizeof(*mine));
+    if (o == NULL || mine == NULL) {
+        free(o);
+        free(mine);
+        return;
+    }
+    for (size_t i = 0; i < ncodes; i++) {
+        if (host_only(codes[i]) && !wants(mine, o->n, false, codes[i])) {
+            mine[o->n++] = codes[i];
+        }
+    }
+    if (o->n == 0) {
+        free(o);
+        free(mine);
+        return;
+    }
+    o->id = id;
+    o->codes = mine;
+    pthread_mutex_lock(&px_srv->lock);
+    o->next = own_regs;
+    own_regs = o;
+    size_t nfirst;
+    pmix_status_t *first = count_up(o->codes, NULL, o->n, &nfirst);
+    pthread_mutex_unlock(&px_srv->lock);
+    uint32_t ids[2] = {(uint32_t)getuid(), (uint32_t)getgid()};
+    host_reg_call(ids, first, nfirst, info, ninfo);
+}
+
+static void own_deregister(size_t id)
+{
+    pthread_mutex_lock(&px_srv->lock);
+    own_reg_t *o = NULL;
+    for (own_reg_t **pp = &own_regs; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->id == id) {
+            o = *pp;
+            *pp = o->next;
+            break;
+        }
+    }
+    size_t nlast = 0;
+    pmix_status_t *last = o != NULL ? count_down(o->codes, o->n, &nlast) : NULL;
+    pthread_mutex_unlock(&px_srv->lock);
+    if (o != NULL) {
+        free(o->codes);
+        free(o);
+        host_reg_call(NULL, last, nlast, NULL, 0);
+    }
 }
 
 /* ---- requests of connected processes ---- */
@@ -651,7 +734,10 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     /* the reply first: the registration completes before anything it matches arrives */
     px_srv_reply(c, seq, PX_TAG_EVT_REGISTER, rc, NULL);
     if (rc == PMIX_SUCCESS && fresh != NULL) {
-        host_codes_add(c, codes, fresh, n, info, ninfo);
+        size_t nfirst;
+        pmix_status_t *first = count_up(codes, fresh, n, &nfirst);
+        uint32_t ids[2] = {(uint32_t)c->uid, (uint32_t)c->gid};
+        host_reg_call(ids, first, nfirst, info, ninfo);
     }
     free(fresh);
     if (rc == PMIX_SUCCESS) {
@@ -801,6 +887,7 @@ pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
+    own_register(id, codes, ncodes, info, ninfo);
     if (cbfunc == NULL) {
         px_evt_activate(id);
         return (pmix_status_t)id;
@@ -822,6 +909,9 @@ pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
 pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     pmix_status_t rc = px_evt_deregister(id);
+    if (rc == PMIX_SUCCESS) {
+        own_deregister(id);
+    }
     if (rc != PMIX_SUCCESS || cbfunc == NULL) {
         return rc;
     }

@@ -22,6 +22,9 @@
  *                                  to forward (PMIX_MCA_*) and the programming model,
  *                                  refuses fabric requests; setup_local_support makes
  *                                  setup_fork apply that environment
+ *   server_init_check regevents    the server's own handlers for host-only codes: the
+ *                                  host's register_events once per code, deregister_events
+ *                                  when the last handler holding it is gone
  * Exit 0 when every check holds; otherwise a message naming the check.
  */
 #include <errno.h>
@@ -1108,6 +1111,113 @@ static int do_setup(void)
     return sch_stop();
 }
 
+/* ---- register_events / deregister_events for the server's own handlers ---- */
+
+static char reg_log[512]; /* "+code" per register_events code, "-code" per deregister */
+static bool reg_ids_ok = true;
+
+static void reg_append(char sign, const pmix_status_t *codes, size_t n)
+{
+    pthread_mutex_lock(&sch_lock);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(reg_log);
+        snprintf(reg_log + len, sizeof(reg_log) - len, "%c%d ", sign, codes[i]);
+    }
+    pthread_mutex_unlock(&sch_lock);
+}
+
+static pmix_status_t up_register_events(pmix_status_t *codes, size_t ncodes,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    bool uid = false, gid = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        uid |= PMIX_CHECK_KEY(&info[i], PMIX_USERID);
+        gid |= PMIX_CHECK_KEY(&info[i], PMIX_GRPID);
+    }
+    reg_ids_ok &= uid && gid;
+    reg_append('+', codes, ncodes);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t up_deregister_events(pmix_status_t *codes, size_t ncodes,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    reg_append('-', codes, ncodes);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static void sch_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void expect_log(const char *want, const char *what)
+{
+    pthread_mutex_lock(&sch_lock);
+    check(strcmp(reg_log, want) == 0, "%s: the host saw \"%s\", expected \"%s\"", what, reg_log,
+          want);
+    pthread_mutex_unlock(&sch_lock);
+}
+
+static int do_regevents(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    module.register_events = up_register_events;
+    module.deregister_events = up_deregister_events;
+    if (sch_start(&module) != 0) {
+        return 1;
+    }
+    /* an environmental code and one of the library's: only the former goes to the host */
+    pmix_status_t c1[] = {PMIX_EVENT_SYS_BASE - 1, 7001};
+    pmix_status_t h1 = PMIx_Register_event_handler(c1, 2, NULL, 0, sch_handler, NULL, NULL);
+    check(h1 >= 0, "register handler 1: %s", PMIx_Error_string(h1));
+    char want[128];
+    snprintf(want, sizeof(want), "+%d ", PMIX_EVENT_SYS_BASE - 1);
+    expect_log(want, "first registration");
+    /* the same code again (asked once), plus a code outside the PMIx range */
+    pmix_status_t c2[] = {PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5};
+    pmix_status_t h2 = PMIx_Register_event_handler(c2, 2, NULL, 0, sch_handler, NULL, NULL);
+    check(h2 >= 0, "register handler 2: %s", PMIx_Error_string(h2));
+    snprintf(want, sizeof(want), "+%d +%d ", PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5);
+    expect_log(want, "second registration");
+    /* a default handler asks for no particular code */
+    pmix_status_t h3 = PMIx_Register_event_handler(NULL, 0, NULL, 0, sch_handler, NULL, NULL);
+    expect_log(want, "default handler");
+    if (h3 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h3, NULL, NULL);
+    }
+    /* handler 2 still holds the environmental code */
+    if (h1 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h1, NULL, NULL);
+    }
+    expect_log(want, "first handler gone");
+    if (h2 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h2, NULL, NULL);
+    }
+    snprintf(want, sizeof(want), "+%d +%d -%d -%d ", PMIX_EVENT_SYS_BASE - 1,
+             PMIX_EXTERNAL_ERR_BASE - 5, PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5);
+    expect_log(want, "last handler gone");
+    check(reg_ids_ok, "register_events without PMIX_USERID/PMIX_GRPID");
+    return sch_stop();
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "rndz") == 0) {
@@ -1140,9 +1250,12 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "setup") == 0) {
         return do_setup();
     }
+    if (argc >= 2 && strcmp(argv[1], "regevents") == 0) {
+        return do_regevents();
+    }
     fprintf(stderr,
             "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS] | query"
-            " | nodata | notify-none | setup\n",
+            " | nodata | notify-none | setup | regevents\n",
             argv[0]);
     return 2;
 }
