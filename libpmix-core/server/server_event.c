@@ -500,9 +500,9 @@ static void process(px_srv_event_t *e, bool to_host)
  * PMIx range (at or below PMIX_EXTERNAL_ERR_BASE) come only from the host: the Server
  * chapter has the library ask the host for them once per code, when the first client
  * (or handler of the server process) registers, and release them when no registration
- * is left. Registrations are counted per client or handler and code; the client protocol
- * has no deregistration message, so a client's codes count until its connection ends.
- * Lock held. */
+ * is left. Registrations are counted per client or handler and code; a client tells
+ * the server (EVT_DEREGISTER) the codes none of its handlers names any more, and its
+ * codes end with its connection. Lock held. */
 static bool host_only(pmix_status_t code)
 {
     return (code <= PMIX_EVENT_SYS_BASE && code >= PMIX_EVENT_SYS_OTHER) ||
@@ -750,6 +750,40 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     }
     free(codes);
     px_bfrops_info_array_free(info, ninfo);
+}
+
+/* The client no longer wants codes: drop them from what it is sent; the host-only ones
+ * it was the last to hold go to the host's deregister_events. */
+void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || n == 0 || n > 65536) {
+        px_debug(1, "server", "malformed event deregistration from %s:%u", c->proc.nspace,
+                 c->proc.rank);
+        return;
+    }
+    pmix_status_t *codes = calloc(n, sizeof(*codes));
+    one = (int32_t)n;
+    if (codes == NULL || px_bfrops_unpack(payload, codes, &one, PMIX_STATUS) != PMIX_SUCCESS) {
+        free(codes);
+        return;
+    }
+    size_t ndropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < c->nev_codes; k++) {
+            if (c->ev_codes[k] == codes[i]) {
+                c->ev_codes[k] = c->ev_codes[--c->nev_codes];
+                codes[ndropped++] = codes[i];
+                break;
+            }
+        }
+    }
+    size_t nlast;
+    pmix_status_t *last = count_down(codes, ndropped, &nlast);
+    free(codes);
+    host_reg_call(NULL, last, nlast, NULL, 0);
 }
 
 /* Unpack "int32 status, proc source, uint8 range, info[]". */

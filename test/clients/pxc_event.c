@@ -8,6 +8,7 @@
  *          anyone registers; after a fence the other ranks register (non-blocking) and
  *          must receive exactly LIST (default all three) in that order; rank 0 nothing
  *   host   --code C   register for C (may be negative), raised by the host before we started
+ *   rereg  --code C   register for C, deregister, register again, deregister
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
  *          ACTION_COMPLETE stops it, deregistration takes effect
@@ -301,6 +302,25 @@ static void mode_host(int code)
     printf("rank %d: host event %d from node %d\n", pxc_rank, code, seen.node[0]);
 }
 
+/* ---- rereg: register, deregister, register again a code only the host raises ---- */
+
+static void mode_rereg(int code)
+{
+    pmix_status_t c = code, rc;
+    size_t id = reg_blocking(&c, 1, NULL, 0, handler);
+
+    rc = PMIx_Deregister_event_handler(id, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
+    /* the registration's reply comes after the server handled the deregistration */
+    id = reg_blocking(&c, 1, NULL, 0, handler);
+    rc = PMIx_Deregister_event_handler(id, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
+    fence_all();
+    printf("rank %d: registered %d twice\n", pxc_rank, code);
+}
+
 /* ---- pset ---- */
 
 static void mode_pset(const char *name, int members)
@@ -498,7 +518,7 @@ int main(int argc, char **argv)
             pxc_fail("unknown option %s", argv[i]);
     }
     if (!mode)
-        pxc_fail("usage: pxc_event relay|cache|host|pset|chain|badargs [options]");
+        pxc_fail("usage: pxc_event relay|cache|host|rereg|pset|chain|badargs [options]");
     if (strcmp(mode, "badargs") == 0) {
         pmix_status_t c = 7301;
 
@@ -516,6 +536,8 @@ int main(int argc, char **argv)
         mode_cache(codes);
     else if (strcmp(mode, "host") == 0)
         mode_host(code);
+    else if (strcmp(mode, "rereg") == 0)
+        mode_rereg(code);
     else if (strcmp(mode, "pset") == 0)
         mode_pset(pset ? pset : "", members);
     else if (strcmp(mode, "chain") == 0)

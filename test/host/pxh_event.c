@@ -18,13 +18,34 @@
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pmix_status_t reg_codes[64];
 static size_t nreg;
+/* how often each code was asked for / released, for the printed "CODE#N" */
+static struct {
+    pmix_status_t code;
+    int asked, released;
+} seen_codes[64];
+static size_t nseen_codes;
 
+static int *times(pmix_status_t code, bool asked)
+{
+    size_t i = 0;
+    while (i < nseen_codes && seen_codes[i].code != code)
+        i++;
+    if (i == nseen_codes && nseen_codes < sizeof(seen_codes) / sizeof(seen_codes[0]))
+        seen_codes[nseen_codes++].code = code;
+    if (i == sizeof(seen_codes) / sizeof(seen_codes[0]))
+        i = 0; /* more codes than any test uses: counts merge */
+    return asked ? &seen_codes[i].asked : &seen_codes[i].released;
+}
+
+/* "register_events -231#2": the code and how often it was asked for (released) so far. */
 static void print_codes(const char *what, const pmix_status_t *codes, size_t ncodes)
 {
     char line[512];
+    bool asked = strcmp(what, "register_events") == 0;
     int len = snprintf(line, sizeof(line), "pxhost: node %d: %s", pxh_node.id, what);
     for (size_t i = 0; i < ncodes && len > 0 && (size_t)len < sizeof(line); i++) {
-        len += snprintf(line + len, sizeof(line) - (size_t)len, " %d", codes[i]);
+        int *n = times(codes[i], asked);
+        len += snprintf(line + len, sizeof(line) - (size_t)len, " %d#%d", codes[i], ++*n);
     }
     fprintf(stderr, "%s\n", line);
 }
