@@ -55,7 +55,8 @@ void px_job_reg_cleanup(px_job_t *j)
 }
 
 /* Job realm (and this node's, one node): the server's and the job's identity, the
- * session, the node list, the processes on this node, the job's directory. */
+ * session, the node list, whether the job has more processes than the node has slots,
+ * the processes on this node, the job's directory. */
 pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
 {
     pmix_rank_t zero = 0;
@@ -72,6 +73,10 @@ pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
     }
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, px_dvm.hostname, PMIX_STRING);
+    }
+    bool over = j->nprocs > (size_t)(px_dvm.node.slots > 0 ? px_dvm.node.slots : 0);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Info_list_add(list, PMIX_NODE_OVERSUBSCRIBED, &over, PMIX_BOOL);
     }
     pmix_data_array_t procs = PMIX_DATA_ARRAY_STATIC_INIT;
     if (rc == PMIX_SUCCESS && j->nprocs > 0) {

@@ -424,9 +424,10 @@ static void regkeys(void)
                                 PMIX_JOBID,         PMIX_JOB_SIZE,    PMIX_MAX_PROCS,
                                 PMIX_NODE_MAP,      PMIX_PROC_MAP,    PMIX_NODE_LIST};
     static const char *app[] = {PMIX_WDIR, PMIX_APP_ARGV};
-    static const char *node[] = {PMIX_NODEID,    PMIX_HOSTNAME, PMIX_LOCAL_SIZE,
-                                 PMIX_NODE_SIZE, PMIX_LOCALLDR, PMIX_LOCAL_PEERS,
-                                 PMIX_TMPDIR,    PMIX_NSDIR,    PMIX_LOCAL_PROCS};
+    static const char *node[] = {
+        PMIX_NODEID,      PMIX_HOSTNAME,           PMIX_LOCAL_SIZE, PMIX_NODE_SIZE,
+        PMIX_LOCALLDR,    PMIX_LOCAL_PEERS,        PMIX_TMPDIR,     PMIX_NSDIR,
+        PMIX_LOCAL_PROCS, PMIX_NODE_OVERSUBSCRIBED};
     static const char *proc[] = {PMIX_RANK,        PMIX_GLOBAL_RANK,     PMIX_LOCAL_RANK,
                                  PMIX_NODE_RANK,   PMIX_NODEID,          PMIX_REINCARNATION,
                                  PMIX_SPAWNED,     PMIX_LOCALITY_STRING, PMIX_PROCDIR,

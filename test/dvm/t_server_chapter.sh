@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 start_dvm
 run_to 30 "$PRUN" $RR -n 2 "$APP" regkeys >"$T/keys" 2>&1 || fail "regkeys job: $(cat "$T/keys")"
-[ "$(grep -c 'checked 32 keys' "$T/keys")" = 2 ] || fail "both ranks check: $(cat "$T/keys")"
+[ "$(grep -c 'checked 33 keys' "$T/keys")" = 2 ] || fail "both ranks check: $(cat "$T/keys")"
 # each rank's PMIX_PROCDIR exists during the job; pass() checks it is gone after
 [ "$(grep -c 'wrote into its PMIX_PROCDIR' "$T/keys")" = 2 ] ||
     fail "each rank writes into its PMIX_PROCDIR: $(cat "$T/keys")"
