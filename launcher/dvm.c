@@ -316,6 +316,11 @@ static void lost_on_loop(void *arg)
     }
     px_job_stdin_forget(&l->gone); /* its pushes still held: nobody waits for them */
     px_dvm_auth_forget(&l->gone);
+    /* a tool's published data ends with it (its process and its "application") */
+    px_pubsub_proc_ended(px_dvm.pubsub, &l->gone);
+    if (px_job_find(l->gone.nspace) == NULL) {
+        px_pubsub_job_ended(px_dvm.pubsub, l->gone.nspace);
+    }
     free(l);
 }
 
@@ -556,6 +561,9 @@ static pmix_server_module_t module = {
     .tool_connected = up_tool,
     .job_control = up_jobctl,
     .push_stdin = up_stdin,
+    .publish = px_dvm_publish,
+    .lookup = px_dvm_lookup,
+    .unpublish = px_dvm_unpublish,
 };
 
 static int check_hosts(const px_dvm_opts_t *o, int *slots)
@@ -671,9 +679,12 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     px_odls_cbs_t cbs;
     px_job_odls_cbs(&cbs);
     px_dvm.odls = px_odls_create(base, px_dvm.topo, &cbs, NULL);
-    if (px_dvm.odls == NULL || px_out_init(base) != 0) {
+    px_dvm.pubsub = px_pubsub_create(base);
+    if (px_dvm.odls == NULL || px_dvm.pubsub == NULL || px_out_init(base) != 0) {
         px_odls_destroy(px_dvm.odls);
         px_dvm.odls = NULL;
+        px_pubsub_destroy(px_dvm.pubsub);
+        px_dvm.pubsub = NULL;
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         PMIx_server_finalize();
         px_dvm_auth_fini();
@@ -740,7 +751,9 @@ void px_dvm_fini(void)
     if (px_dvm.evhdlr != 0) {
         PMIx_Deregister_event_handler(px_dvm.evhdlr, NULL, NULL);
     }
-    px_job_stdin_release_all(); /* before the server goes (it flushes their answers) */
+    px_job_stdin_release_all();       /* before the server goes (it flushes their answers) */
+    px_pubsub_destroy(px_dvm.pubsub); /* the session ends: waiting lookups are answered */
+    px_dvm.pubsub = NULL;
     px_odls_destroy(px_dvm.odls);
     px_dvm.odls = NULL;
     PMIx_server_finalize();

@@ -15,6 +15,7 @@
 #include "daemon/px_odls.h"
 #include "launcher/px_dvm.h"
 #include "launcher/px_map.h"
+#include "launcher/px_pubsub.h"
 
 typedef enum {
     PX_PROC_INIT,     /* not started yet */
@@ -82,6 +83,12 @@ struct px_job {
     px_proc_t *procs; /* owned, by rank */
     size_t nstarting, nalive;
     bool registered;
+    bool setup_pending;     /* waiting for PMIx_server_setup_application: never ends meanwhile */
+    const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
+    size_t napps;
+    const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
+    size_t ninfo;
+    char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
     bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
@@ -122,6 +129,7 @@ typedef struct {
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
     size_t evhdlr;
+    px_pubsub_t *pubsub; /* owned: the name service's datastore (dvm_pubsub.c) */
 } px_dvm_t;
 
 extern px_dvm_t px_dvm;
@@ -172,6 +180,32 @@ typedef struct {
 int px_pool_get(px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
+
+/* dvm_pubsub.c: the host's name service upcalls (any thread) */
+pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                             pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                            size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* job_reg.c: what the Server chapter asks of a host around registration */
+/* The job- and node-realm keys beyond sizes and maps (PMIX_NSPACE, the server's
+ * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS, PMIX_NSDIR: the job's
+ * directory, made here) added to list. */
+pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list);
+/* The process-realm keys beyond ranks (PMIX_PROCDIR, PMIX_REINCARNATION, PMIX_SPAWNED). */
+void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl);
+/* Remove the job's directory and everything in it (job end). */
+void px_job_reg_cleanup(px_job_t *j);
+/* Called on the loop with the library's setup data for the job (borrowed for the call). */
+typedef void (*px_job_setup_done_t)(px_job_t *j, pmix_status_t status, pmix_info_t *info,
+                                    size_t ninfo);
+/* PMIx_server_setup_application for j (its maps, PMIX_SETUP_APP_ALL, the programming model
+ * of its job info); done runs later on the loop, once, unless this returns an error. */
+pmix_status_t px_job_setup_app(px_job_t *j, const char *node_map, const char *proc_map,
+                               const pmix_info_t *job_info, size_t njob_info,
+                               px_job_setup_done_t done);
 
 /* output.c */
 int px_out_init(struct event_base *base);

@@ -94,6 +94,7 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
         }
     }
     px_dvm_log(2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
+    px_pubsub_proc_ended(px_dvm.pubsub, &p->proc);
     job_maybe_end(j);
 }
 
@@ -362,6 +363,7 @@ static void job_free(px_job_t *j)
         }
         PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
     }
+    px_job_reg_cleanup(j);
     px_out_flush_held(j, true);
     if (j->timeout_ev != NULL) {
         event_free(j->timeout_ev);
@@ -406,6 +408,7 @@ static void job_end(px_job_t *j)
         }
     }
     free(msg);
+    px_pubsub_job_ended(px_dvm.pubsub, j->nspace);
     job_free(j);
     px_job_stdin_recheck(); /* pushes held for this job's stdin are released */
     px_dvm_maybe_shutdown_done();
@@ -427,7 +430,7 @@ static void job_launched(px_job_t *j)
 
 static void job_maybe_end(px_job_t *j)
 {
-    if (j->ended) {
+    if (j->ended || j->setup_pending) {
         return;
     }
     /* launched: every process was forked and confirmed its exec (a job that failed to
@@ -572,6 +575,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         add_u32(list, PMIX_NODE_SIZE, size);
         add_u32(list, PMIX_NODEID, 0);
         PMIx_Info_list_add(list, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        rc = px_job_reg_host_keys(j, list);
         PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
         PMIx_Info_list_add(list, PMIX_LOCALLDR, &zero, PMIX_PROC_RANK);
         PMIx_Info_list_add(list, PMIX_NODE_MAP, regex, PMIX_STRING);
@@ -609,6 +613,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         PMIx_Info_list_add(pl, PMIX_NODE_RANK, &mp->node_rank, PMIX_UINT16);
         add_u32(pl, PMIX_NODEID, 0);
         PMIx_Info_list_add(pl, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        px_job_reg_proc_keys(j, rank, pl);
         if (mp->cpuset != NULL) {
             char *cs = NULL;
             if (hwloc_bitmap_list_asprintf(&cs, mp->cpuset) >= 0) {
@@ -974,6 +979,38 @@ static void show_bindings(px_job_t *j)
     }
 }
 
+static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo);
+
+/* The job could not be mapped, set up or registered: it ends with msg (owned) or a
+ * generic message. */
+static void setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
+{
+    j->why = PX_WHY_SETUP;
+    j->why_status = rc;
+    j->why_msg =
+        msg ? msg : px_help_render("help-prte.txt", "job-setup", j->nspace, PMIx_Error_string(rc));
+    job_maybe_end(j);
+}
+
+/* Ask the library for the job's setup data; the job waits for it (job_setup_done). */
+static pmix_status_t setup_app(px_job_t *j)
+{
+    char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
+    pmix_status_t rc = peers ? PMIx_generate_regex(px_dvm.hostname, &regex) : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_generate_ppn(peers, &ppn);
+    }
+    if (rc == PMIX_SUCCESS) {
+        j->setup_pending = true;
+        rc = px_job_setup_app(j, regex, ppn, j->info, j->ninfo, job_setup_done);
+        j->setup_pending = rc == PMIX_SUCCESS;
+    }
+    free(regex);
+    free(ppn);
+    free(peers);
+    return rc;
+}
+
 pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
                            const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
@@ -1027,25 +1064,50 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
         j->procs[r].job = j;
         PMIx_Load_procid(&j->procs[r].proc, j->nspace, (pmix_rank_t)r);
     }
+    j->apps = apps;
+    j->napps = napps;
+    j->info = info;
+    j->ninfo = ninfo;
     if (rc == PMIX_SUCCESS) {
         rc = check_request(j, apps, napps, &msg);
     }
+    if (rc == PMIX_SUCCESS) {
+        rc = setup_app(j);
+    }
+    if (rc != PMIX_SUCCESS) {
+        setup_failed(j, rc, msg);
+        return PMIX_SUCCESS; /* answered through the callback */
+    }
+    free(msg);
+    return PMIX_SUCCESS;
+}
+
+/* The library's application setup is there: register, then fork (Server chapter:
+ * setup_application before launch, setup_local_support before the processes start). */
+static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo)
+{
+    j->setup_pending = false;
+    if (j->terminating) {
+        job_maybe_end(j); /* killed meanwhile (pterm, the requester left) */
+        return;
+    }
+    const pmix_app_t *apps = j->apps;
+    size_t napps = j->napps;
+    char *msg = NULL;
     if (rc == PMIX_SUCCESS) {
         rc = register_job(j, apps, napps);
     }
     if (rc == PMIX_SUCCESS) {
         rc = define_psets(j, apps, napps, &msg);
     }
-    if (rc != PMIX_SUCCESS) {
-        j->why = PX_WHY_SETUP;
-        j->why_status = rc;
-        j->why_msg =
-            msg ? msg
-                : px_help_render("help-prte.txt", "job-setup", j->nspace, PMIx_Error_string(rc));
-        job_maybe_end(j);
-        return PMIX_SUCCESS; /* answered through the callback */
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_setup_local_support(j->nspace, info, ninfo, NULL, NULL);
+        rc = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
     }
-    free(msg);
+    if (rc != PMIX_SUCCESS) {
+        setup_failed(j, rc, msg);
+        return;
+    }
     if (j->display_map && j->nprocs > 0) {
         show_map(j);
     }
@@ -1062,5 +1124,4 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
     start_procs(j, apps);
     j->forked = true;
     job_maybe_end(j);
-    return PMIX_SUCCESS;
 }

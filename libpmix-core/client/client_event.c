@@ -345,8 +345,28 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
                                                         void *cbdata)
 {
     if (px_cl_initialized()) {
-        /* The server keeps relaying the codes; this process no longer runs the handler. */
-        pmix_status_t rc = px_evt_deregister(evhdlr_ref);
+        /* The codes no handler here names any more: the server stops relaying them (and
+         * releases the host's registration of those only the host raises). */
+        pmix_status_t *gone = NULL;
+        size_t ngone = 0;
+        pmix_status_t rc = px_evt_deregister_released(evhdlr_ref, &gone, &ngone);
+        if (rc == PMIX_SUCCESS && ngone > 0) {
+            pmix_data_buffer_t msg;
+            px_bfrops_buf_init(&msg);
+            pmix_status_t prc = px_bfrops_pack(&msg, &ngone, 1, PMIX_SIZE);
+            if (prc == PMIX_SUCCESS) {
+                prc = px_bfrops_pack(&msg, gone, (int32_t)ngone, PMIX_STATUS);
+            }
+            if (prc == PMIX_SUCCESS) {
+                prc = px_cl_send(PX_TAG_EVT_DEREGISTER, &msg);
+            }
+            if (prc != PMIX_SUCCESS) {
+                /* not connected, or no memory: the server keeps relaying, harmless */
+                px_debug(2, "client", "event deregistration not sent: %s", PMIx_Error_string(prc));
+            }
+            px_bfrops_buf_free(&msg);
+        }
+        free(gone);
         return rc == PMIX_SUCCESS ? cl_op_later(cbfunc, cbdata) : rc;
     }
     if (px_srv != NULL) {

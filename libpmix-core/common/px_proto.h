@@ -52,6 +52,9 @@ enum px_tag {
     PX_TAG_IOF_PUSH = 20,  /* -> size n, proc[n] targets, byte_object data (size 0 with
                             * PMIX_IOF_COMPLETE = end of input), info[] <- (empty) */
     PX_TAG_IOF_DEREG = 21, /* -> size n, proc[n], uint16 channels <- (empty) */
+    /* events, continued */
+    PX_TAG_EVT_DEREGISTER = 22, /* -> size n, int32 code[n]: codes no handler of the sender
+                                 * names any more (no reply) */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

@@ -145,7 +145,48 @@ void px_evt_activate(size_t id)
  * returns. We set removed under the lock, so any later decision skips it; a decision
  * already taken is waited for (the call has then begun and returned) unless we are that
  * very call (a handler deregistering itself or another one from the loop thread). */
+/* Does a registration other than r name code? Lock held. */
+static bool held_elsewhere(const px_evt_reg_t *r, pmix_status_t code)
+{
+    for (const px_evt_reg_t *o = px_evt_mod.regs; NULL != o; o = o->next) {
+        for (size_t k = 0; o != r && k < o->ncodes; k++) {
+            if (o->codes[k] == code) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* r's codes that no other registration names, each once, into *gone (NULL, 0 when none or
+ * out of memory). Lock held. */
+static void released_codes(const px_evt_reg_t *r, pmix_status_t **gone, size_t *ngone)
+{
+    *gone = NULL;
+    *ngone = 0;
+    pmix_status_t *out = 0 < r->ncodes ? calloc(r->ncodes, sizeof(*out)) : NULL;
+    for (size_t i = 0; NULL != out && i < r->ncodes; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < *ngone; k++) {
+            dup |= out[k] == r->codes[i];
+        }
+        if (!dup && !held_elsewhere(r, r->codes[i])) {
+            out[(*ngone)++] = r->codes[i];
+        }
+    }
+    if (0 == *ngone) {
+        free(out);
+        out = NULL;
+    }
+    *gone = out;
+}
+
 pmix_status_t px_evt_deregister(size_t id)
+{
+    return px_evt_deregister_released(id, NULL, NULL);
+}
+
+pmix_status_t px_evt_deregister_released(size_t id, pmix_status_t **gone, size_t *ngone)
 {
     px_evt_reg_t **link = NULL;
     pmix_status_t rc = PMIX_SUCCESS;
@@ -155,6 +196,9 @@ pmix_status_t px_evt_deregister(size_t id)
     if (NULL == r) {
         rc = PMIX_ERR_BAD_PARAM;
         goto out;
+    }
+    if (NULL != gone) {
+        released_codes(r, gone, ngone);
     }
     *link = r->next;
     r->removed = true;

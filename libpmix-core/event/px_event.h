@@ -65,6 +65,9 @@ void px_evt_activate(size_t id);
  * handler, it waits until that call has returned; from the loop (inside a handler) it
  * never waits. */
 pmix_status_t px_evt_deregister(size_t id);
+/* The same, and *gone (owned by the caller, NULL when none) = the codes id named that no
+ * other registration names any more (what a client tells its server it no longer wants). */
+pmix_status_t px_evt_deregister_released(size_t id, pmix_status_t **gone, size_t *ngone);
 
 /* Called on the loop when a chain ends: status is the last handler's status
  * (PMIX_EVENT_ACTION_COMPLETE when one ended the chain), PMIX_ERR_NOT_FOUND when no

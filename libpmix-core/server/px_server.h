@@ -151,7 +151,11 @@ pmix_status_t px_srv_event_init(const pmix_info_t info[], size_t ninfo);
 /* At finalize, not on the loop, after the loop's last handler ran. */
 void px_srv_event_fini(void);
 void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload);
 void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload);
+/* c's connection is gone: its registrations of host-only codes end (the host's
+ * deregister_events for those no one else registered). Idempotent; lock held. */
+void px_srv_evt_client_gone(px_srv_client_t *c);
 /* An event the server itself raises (pset define/delete...), source = the server; any
  * thread. Handed to the host only when the range reaches beyond this node. */
 void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],

@@ -208,6 +208,9 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     case PX_TAG_EVT_REGISTER:
         px_srv_evt_register(c, seq, payload);
         break;
+    case PX_TAG_EVT_DEREGISTER:
+        px_srv_evt_deregister(c, payload);
+        break;
     case PX_TAG_NOTIFY:
         px_srv_notify(c, payload);
         break;

@@ -773,6 +773,7 @@ out:
 
 void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered)
 {
+    px_srv_evt_client_gone(c); /* its event registrations end with it */
     /* its own pending Gets: nobody to answer */
     for (px_waiter_t **pp = &px_srv->waiters; *pp != NULL;) {
         px_waiter_t *w = *pp;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix_server.h>
 
@@ -46,6 +47,29 @@ static struct {
     uint64_t next_id;
     bool bound; /* we bound the event engine to the server's loop */
 } ev;
+
+/* Host-only event codes with the number of clients registered for each (see
+ * host_only below). */
+typedef struct {
+    pmix_status_t code;
+    size_t count;
+} host_code_t;
+
+static struct {
+    host_code_t *codes;
+    size_t n, cap;
+} hc;
+
+/* The server process's own registrations of host-only codes (PMIx_Register_event_handler
+ * in the server), by handler id. Lock held. */
+typedef struct own_reg {
+    size_t id;
+    pmix_status_t *codes; /* owned: its host-only codes, each once */
+    size_t n;
+    struct own_reg *next;
+} own_reg_t;
+
+static own_reg_t *own_regs;
 
 static void event_free(px_srv_event_t *e)
 {
@@ -115,6 +139,14 @@ void px_srv_event_fini(void)
     }
     ev.tail = NULL;
     ev.n = 0;
+    free(hc.codes);
+    memset(&hc, 0, sizeof(hc));
+    while (own_regs != NULL) {
+        own_reg_t *o = own_regs;
+        own_regs = o->next;
+        free(o->codes);
+        free(o);
+    }
 }
 
 /* ---- building an event record ---- */
@@ -393,6 +425,24 @@ static bool beyond_node(pmix_data_range_t range)
     return range != PMIX_RANGE_LOCAL && range != PMIX_RANGE_PROC_LOCAL;
 }
 
+/* Does the event need the host to reach its targets? A custom range whose every target
+ * is a process of this server does not. */
+static bool needs_host(const px_srv_event_t *e)
+{
+    if (!beyond_node(e->range)) {
+        return false;
+    }
+    if (e->range != PMIX_RANGE_CUSTOM) {
+        return true;
+    }
+    for (size_t i = 0; i < e->ntargets; i++) {
+        if (!srv_is_local(&e->targets[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void upcall(const px_srv_event_t *e)
 {
     if (px_srv->module.notify_event == NULL) {
@@ -444,6 +494,199 @@ static void process(px_srv_event_t *e, bool to_host)
     }
 }
 
+/* ---- codes only the host can generate (register_events / deregister_events) ---- */
+
+/* Environmental codes (PMIX_EVENT_SYS_BASE..PMIX_EVENT_SYS_OTHER) and codes outside the
+ * PMIx range (at or below PMIX_EXTERNAL_ERR_BASE) come only from the host: the Server
+ * chapter has the library ask the host for them once per code, when the first client
+ * (or handler of the server process) registers, and release them when no registration
+ * is left. Registrations are counted per client or handler and code; a client tells
+ * the server (EVT_DEREGISTER) the codes none of its handlers names any more, and its
+ * codes end with its connection. Lock held. */
+static bool host_only(pmix_status_t code)
+{
+    return (code <= PMIX_EVENT_SYS_BASE && code >= PMIX_EVENT_SYS_OTHER) ||
+           code <= PMIX_EXTERNAL_ERR_BASE;
+}
+
+static host_code_t *host_code(pmix_status_t code, bool add)
+{
+    for (size_t i = 0; i < hc.n; i++) {
+        if (hc.codes[i].code == code) {
+            return &hc.codes[i];
+        }
+    }
+    if (!add) {
+        return NULL;
+    }
+    if (hc.n == hc.cap) {
+        size_t cap = hc.cap ? 2 * hc.cap : 8;
+        host_code_t *p = realloc(hc.codes, cap * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        hc.codes = p;
+        hc.cap = cap;
+    }
+    hc.codes[hc.n] = (host_code_t){code, 0};
+    return &hc.codes[hc.n++];
+}
+
+typedef struct {
+    pmix_status_t *codes; /* owned */
+    pmix_info_t *info;    /* owned */
+    size_t ninfo;
+} host_reg_t;
+
+static void host_reg_done(pmix_status_t status, void *cbdata)
+{
+    host_reg_t *r = cbdata;
+    if (status != PMIX_SUCCESS) {
+        px_debug(1, "server", "the host refused an event (de)registration: %s",
+                 PMIx_Error_string(status));
+    }
+    px_bfrops_info_array_free(r->info, r->ninfo);
+    free(r->codes);
+    free(r);
+}
+
+/* Hand codes (taken) to the host's register_events (ids = the registrant's uid and gid,
+ * added to info) or, ids NULL, deregister_events. */
+static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
+                          const pmix_info_t *info, size_t ninfo)
+{
+    bool reg = ids != NULL;
+    if (n == 0 ||
+        (reg ? px_srv->module.register_events == NULL : px_srv->module.deregister_events == NULL)) {
+        free(codes);
+        return;
+    }
+    host_reg_t *r = calloc(1, sizeof(*r));
+    pmix_status_t rc = r != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS && reg) {
+        r->info = PMIx_Info_create(ninfo + 2);
+        rc = r->info != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < ninfo; i++) {
+            rc = PMIx_Info_xfer(&r->info[i], &info[i]);
+        }
+        if (rc == PMIX_SUCCESS) {
+            PMIx_Info_load(&r->info[ninfo], PMIX_USERID, &ids[0], PMIX_UINT32);
+            PMIx_Info_load(&r->info[ninfo + 1], PMIX_GRPID, &ids[1], PMIX_UINT32);
+            r->ninfo = ninfo + 2;
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "server", "cannot ask the host for events: %s", PMIx_Error_string(rc));
+        if (r != NULL) {
+            r->codes = codes;
+            host_reg_done(PMIX_SUCCESS, r);
+        } else {
+            free(codes);
+        }
+        return;
+    }
+    r->codes = codes;
+    rc = reg ? px_srv->module.register_events(codes, n, r->info, r->ninfo, host_reg_done, r)
+             : px_srv->module.deregister_events(codes, n, host_reg_done, r);
+    if (rc != PMIX_SUCCESS) {
+        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    }
+}
+
+/* One more registrant for each host-only code of codes[0..n) (fresh[i] false: it holds
+ * that code already; fresh NULL: all are new): the codes nobody held before, in a new
+ * array (NULL when out of memory). Lock held. */
+static pmix_status_t *count_up(const pmix_status_t *codes, const bool *fresh, size_t n,
+                               size_t *nfirst)
+{
+    pmix_status_t *first = calloc(n ? n : 1, sizeof(*first));
+    *nfirst = 0;
+    for (size_t i = 0; first != NULL && i < n; i++) {
+        bool is_new = fresh != NULL ? fresh[i] : true;
+        host_code_t *h = is_new && host_only(codes[i]) ? host_code(codes[i], true) : NULL;
+        if (h != NULL && h->count++ == 0) {
+            first[(*nfirst)++] = codes[i];
+        }
+    }
+    return first;
+}
+
+/* One registrant less for each host-only code of codes[0..n): the codes nobody holds any
+ * more, in a new array. Lock held. */
+static pmix_status_t *count_down(const pmix_status_t *codes, size_t n, size_t *nlast)
+{
+    pmix_status_t *last = calloc(n ? n : 1, sizeof(*last));
+    *nlast = 0;
+    for (size_t i = 0; i < n; i++) {
+        host_code_t *h = host_only(codes[i]) ? host_code(codes[i], false) : NULL;
+        if (h != NULL && h->count > 0 && --h->count == 0 && last != NULL) {
+            last[(*nlast)++] = codes[i];
+        }
+    }
+    return last;
+}
+
+void px_srv_evt_client_gone(px_srv_client_t *c)
+{
+    size_t nlast;
+    pmix_status_t *last = count_down(c->ev_codes, c->nev_codes, &nlast);
+    c->nev_codes = 0; /* counted out once */
+    host_reg_call(NULL, last, nlast, NULL, 0);
+}
+
+static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
+                         const pmix_info_t *info, size_t ninfo)
+{
+    own_reg_t *o = calloc(1, sizeof(*o));
+    pmix_status_t *mine = calloc(ncodes ? ncodes : 1, sizeof(*mine));
+    if (o == NULL || mine == NULL) {
+        free(o);
+        free(mine);
+        return;
+    }
+    for (size_t i = 0; i < ncodes; i++) {
+        if (host_only(codes[i]) && !wants(mine, o->n, false, codes[i])) {
+            mine[o->n++] = codes[i];
+        }
+    }
+    if (o->n == 0) {
+        free(o);
+        free(mine);
+        return;
+    }
+    o->id = id;
+    o->codes = mine;
+    pthread_mutex_lock(&px_srv->lock);
+    o->next = own_regs;
+    own_regs = o;
+    size_t nfirst;
+    pmix_status_t *first = count_up(o->codes, NULL, o->n, &nfirst);
+    pthread_mutex_unlock(&px_srv->lock);
+    uint32_t ids[2] = {(uint32_t)getuid(), (uint32_t)getgid()};
+    host_reg_call(ids, first, nfirst, info, ninfo);
+}
+
+static void own_deregister(size_t id)
+{
+    pthread_mutex_lock(&px_srv->lock);
+    own_reg_t *o = NULL;
+    for (own_reg_t **pp = &own_regs; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->id == id) {
+            o = *pp;
+            *pp = o->next;
+            break;
+        }
+    }
+    size_t nlast = 0;
+    pmix_status_t *last = o != NULL ? count_down(o->codes, o->n, &nlast) : NULL;
+    pthread_mutex_unlock(&px_srv->lock);
+    if (o != NULL) {
+        free(o->codes);
+        free(o);
+        host_reg_call(NULL, last, nlast, NULL, 0);
+    }
+}
+
 /* ---- requests of connected processes ---- */
 
 void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
@@ -465,23 +708,35 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
     }
+    bool *fresh = NULL;
     if (rc == PMIX_SUCCESS && n > 0 && !c->ev_all) {
         pmix_status_t *all = realloc(c->ev_codes, (c->nev_codes + n) * sizeof(*all));
-        if (all == NULL) {
+        fresh = calloc(n, sizeof(*fresh));
+        if (all != NULL) {
+            c->ev_codes = all;
+        }
+        if (all == NULL || fresh == NULL) {
             rc = PMIX_ERR_NOMEM;
         } else {
-            c->ev_codes = all;
             for (size_t i = 0; i < n; i++) {
-                if (!wants(c->ev_codes, c->nev_codes, false, codes[i])) {
+                fresh[i] = !wants(c->ev_codes, c->nev_codes, false, codes[i]);
+                if (fresh[i]) {
                     c->ev_codes[c->nev_codes++] = codes[i];
                 }
             }
         }
     } else if (rc == PMIX_SUCCESS && n == 0) {
-        c->ev_all = true;
+        c->ev_all = true; /* a default handler: it asks the host for no particular code */
     }
     /* the reply first: the registration completes before anything it matches arrives */
     px_srv_reply(c, seq, PX_TAG_EVT_REGISTER, rc, NULL);
+    if (rc == PMIX_SUCCESS && fresh != NULL) {
+        size_t nfirst;
+        pmix_status_t *first = count_up(codes, fresh, n, &nfirst);
+        uint32_t ids[2] = {(uint32_t)c->uid, (uint32_t)c->gid};
+        host_reg_call(ids, first, nfirst, info, ninfo);
+    }
+    free(fresh);
     if (rc == PMIX_SUCCESS) {
         for (px_srv_event_t *e = ev.head; e != NULL; e = e->next) {
             if (wants(codes, n, n == 0, e->status) && !was_sent(c, e->id) && !is_origin(e, c) &&
@@ -492,6 +747,40 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     }
     free(codes);
     px_bfrops_info_array_free(info, ninfo);
+}
+
+/* The client no longer wants codes: drop them from what it is sent; the host-only ones
+ * it was the last to hold go to the host's deregister_events. */
+void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || n == 0 || n > 65536) {
+        px_debug(1, "server", "malformed event deregistration from %s:%u", c->proc.nspace,
+                 c->proc.rank);
+        return;
+    }
+    pmix_status_t *codes = calloc(n, sizeof(*codes));
+    one = (int32_t)n;
+    if (codes == NULL || px_bfrops_unpack(payload, codes, &one, PMIX_STATUS) != PMIX_SUCCESS) {
+        free(codes);
+        return;
+    }
+    size_t ndropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < c->nev_codes; k++) {
+            if (c->ev_codes[k] == codes[i]) {
+                c->ev_codes[k] = c->ev_codes[--c->nev_codes];
+                codes[ndropped++] = codes[i];
+                break;
+            }
+        }
+    }
+    size_t nlast;
+    pmix_status_t *last = count_down(codes, ndropped, &nlast);
+    free(codes);
+    host_reg_call(NULL, last, nlast, NULL, 0);
 }
 
 /* Unpack "int32 status, proc source, uint8 range, info[]". */
@@ -580,6 +869,12 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
     *a = (api_notify_t){
         e, PMIx_Check_procid(&e->source, &px_srv->myproc) && e->source.rank == px_srv->myproc.rank,
         cbfunc, cbdata};
+    if (a->to_host && px_srv->module.notify_event == NULL && needs_host(e)) {
+        /* nobody could carry it beyond this node: refused, not dropped (Server chapter) */
+        event_free(e);
+        free(a);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     if (px_srv_shift(api_notify_on_loop, a) != 0) {
         event_free(e);
         free(a);
@@ -623,6 +918,7 @@ pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
+    own_register(id, codes, ncodes, info, ninfo);
     if (cbfunc == NULL) {
         px_evt_activate(id);
         return (pmix_status_t)id;
@@ -644,6 +940,9 @@ pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
 pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     pmix_status_t rc = px_evt_deregister(id);
+    if (rc == PMIX_SUCCESS) {
+        own_deregister(id);
+    }
     if (rc != PMIX_SUCCESS || cbfunc == NULL) {
         return rc;
     }

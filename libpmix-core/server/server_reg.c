@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix_server.h>
 
@@ -113,6 +114,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     }
     if (nspace == NULL || nspace[0] == '\0' || (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    /* PMIX_REGISTER_NODATA (required of every library): the namespace only, none of the
+     * job data given with it */
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_REGISTER_NODATA) && PMIX_INFO_TRUE(&info[i])) {
+            info = NULL;
+            ninfo = 0;
+            break;
+        }
     }
     pthread_mutex_lock(&px_srv->lock);
     pmix_status_t rc = PMIX_ERR_NOMEM;
@@ -383,17 +393,134 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     return rc;
 }
 
+/* ---- setup_application / setup_local_support ---- */
+
+/* What PMIx_server_setup_application returns (Server chapter), for the host to hand to
+ * PMIx_server_setup_local_support on each node before its processes are forked:
+ *   - environment (PMIX_SETUP_APP_ENVARS or _ALL, the default when neither kind is
+ *     named): one PMIX_SET_ENVAR per variable of the launcher's environment that PMIx
+ *     clients read and a remote node would not have: PMIX_RUNTIME_DEBUG (our developer
+ *     logging) and every PMIX_MCA_* (the conventional PMIx library parameters);
+ *   - other data (PMIX_SETUP_APP_NONENVARS or _ALL): the programming model the host named
+ *     (PMIX_PROGRAMMING_MODEL, PMIX_MODEL_LIBRARY_NAME/_VERSION), recorded for the job.
+ * This library manages no fabric: the PMIX_ALLOC_FABRIC* / bandwidth / QoS requests are
+ * refused with PMIX_ERR_NOT_SUPPORTED. PMIX_NODE_MAP / PMIX_PROC_MAP describe the job;
+ * nothing here depends on them yet (no per-node resources to assign). */
 typedef struct {
     pmix_setup_application_cbfunc_t cb;
     void *cbdata;
+    pmix_info_t *info; /* owned until the host's release callback */
+    size_t ninfo;
 } setup_app_t;
+
+static bool is_model_key(const pmix_info_t *in)
+{
+    return PMIX_CHECK_KEY(in, PMIX_PROGRAMMING_MODEL) ||
+           PMIX_CHECK_KEY(in, PMIX_MODEL_LIBRARY_NAME) ||
+           PMIX_CHECK_KEY(in, PMIX_MODEL_LIBRARY_VERSION);
+}
+
+static bool is_fabric_request(const pmix_info_t *in)
+{
+    static const char *keys[] = {PMIX_ALLOC_FABRIC,
+                                 PMIX_ALLOC_FABRIC_ID,
+                                 PMIX_ALLOC_FABRIC_SEC_KEY,
+                                 PMIX_ALLOC_FABRIC_TYPE,
+                                 PMIX_ALLOC_FABRIC_PLANE,
+                                 PMIX_ALLOC_FABRIC_ENDPTS,
+                                 PMIX_ALLOC_FABRIC_ENDPTS_NODE,
+                                 PMIX_ALLOC_BANDWIDTH,
+                                 PMIX_ALLOC_FABRIC_QOS};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (PMIX_CHECK_KEY(in, keys[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool harvested(const char *var)
+{
+    return strncmp(var, "PMIX_MCA_", 9) == 0 || strncmp(var, "PMIX_RUNTIME_DEBUG=", 19) == 0;
+}
+
+/* The setup data for info (see above) into *out / *nout. */
+static pmix_status_t setup_app_data(const pmix_info_t *info, size_t ninfo, pmix_info_t **out,
+                                    size_t *nout)
+{
+    bool env = false, other = false;
+    size_t nmodel = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (is_fabric_request(&info[i])) {
+            px_debug(1, "server", "setup_application: %s is not supported (no fabric support)",
+                     info[i].key);
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        if (PMIX_CHECK_KEY(&info[i], PMIX_SETUP_APP_ENVARS)) {
+            env |= PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_SETUP_APP_NONENVARS)) {
+            other |= PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_SETUP_APP_ALL) && PMIX_INFO_TRUE(&info[i])) {
+            env = other = true;
+        }
+        nmodel += is_model_key(&info[i]);
+    }
+    if (!env && !other) {
+        env = other = true;
+    }
+    size_t nenv = 0;
+    for (size_t i = 0; env && environ[i] != NULL; i++) {
+        nenv += harvested(environ[i]);
+    }
+    size_t n = nenv + (other ? nmodel : 0);
+    *out = NULL;
+    *nout = 0;
+    if (n == 0) {
+        return PMIX_SUCCESS;
+    }
+    pmix_info_t *res = PMIx_Info_create(n);
+    if (res == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    size_t k = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; env && environ[i] != NULL && k < nenv && rc == PMIX_SUCCESS; i++) {
+        const char *eq = strchr(environ[i], '=');
+        if (!harvested(environ[i]) || eq == NULL) {
+            continue;
+        }
+        char *name = strndup(environ[i], (size_t)(eq - environ[i]));
+        pmix_envar_t var = {.envar = name, .value = (char *)eq + 1, .separator = ':'};
+        rc = name ? PMIx_Info_load(&res[k++], PMIX_SET_ENVAR, &var, PMIX_ENVAR) : PMIX_ERR_NOMEM;
+        free(name);
+    }
+    for (size_t i = 0; other && i < ninfo && rc == PMIX_SUCCESS; i++) {
+        if (is_model_key(&info[i])) {
+            rc = PMIx_Info_xfer(&res[k++], &info[i]);
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        PMIx_Info_free(res, n);
+        return rc;
+    }
+    *out = res;
+    *nout = k;
+    return PMIX_SUCCESS;
+}
+
+/* The host is done with the data (pmix_op_cbfunc_t). */
+static void setup_app_release(pmix_status_t status, void *arg)
+{
+    (void)status;
+    setup_app_t *s = arg;
+    PMIx_Info_free(s->info, s->ninfo);
+    free(s);
+}
 
 static void setup_app_run(void *arg)
 {
     setup_app_t *s = arg;
-    /* No fabric or network resources are managed by this library: nothing to add. */
-    s->cb(PMIX_SUCCESS, NULL, 0, s->cbdata, NULL, NULL);
-    free(s);
+    s->cb(PMIX_SUCCESS, s->info, s->ninfo, s->cbdata, setup_app_release, s);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspace,
@@ -407,16 +534,21 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspa
     if (nspace == NULL || cbfunc == NULL || (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    setup_app_t *s = malloc(sizeof(*s));
+    setup_app_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    *s = (setup_app_t){cbfunc, cbdata};
-    if (px_progress_shift(px_srv->prog, setup_app_run, s) != 0) {
-        free(s);
-        return PMIX_ERR_OUT_OF_RESOURCE;
+    s->cb = cbfunc;
+    s->cbdata = cbdata;
+    pmix_status_t rc = setup_app_data(info, ninfo, &s->info, &s->ninfo);
+    if (rc == PMIX_SUCCESS && px_progress_shift(px_srv->prog, setup_app_run, s) != 0) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
     }
-    return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) {
+        PMIx_Info_free(s->info, s->ninfo);
+        free(s);
+    }
+    return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
@@ -429,7 +561,33 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
     if (nspace == NULL || (ninfo > 0 && info == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    /* setup_application returned nothing that needs local preparation. */
+    /* what setup_application returned: environment directives for setup_fork, the
+     * programming model for the job realm; anything else came from a library we do not
+     * know how to serve */
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!is_env_directive(&info[i]) && !is_model_key(&info[i])) {
+            px_debug(1, "server", "setup_local_support: %s is not supported", info[i].key);
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    px_nspace_t *ns = px_store_find(&px_srv->store, nspace);
+    if (ns == NULL) {
+        rc = PMIX_ERR_NOT_FOUND; /* the host registers the namespace first */
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = keep_env_directives(ns, info, ninfo);
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < ninfo; i++) {
+        if (is_model_key(&info[i])) {
+            rc = px_kvset_put(&ns->job, info[i].key, &info[i].value);
+        }
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
     return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
 }
 

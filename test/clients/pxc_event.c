@@ -10,7 +10,8 @@
  *   late   every rank has a default handler; rank 0 raises 7201, 7202; once the default
  *          handler saw both, the others register for them and must get both (from the
  *          process's own cache: the server already sent them), in order, once
- *   host   --code C   register for C, raised by the host before we started
+ *   host   --code C   register for C (may be negative), raised by the host before we started
+ *   rereg  --code C   register for C, deregister, register again, deregister
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
  *          ACTION_COMPLETE stops it, deregistration takes effect
@@ -406,6 +407,25 @@ static void mode_host(int code)
     printf("rank %d: host event %d from node %d\n", pxc_rank, code, seen.node[0]);
 }
 
+/* ---- rereg: register, deregister, register again a code only the host raises ---- */
+
+static void mode_rereg(int code)
+{
+    pmix_status_t c = code, rc;
+    size_t id = reg_blocking(&c, 1, NULL, 0, handler);
+
+    rc = PMIx_Deregister_event_handler(id, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
+    /* the registration's reply comes after the server handled the deregistration */
+    id = reg_blocking(&c, 1, NULL, 0, handler);
+    rc = PMIx_Deregister_event_handler(id, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
+    fence_all();
+    printf("rank %d: registered %d twice\n", pxc_rank, code);
+}
+
 /* ---- pset ---- */
 
 static void mode_pset(const char *name, int members)
@@ -593,7 +613,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--expect-codes") == 0)
             codes = argv[i + 1];
         else if (strcmp(argv[i], "--code") == 0)
-            code = pxc_parse_int("--code", argv[i + 1]);
+            code = argv[i + 1][0] == '-' ? -pxc_parse_int("--code", argv[i + 1] + 1)
+                                         : pxc_parse_int("--code", argv[i + 1]);
         else if (strcmp(argv[i], "--pset") == 0)
             pset = argv[i + 1];
         else if (strcmp(argv[i], "--members") == 0)
@@ -602,7 +623,7 @@ int main(int argc, char **argv)
             pxc_fail("unknown option %s", argv[i]);
     }
     if (!mode)
-        pxc_fail("usage: pxc_event relay|cache|late|host|pset|chain|badargs [options]");
+        pxc_fail("usage: pxc_event relay|cache|late|host|rereg|pset|chain|badargs [options]");
     if (strcmp(mode, "badargs") == 0) {
         pmix_status_t c = 7301;
 
@@ -622,6 +643,8 @@ int main(int argc, char **argv)
         mode_late();
     else if (strcmp(mode, "host") == 0)
         mode_host(code);
+    else if (strcmp(mode, "rereg") == 0)
+        mode_rereg(code);
     else if (strcmp(mode, "pset") == 0)
         mode_pset(pset ? pset : "", members);
     else if (strcmp(mode, "chain") == 0)

@@ -52,6 +52,19 @@
  *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
  *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
  *                     its keys) in the order they arrive
+ *   toolmodel M       as a PMIx tool: spawn "dvm_app model M" with PMIX_PROGRAMMING_MODEL
+ *                     M in the job info, print "model job exit code C" from its JOB_END
+ *   model M           init, exit 0 if the job's PMIX_PROGRAMMING_MODEL is M, else 3
+ *   regkeys           init, PMIx_Get each key the Server chapter requires a host to
+ *                     register (per realm), print "rank R missing KEY" for each absent
+ *                     one, write a file into its PMIX_PROCDIR ("rank R wrote into its
+ *                     PMIX_PROCDIR"), then "rank R checked N keys", finalize
+ *   ns OP...          init, run the name service operations in order, print each result
+ *                     as "rank R OP: STATUS[ VALUE from me|other:RANK]", finalize. OP:
+ *                     pub:KEY=VAL[:RANGE[:PERSIST]]  look:KEY[:WAIT_SECS[:RANGE]]
+ *                     unpub:KEY  perm:KEY=VAL (publish with PMIX_ACCESS_PERMISSIONS)
+ *                     RANGE: proc ns local session global rm; PERSIST: indef first proc
+ *                     app session
  *   badcount          init, then write on its own connection to the server a well-framed
  *                     FENCE request whose proc count (4,000,000) the message cannot hold;
  *                     print "dropped by the server" when the server closes the
@@ -412,6 +425,8 @@ static int ev_ended;
 static char last_msg[2048]; /* the last event's PMIX_EVENT_TEXT_MESSAGE, one line */
 static bool have_msg;
 
+static int ev_exit = -1; /* the JOB_END event's PMIX_EXIT_CODE */
+
 static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -423,6 +438,9 @@ static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *sou
     pthread_mutex_lock(&ev_lock);
     printf("event %s\n", PMIx_Error_string(status));
     for (size_t i = 0; status == PMIX_EVENT_JOB_END && i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
+            PMIx_Value_get_number(&info[i].value, &ev_exit, PMIX_INT);
+        }
         if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) ||
             PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE) || PMIX_CHECK_KEY(&info[i], PMIX_PROCID) ||
             PMIX_CHECK_KEY(&info[i], PMIX_EVENT_TIMESTAMP)) {
@@ -714,6 +732,63 @@ static void toolact(const char *uri, const char *nspace)
     PMIx_tool_finalize();
 }
 
+/* As a tool: spawn "SELF model MODEL" with PMIX_PROGRAMMING_MODEL = MODEL in the job info
+ * and print the job's exit code (0: its process found the model in its job data). */
+static void toolmodel(const char *self, const char *model)
+{
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_job_event, NULL, NULL);
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(self);
+    char *argv[] = {(char *)self, "model", (char *)model, NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = 1;
+    bool yes = true;
+    pmix_info_t jinfo[2];
+    PMIX_INFO_LOAD(&jinfo[0], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[1], PMIX_PROGRAMMING_MODEL, model, PMIX_STRING);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(jinfo, 2, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Spawn", rc);
+    }
+    pthread_mutex_lock(&ev_lock);
+    while (!ev_ended) {
+        pthread_cond_wait(&ev_cond, &ev_lock);
+    }
+    printf("model job exit code %d\n", ev_exit);
+    fflush(stdout);
+    pthread_mutex_unlock(&ev_lock);
+    PMIX_APP_DESTRUCT(&app);
+    PMIX_INFO_DESTRUCT(&jinfo[0]);
+    PMIX_INFO_DESTRUCT(&jinfo[1]);
+    PMIx_tool_finalize();
+}
+
+/* A process of toolmodel's job: exit 0 when its job's PMIX_PROGRAMMING_MODEL is want. */
+static int model(const char *want)
+{
+    init();
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&wild, PMIX_PROGRAMMING_MODEL, NULL, 0, &v);
+    int code = rc == PMIX_SUCCESS && v != NULL && v->type == PMIX_STRING &&
+                       v->data.string != NULL && strcmp(v->data.string, want) == 0
+                   ? 0
+                   : 3;
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    fini();
+    return code;
+}
+
 static void toolbad(void)
 {
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
@@ -867,6 +942,196 @@ static int badcount(void)
     return 0;
 }
 
+/* The keys the Server chapter (PMIx_server_register_nspace) requires of a host, by
+ * realm, for a job of one application on one node (app-realm keys are required per app
+ * only for several apps, PMIX_WDIR and PMIX_APP_ARGV always). */
+static void regkeys(void)
+{
+    static const char *session[] = {PMIX_UNIV_SIZE, PMIX_SESSION_ID};
+    static const char *job[] = {PMIX_SERVER_NSPACE, PMIX_SERVER_RANK, PMIX_NSPACE,
+                                PMIX_JOBID,         PMIX_JOB_SIZE,    PMIX_MAX_PROCS,
+                                PMIX_NODE_MAP,      PMIX_PROC_MAP,    PMIX_NODE_LIST};
+    static const char *app[] = {PMIX_WDIR, PMIX_APP_ARGV};
+    static const char *node[] = {
+        PMIX_NODEID,      PMIX_HOSTNAME,           PMIX_LOCAL_SIZE, PMIX_NODE_SIZE,
+        PMIX_LOCALLDR,    PMIX_LOCAL_PEERS,        PMIX_TMPDIR,     PMIX_NSDIR,
+        PMIX_LOCAL_PROCS, PMIX_NODE_OVERSUBSCRIBED};
+    static const char *proc[] = {PMIX_RANK,        PMIX_GLOBAL_RANK,     PMIX_LOCAL_RANK,
+                                 PMIX_NODE_RANK,   PMIX_NODEID,          PMIX_REINCARNATION,
+                                 PMIX_SPAWNED,     PMIX_LOCALITY_STRING, PMIX_PROCDIR,
+                                 PMIX_PACKAGE_RANK};
+    static const struct {
+        const char *realm;
+        const char **keys;
+        size_t n;
+    } realms[] = {
+        {PMIX_SESSION_INFO, session, sizeof(session) / sizeof(session[0])},
+        {NULL, job, sizeof(job) / sizeof(job[0])},
+        {PMIX_APP_INFO, app, sizeof(app) / sizeof(app[0])},
+        {PMIX_NODE_INFO, node, sizeof(node) / sizeof(node[0])},
+        {"", proc, sizeof(proc) / sizeof(proc[0])},
+    };
+    init();
+    pmix_proc_t wild;
+    PMIx_Load_procid(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    size_t checked = 0;
+    for (size_t r = 0; r < sizeof(realms) / sizeof(realms[0]); r++) {
+        bool is_proc = realms[r].realm != NULL && realms[r].realm[0] == '\0';
+        pmix_info_t q;
+        bool yes = true;
+        size_t nq = 0;
+        if (realms[r].realm != NULL && !is_proc) {
+            PMIx_Info_load(&q, realms[r].realm, &yes, PMIX_BOOL);
+            nq = 1;
+        }
+        for (size_t k = 0; k < realms[r].n; k++) {
+            pmix_value_t *v = NULL;
+            /* in its realm, or where the library's lookup order finds it */
+            pmix_status_t rc =
+                PMIx_Get(is_proc ? &me : &wild, realms[r].keys[k], nq ? &q : NULL, nq, &v);
+            if (rc != PMIX_SUCCESS) {
+                rc = PMIx_Get(is_proc ? &me : &wild, realms[r].keys[k], NULL, 0, &v);
+            }
+            if (rc != PMIX_SUCCESS) {
+                printf("rank %u missing %s\n", me.rank, realms[r].keys[k]);
+            }
+            if (v != NULL) {
+                PMIx_Value_free(v, 1);
+            }
+            checked++;
+        }
+        if (nq) {
+            PMIx_Info_destruct(&q);
+        }
+    }
+    /* a file in its own directory: gone with the job */
+    pmix_value_t *dir = NULL;
+    if (PMIx_Get(&me, PMIX_PROCDIR, NULL, 0, &dir) == PMIX_SUCCESS && dir != NULL &&
+        dir->type == PMIX_STRING) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/scratch", dir->data.string);
+        FILE *f = fopen(path, "w");
+        if (f != NULL && fputs("x", f) >= 0 && fclose(f) == 0) {
+            printf("rank %u wrote into its PMIX_PROCDIR\n", me.rank);
+        }
+    }
+    if (dir != NULL) {
+        PMIx_Value_free(dir, 1);
+    }
+    printf("rank %u checked %zu keys\n", me.rank, checked);
+    fflush(stdout);
+    fini();
+}
+
+static pmix_data_range_t range_of(const char *s)
+{
+    static const struct {
+        const char *name;
+        pmix_data_range_t r;
+    } t[] = {{"proc", PMIX_RANGE_PROC_LOCAL}, {"ns", PMIX_RANGE_NAMESPACE},
+             {"local", PMIX_RANGE_LOCAL},     {"session", PMIX_RANGE_SESSION},
+             {"global", PMIX_RANGE_GLOBAL},   {"rm", PMIX_RANGE_RM}};
+    for (size_t i = 0; s != NULL && i < sizeof(t) / sizeof(t[0]); i++) {
+        if (strcmp(s, t[i].name) == 0) {
+            return t[i].r;
+        }
+    }
+    return PMIX_RANGE_UNDEF;
+}
+
+static pmix_persistence_t persist_of(const char *s)
+{
+    static const char *names[] = {"indef", "first", "proc", "app", "session"};
+    for (size_t i = 0; s != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(s, names[i]) == 0) {
+            return (pmix_persistence_t)i; /* PMIX_PERSIST_INDEF .. PMIX_PERSIST_SESSION */
+        }
+    }
+    return PMIX_PERSIST_INVALID;
+}
+
+/* One name service operation (see the usage above); op is modified. */
+static void ns_op(char *op)
+{
+    char *label = strdup(op);
+    char *kind = strtok(op, ":");
+    char *key = strtok(NULL, ":");
+    char *a1 = strtok(NULL, ":");
+    char *a2 = strtok(NULL, ":");
+    pmix_info_t info[4];
+    size_t n = 0;
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char found[512] = "";
+    if (kind == NULL || key == NULL) {
+        fprintf(stderr, "dvm_app: bad ns operation %s\n", label);
+        exit(2);
+    }
+    printf("rank %u > %s\n", me.rank, label); /* the operation starts (tests wait on it) */
+    fflush(stdout);
+    if (strcmp(kind, "pub") == 0 || strcmp(kind, "perm") == 0) {
+        char *eq = strchr(key, '=');
+        if (eq == NULL) {
+            fprintf(stderr, "dvm_app: %s: KEY=VALUE expected\n", label);
+            exit(2);
+        }
+        *eq = '\0';
+        PMIx_Info_load(&info[n++], key, eq + 1, PMIX_STRING);
+        if (a1 != NULL) {
+            pmix_data_range_t r = range_of(a1);
+            PMIx_Info_load(&info[n++], PMIX_RANGE, &r, PMIX_DATA_RANGE);
+        }
+        if (a2 != NULL) {
+            pmix_persistence_t p = persist_of(a2);
+            PMIx_Info_load(&info[n++], PMIX_PERSISTENCE, &p, PMIX_PERSIST);
+        }
+        if (strcmp(kind, "perm") == 0) {
+            pmix_data_array_t perms = PMIX_DATA_ARRAY_STATIC_INIT;
+            PMIx_Info_load(&info[n++], PMIX_ACCESS_PERMISSIONS, &perms, PMIX_DATA_ARRAY);
+        }
+        rc = PMIx_Publish(info, n);
+    } else if (strcmp(kind, "look") == 0) {
+        int secs = a1 != NULL ? atoi(a1) : 0;
+        if (secs > 0) {
+            int all = 0;
+            PMIx_Info_load(&info[n++], PMIX_WAIT, &all, PMIX_INT);
+            PMIx_Info_load(&info[n++], PMIX_TIMEOUT, &secs, PMIX_INT);
+        }
+        if (a2 != NULL) {
+            pmix_data_range_t r = range_of(a2);
+            PMIx_Info_load(&info[n++], PMIX_RANGE, &r, PMIX_DATA_RANGE);
+        }
+        pmix_pdata_t pd;
+        PMIx_Pdata_construct(&pd);
+        PMIx_Load_key(pd.key, key);
+        rc = PMIx_Lookup(&pd, 1, n ? info : NULL, n);
+        if (rc == PMIX_SUCCESS) {
+            char *v = PMIx_Value_string(&pd.value);
+            char who[64];
+            if (PMIx_Check_nspace(pd.proc.nspace, me.nspace)) {
+                snprintf(who, sizeof(who), "me");
+            } else {
+                snprintf(who, sizeof(who), "other:%u", pd.proc.rank);
+            }
+            snprintf(found, sizeof(found), " %s from %s",
+                     pd.value.type == PMIX_STRING ? pd.value.data.string : (v ? v : "?"), who);
+            free(v);
+        }
+        PMIx_Pdata_destruct(&pd);
+    } else if (strcmp(kind, "unpub") == 0) {
+        char *keys[] = {key, NULL};
+        rc = PMIx_Unpublish(keys, NULL, 0);
+    } else {
+        fprintf(stderr, "dvm_app: unknown ns operation %s\n", label);
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    printf("rank %u %s: %s%s\n", me.rank, label, PMIx_Error_string(rc), found);
+    fflush(stdout);
+    free(label);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "hello";
@@ -983,6 +1248,18 @@ int main(int argc, char **argv)
         return badcount();
     } else if (strcmp(what, "toolspawn") == 0) {
         toolspawn(argv[0], atoi(arg));
+    } else if (strcmp(what, "toolmodel") == 0) {
+        toolmodel(argv[0], arg);
+    } else if (strcmp(what, "model") == 0) {
+        return model(arg);
+    } else if (strcmp(what, "regkeys") == 0) {
+        regkeys();
+    } else if (strcmp(what, "ns") == 0) {
+        init();
+        for (int i = 2; i < argc; i++) {
+            ns_op(argv[i]);
+        }
+        fini();
     } else {
         fprintf(stderr, "dvm_app: unknown behaviour %s\n", what);
         return 2;

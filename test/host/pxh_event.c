@@ -3,13 +3,100 @@
  * with a range beyond its node) is printed and relayed to every other node, which hands
  * it to its server with PMIx_Notify_event (the server passes it down to its local
  * clients); --host-event makes each node raise an event of its own before its clients
- * start, so that they can only hear of it through the server's event cache.
+ * start, so that they can only hear of it through the server's event cache. The
+ * register_events / deregister_events upcalls print the codes the library asks for and
+ * check that it asks once per code and releases only what it asked for.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "pxh_node.h"
+
+/* Codes the library asked for (progress thread; the lock keeps the table whole). */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pmix_status_t reg_codes[64];
+static size_t nreg;
+/* how often each code was asked for / released, for the printed "CODE#N" */
+static struct {
+    pmix_status_t code;
+    int asked, released;
+} seen_codes[64];
+static size_t nseen_codes;
+
+static int *times(pmix_status_t code, bool asked)
+{
+    size_t i = 0;
+    while (i < nseen_codes && seen_codes[i].code != code)
+        i++;
+    if (i == nseen_codes && nseen_codes < sizeof(seen_codes) / sizeof(seen_codes[0]))
+        seen_codes[nseen_codes++].code = code;
+    if (i == sizeof(seen_codes) / sizeof(seen_codes[0]))
+        i = 0; /* more codes than any test uses: counts merge */
+    return asked ? &seen_codes[i].asked : &seen_codes[i].released;
+}
+
+/* "register_events -231#2": the code and how often it was asked for (released) so far. */
+static void print_codes(const char *what, const pmix_status_t *codes, size_t ncodes)
+{
+    char line[512];
+    bool asked = strcmp(what, "register_events") == 0;
+    int len = snprintf(line, sizeof(line), "pxhost: node %d: %s", pxh_node.id, what);
+    for (size_t i = 0; i < ncodes && len > 0 && (size_t)len < sizeof(line); i++) {
+        int *n = times(codes[i], asked);
+        len += snprintf(line + len, sizeof(line) - (size_t)len, " %d#%d", codes[i], ++*n);
+    }
+    fprintf(stderr, "%s\n", line);
+}
+
+pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    bool uid = false, gid = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        uid |= PMIX_CHECK_KEY(&info[i], PMIX_USERID);
+        gid |= PMIX_CHECK_KEY(&info[i], PMIX_GRPID);
+    }
+    pthread_mutex_lock(&reg_lock);
+    print_codes("register_events", codes, ncodes);
+    if (!uid || !gid)
+        pxh_host_error("register_events without PMIX_USERID/PMIX_GRPID");
+    for (size_t i = 0; i < ncodes; i++) {
+        for (size_t k = 0; k < nreg; k++) {
+            if (reg_codes[k] == codes[i])
+                pxh_host_error("register_events: code %d asked for twice", codes[i]);
+        }
+        if (nreg < sizeof(reg_codes) / sizeof(reg_codes[0]))
+            reg_codes[nreg++] = codes[i];
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc,
+                                       void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    pthread_mutex_lock(&reg_lock);
+    print_codes("deregister_events", codes, ncodes);
+    for (size_t i = 0; i < ncodes; i++) {
+        bool found = false;
+        for (size_t k = 0; k < nreg && !found; k++) {
+            if (reg_codes[k] == codes[i]) {
+                reg_codes[k] = reg_codes[--nreg];
+                found = true;
+            }
+        }
+        if (!found)
+            pxh_host_error("deregister_events: code %d was never asked for", codes[i]);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
 
 /* Progress thread: copy, post, return. */
 pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,

@@ -93,6 +93,12 @@ extern pmix_server_module_t pxh_module;
 pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,
                                   pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* register_events / deregister_events (pxh_event.c): printed; a code asked for twice, or
+ * released without being asked for, is a host error. */
+pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* The tool_connected upcall (pxh_tool.c). */
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,

@@ -218,6 +218,8 @@ pmix_server_module_t pxh_module = {
     .client_connected2 = up_connected2,
     .log2 = up_log2,
     .notify_event = pxh_up_notify_event,
+    .register_events = pxh_up_register_events,
+    .deregister_events = pxh_up_deregister_events,
     .query = pxh_query_upcall,
     .tool_connected = pxh_tool_connected,
 };

@@ -13,6 +13,18 @@
  *                                  keys answered locally, the rest by its module's query
  *                                  upcall; a child not connected to any server finds it
  *                                  with PMIX_QUERY_AVAIL_SERVERS (mode "avail URI")
+ *   server_init_check nodata       PMIx_server_register_nspace with PMIX_REGISTER_NODATA
+ *                                  registers the namespace and none of the data given
+ *   server_init_check notify-none  PMIx_Notify_event from the server, range beyond the
+ *                                  node, no notify_event upcall: PMIX_ERR_NOT_SUPPORTED
+ *                                  (no callback); node-local ranges still succeed
+ *   server_init_check setup        PMIx_server_setup_application returns the environment
+ *                                  to forward (PMIX_MCA_*) and the programming model,
+ *                                  refuses fabric requests; setup_local_support makes
+ *                                  setup_fork apply that environment
+ *   server_init_check regevents    the server's own handlers for host-only codes: the
+ *                                  host's register_events once per code, deregister_events
+ *                                  when the last handler holding it is gone
  * Exit 0 when every check holds; otherwise a message naming the check.
  */
 #include <errno.h>
@@ -766,6 +778,438 @@ static int do_query(const char *self)
     return failures ? 1 : 0;
 }
 
+/* ---- what the Server chapter requires of the library ---- */
+
+/* One-shot latch for callbacks from the library's thread. */
+static pthread_mutex_t sch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sch_cond = PTHREAD_COND_INITIALIZER;
+static int sch_calls;
+static pmix_status_t sch_status;
+
+static void sch_note(pmix_status_t status)
+{
+    pthread_mutex_lock(&sch_lock);
+    sch_calls++;
+    sch_status = status;
+    pthread_cond_broadcast(&sch_cond);
+    pthread_mutex_unlock(&sch_lock);
+}
+
+/* Wait (at most 10 s) until sch_calls reaches n; the number seen. */
+static int sch_wait(int n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&sch_lock);
+    while (sch_calls < n && pthread_cond_timedwait(&sch_cond, &sch_lock, &until) == 0) {
+    }
+    int seen = sch_calls;
+    pthread_mutex_unlock(&sch_lock);
+    return seen;
+}
+
+static void sch_op_cb(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    sch_note(status);
+}
+
+static char sch_tmpdir[64];
+
+static int sch_start(pmix_server_module_t *module)
+{
+    snprintf(sch_tmpdir, sizeof(sch_tmpdir), "/tmp/pxsch.XXXXXX");
+    if (mkdtemp(sch_tmpdir) == NULL) {
+        return -1;
+    }
+    pmix_info_t info[2];
+    PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, sch_tmpdir, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, sch_tmpdir, PMIX_STRING);
+    pmix_status_t rc = PMIx_server_init(module, info, 2);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_destruct(&info[1]);
+    expect(rc, PMIX_SUCCESS, "PMIx_server_init");
+    if (rc != PMIX_SUCCESS) {
+        rmdir(sch_tmpdir);
+        return -1;
+    }
+    return 0;
+}
+
+static int sch_stop(void)
+{
+    expect(PMIx_server_finalize(), PMIX_SUCCESS, "PMIx_server_finalize");
+    check(rmdir(sch_tmpdir) == 0, "the server's sch_tmpdir %s is not empty after finalize",
+          sch_tmpdir);
+    return failures ? 1 : 0;
+}
+
+/* ---- nodata ---- */
+
+/* The value of name in the environment setup_fork makes for proc, or NULL (static). */
+static const char *sch_fork_env(const pmix_proc_t *proc, const char *name)
+{
+    static char value[256];
+    char **env = NULL;
+    const char *found = NULL;
+    expect(PMIx_server_setup_fork(proc, &env), PMIX_SUCCESS, "PMIx_server_setup_fork");
+    size_t len = strlen(name);
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=') {
+            snprintf(value, sizeof(value), "%s", env[i] + len + 1);
+            found = value;
+        }
+    }
+    PMIx_Argv_free(env);
+    return found;
+}
+
+static int do_nodata(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    if (sch_start(&module) != 0) {
+        return 1;
+    }
+    pmix_nspace_t data_ns, nodata_ns;
+    PMIX_LOAD_NSPACE(data_ns, "sch.data");
+    PMIX_LOAD_NSPACE(nodata_ns, "sch.nodata");
+    uint32_t four = 4;
+    bool yes = true;
+    pmix_envar_t var = {.envar = "PX_SCH_VAR", .value = "from-the-job", .separator = ':'};
+    pmix_info_t info[3];
+    PMIx_Info_load(&info[0], PMIX_JOB_SIZE, &four, PMIX_UINT32);
+    PMIx_Info_load(&info[1], PMIX_SET_ENVAR, &var, PMIX_ENVAR);
+    PMIx_Info_load(&info[2], PMIX_REGISTER_NODATA, &yes, PMIX_BOOL);
+    /* the same data with and without the attribute; the job's environment directive is
+     * the data a host can observe without a client */
+    expect(PMIx_server_register_nspace(data_ns, 1, info, 2, NULL, NULL), PMIX_SUCCESS,
+           "register_nspace(sch.data)");
+    expect(PMIx_server_register_nspace(nodata_ns, 1, info, 3, NULL, NULL), PMIX_SUCCESS,
+           "register_nspace(sch.nodata, PMIX_REGISTER_NODATA)");
+    pmix_proc_t d, p;
+    PMIx_Load_procid(&d, data_ns, 0);
+    PMIx_Load_procid(&p, nodata_ns, 0);
+    expect(PMIx_server_register_client(&d, getuid(), getgid(), NULL, NULL, NULL), PMIX_SUCCESS,
+           "register_client(sch.data:0)");
+    expect(PMIx_server_register_client(&p, getuid(), getgid(), NULL, NULL, NULL), PMIX_SUCCESS,
+           "register_client(sch.nodata:0)");
+    const char *v = sch_fork_env(&d, "PX_SCH_VAR");
+    check(v != NULL && strcmp(v, "from-the-job") == 0,
+          "sch.data: the job's PMIX_SET_ENVAR is not in setup_fork's environment (%s)",
+          v ? v : "unset");
+    v = sch_fork_env(&p, "PX_SCH_VAR");
+    check(v == NULL, "sch.nodata: PMIX_SET_ENVAR was kept despite PMIX_REGISTER_NODATA (%s)",
+          v ? v : "");
+    /* the namespace itself is there: its client gets its connection variables */
+    check(sch_fork_env(&p, "PMIX_NAMESPACE") != NULL &&
+              strcmp(sch_fork_env(&p, "PMIX_NAMESPACE"), "sch.nodata") == 0,
+          "sch.nodata:0 has no PMIX_NAMESPACE in setup_fork's environment");
+    PMIx_server_deregister_client(&p, NULL, NULL);
+    PMIx_server_deregister_client(&d, NULL, NULL);
+    PMIx_server_deregister_nspace(nodata_ns, NULL, NULL);
+    PMIx_server_deregister_nspace(data_ns, NULL, NULL);
+    for (int i = 0; i < 3; i++) {
+        PMIx_Info_destruct(&info[i]); /* the loads copied var's strings */
+    }
+    return sch_stop();
+}
+
+/* ---- notify ---- */
+
+/* PMIx_Notify_event from the server itself, range beyond the node, no notify_event upcall:
+ * refused (no callback); node-local ranges still succeed. (With the upcall: server_events.) */
+static int do_notify_none(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    if (sch_start(&module) != 0) {
+        return 1;
+    }
+    pmix_data_range_t beyond[] = {PMIX_RANGE_SESSION, PMIX_RANGE_GLOBAL, PMIX_RANGE_NAMESPACE,
+                                  PMIX_RANGE_RM};
+    for (size_t i = 0; i < sizeof(beyond) / sizeof(beyond[0]); i++) {
+        char what[128];
+        snprintf(what, sizeof(what), "PMIx_Notify_event(range %s) without notify_event",
+                 PMIx_Data_range_string(beyond[i]));
+        int before = sch_wait(0);
+        expect(PMIx_Notify_event(7001, NULL, beyond[i], NULL, 0, sch_op_cb, NULL),
+               PMIX_ERR_NOT_SUPPORTED, what);
+        usleep(100000);
+        check(sch_wait(0) == before, "%s: a refused call must not call back", what);
+    }
+    /* ranges within the node need no host */
+    int before = sch_wait(0);
+    expect(PMIx_Notify_event(7002, NULL, PMIX_RANGE_LOCAL, NULL, 0, sch_op_cb, NULL), PMIX_SUCCESS,
+           "PMIx_Notify_event(range local)");
+    check(sch_wait(before + 1) >= before + 1, "range local: no callback");
+    pmix_proc_t me;
+    pmix_value_t *v = NULL;
+    PMIx_Load_procid(&me, "", 0);
+    if (PMIx_Get(NULL, PMIX_SERVER_NSPACE, NULL, 0, &v) == PMIX_SUCCESS && v != NULL &&
+        v->type == PMIX_STRING) {
+        PMIx_Load_procid(&me, v->data.string, 0);
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    pmix_info_t custom;
+    PMIx_Info_load(&custom, PMIX_EVENT_CUSTOM_RANGE, &me, PMIX_PROC);
+    before = sch_wait(0);
+    expect(PMIx_Notify_event(7003, NULL, PMIX_RANGE_CUSTOM, &custom, 1, sch_op_cb, NULL),
+           PMIX_SUCCESS, "PMIx_Notify_event(custom range: the server itself)");
+    check(sch_wait(before + 1) >= before + 1, "custom range: no callback");
+    PMIx_Info_destruct(&custom);
+    return sch_stop();
+}
+
+/* ---- setup_application / setup_local_support ---- */
+
+static struct {
+    pmix_status_t status;
+    pmix_info_t *info; /* copied */
+    size_t ninfo;
+} sch_app;
+
+static void sch_app_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo,
+                       void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)provided_cbdata;
+    pthread_mutex_lock(&sch_lock);
+    sch_app.status = status;
+    sch_app.ninfo = ninfo;
+    sch_app.info = ninfo ? PMIx_Info_create(ninfo) : NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&sch_app.info[i], &info[i]);
+    }
+    pthread_mutex_unlock(&sch_lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, cbdata); /* the library frees its array */
+    }
+    sch_note(status);
+}
+
+/* setup_application with the job's maps plus extra (key, bool true) directives. */
+static pmix_status_t sch_setup_app(const char *nspace, const char *extra, const char *model)
+{
+    pmix_info_t info[4];
+    size_t n = 0;
+    bool yes = true;
+    PMIx_Info_load(&info[n++], PMIX_NODE_MAP, "pxnode0", PMIX_STRING);
+    PMIx_Info_load(&info[n++], PMIX_PROC_MAP, "0,1", PMIX_STRING);
+    if (extra != NULL) {
+        PMIx_Info_load(&info[n++], extra, &yes, PMIX_BOOL);
+    }
+    if (model != NULL) {
+        PMIx_Info_load(&info[n++], PMIX_PROGRAMMING_MODEL, model, PMIX_STRING);
+    }
+    int before = sch_wait(0);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, nspace);
+    pmix_status_t rc = PMIx_server_setup_application(ns, info, n, sch_app_cb, NULL);
+    if (rc == PMIX_SUCCESS) {
+        check(sch_wait(before + 1) == before + 1, "setup_application: no callback");
+        rc = sch_app.status;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+    return rc;
+}
+
+/* The returned string value of key (a PMIX_SET_ENVAR's variable when envar), or NULL. */
+static const char *sch_app_value(const char *key, const char *envar)
+{
+    for (size_t i = 0; i < sch_app.ninfo; i++) {
+        const pmix_value_t *v = &sch_app.info[i].value;
+        if (!PMIX_CHECK_KEY(&sch_app.info[i], key)) {
+            continue;
+        }
+        if (envar == NULL && v->type == PMIX_STRING) {
+            return v->data.string;
+        }
+        if (envar != NULL && v->type == PMIX_ENVAR && v->data.envar.envar != NULL &&
+            strcmp(v->data.envar.envar, envar) == 0) {
+            return v->data.envar.value;
+        }
+    }
+    return NULL;
+}
+
+static void sch_app_clear(void)
+{
+    if (sch_app.info != NULL) {
+        PMIx_Info_free(sch_app.info, sch_app.ninfo);
+    }
+    memset(&sch_app, 0, sizeof(sch_app));
+}
+
+static int do_setup(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    if (sch_start(&module) != 0) {
+        return 1;
+    }
+    setenv("PMIX_MCA_px_sch_param", "42", 1);
+    setenv("PX_SCH_NOT_FORWARDED", "1", 1);
+    /* fabric requests cannot be honoured */
+    expect(sch_setup_app("sch.app", PMIX_ALLOC_FABRIC_ENDPTS, NULL), PMIX_ERR_NOT_SUPPORTED,
+           "setup_application(PMIX_ALLOC_FABRIC_ENDPTS)");
+    sch_app_clear();
+    /* non-environment data only */
+    expect(sch_setup_app("sch.app", PMIX_SETUP_APP_NONENVARS, "MPI"), PMIX_SUCCESS,
+           "setup_application(PMIX_SETUP_APP_NONENVARS)");
+    check(sch_app_value(PMIX_SET_ENVAR, "PMIX_MCA_px_sch_param") == NULL,
+          "PMIX_SETUP_APP_NONENVARS returned an environment variable");
+    check(sch_app_value(PMIX_PROGRAMMING_MODEL, NULL) != NULL &&
+              strcmp(sch_app_value(PMIX_PROGRAMMING_MODEL, NULL), "MPI") == 0,
+          "PMIX_SETUP_APP_NONENVARS did not return the programming model");
+    sch_app_clear();
+    /* everything */
+    expect(sch_setup_app("sch.app", PMIX_SETUP_APP_ALL, "MPI"), PMIX_SUCCESS,
+           "setup_application(PMIX_SETUP_APP_ALL)");
+    const char *v = sch_app_value(PMIX_SET_ENVAR, "PMIX_MCA_px_sch_param");
+    check(v != NULL && strcmp(v, "42") == 0, "PMIX_MCA_px_sch_param not harvested (%s)",
+          v ? v : "absent");
+    check(sch_app_value(PMIX_SET_ENVAR, "PX_SCH_NOT_FORWARDED") == NULL,
+          "an unrelated variable was harvested");
+    /* a node where the launcher's variable is not set: setup_local_support + setup_fork */
+    unsetenv("PMIX_MCA_px_sch_param");
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "sch.app");
+    expect(PMIx_server_setup_local_support(ns, sch_app.info, sch_app.ninfo, NULL, NULL),
+           PMIX_ERR_NOT_FOUND, "setup_local_support before register_nspace");
+    expect(PMIx_server_register_nspace(ns, 1, NULL, 0, NULL, NULL), PMIX_SUCCESS,
+           "register_nspace(sch.app)");
+    int before = sch_wait(0);
+    expect(PMIx_server_setup_local_support(ns, sch_app.info, sch_app.ninfo, sch_op_cb, NULL),
+           PMIX_SUCCESS, "setup_local_support");
+    check(sch_wait(before + 1) == before + 1, "setup_local_support: no callback");
+    pmix_proc_t p;
+    PMIx_Load_procid(&p, ns, 0);
+    v = sch_fork_env(&p, "PMIX_MCA_px_sch_param");
+    check(v != NULL && strcmp(v, "42") == 0,
+          "setup_fork after setup_local_support lacks PMIX_MCA_px_sch_param (%s)",
+          v ? v : "absent");
+    pmix_info_t bogus;
+    PMIx_Info_load(&bogus, "px.sch.unknown", "x", PMIX_STRING);
+    expect(PMIx_server_setup_local_support(ns, &bogus, 1, NULL, NULL), PMIX_ERR_NOT_SUPPORTED,
+           "setup_local_support(unknown data)");
+    PMIx_Info_destruct(&bogus);
+    sch_app_clear();
+    PMIx_server_deregister_nspace(ns, NULL, NULL);
+    return sch_stop();
+}
+
+/* ---- register_events / deregister_events for the server's own handlers ---- */
+
+static char reg_log[512]; /* "+code" per register_events code, "-code" per deregister */
+static bool reg_ids_ok = true;
+
+static void reg_append(char sign, const pmix_status_t *codes, size_t n)
+{
+    pthread_mutex_lock(&sch_lock);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(reg_log);
+        snprintf(reg_log + len, sizeof(reg_log) - len, "%c%d ", sign, codes[i]);
+    }
+    pthread_mutex_unlock(&sch_lock);
+}
+
+static pmix_status_t up_register_events(pmix_status_t *codes, size_t ncodes,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    bool uid = false, gid = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        uid |= PMIX_CHECK_KEY(&info[i], PMIX_USERID);
+        gid |= PMIX_CHECK_KEY(&info[i], PMIX_GRPID);
+    }
+    reg_ids_ok &= uid && gid;
+    reg_append('+', codes, ncodes);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t up_deregister_events(pmix_status_t *codes, size_t ncodes,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    reg_append('-', codes, ncodes);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static void sch_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void expect_log(const char *want, const char *what)
+{
+    pthread_mutex_lock(&sch_lock);
+    check(strcmp(reg_log, want) == 0, "%s: the host saw \"%s\", expected \"%s\"", what, reg_log,
+          want);
+    pthread_mutex_unlock(&sch_lock);
+}
+
+static int do_regevents(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    module.register_events = up_register_events;
+    module.deregister_events = up_deregister_events;
+    if (sch_start(&module) != 0) {
+        return 1;
+    }
+    /* an environmental code and one of the library's: only the former goes to the host */
+    pmix_status_t c1[] = {PMIX_EVENT_SYS_BASE - 1, 7001};
+    pmix_status_t h1 = PMIx_Register_event_handler(c1, 2, NULL, 0, sch_handler, NULL, NULL);
+    check(h1 >= 0, "register handler 1: %s", PMIx_Error_string(h1));
+    char want[128];
+    snprintf(want, sizeof(want), "+%d ", PMIX_EVENT_SYS_BASE - 1);
+    expect_log(want, "first registration");
+    /* the same code again (asked once), plus a code outside the PMIx range */
+    pmix_status_t c2[] = {PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5};
+    pmix_status_t h2 = PMIx_Register_event_handler(c2, 2, NULL, 0, sch_handler, NULL, NULL);
+    check(h2 >= 0, "register handler 2: %s", PMIx_Error_string(h2));
+    snprintf(want, sizeof(want), "+%d +%d ", PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5);
+    expect_log(want, "second registration");
+    /* a default handler asks for no particular code */
+    pmix_status_t h3 = PMIx_Register_event_handler(NULL, 0, NULL, 0, sch_handler, NULL, NULL);
+    expect_log(want, "default handler");
+    if (h3 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h3, NULL, NULL);
+    }
+    /* handler 2 still holds the environmental code */
+    if (h1 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h1, NULL, NULL);
+    }
+    expect_log(want, "first handler gone");
+    if (h2 >= 0) {
+        PMIx_Deregister_event_handler((size_t)h2, NULL, NULL);
+    }
+    snprintf(want, sizeof(want), "+%d +%d -%d -%d ", PMIX_EVENT_SYS_BASE - 1,
+             PMIX_EXTERNAL_ERR_BASE - 5, PMIX_EVENT_SYS_BASE - 1, PMIX_EXTERNAL_ERR_BASE - 5);
+    expect_log(want, "last handler gone");
+    check(reg_ids_ok, "register_events without PMIX_USERID/PMIX_GRPID");
+    return sch_stop();
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "rndz") == 0) {
@@ -789,8 +1233,21 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "avail") == 0) {
         return do_avail(argv[2]);
     }
+    if (argc >= 2 && strcmp(argv[1], "nodata") == 0) {
+        return do_nodata();
+    }
+    if (argc >= 2 && strcmp(argv[1], "notify-none") == 0) {
+        return do_notify_none();
+    }
+    if (argc >= 2 && strcmp(argv[1], "setup") == 0) {
+        return do_setup();
+    }
+    if (argc >= 2 && strcmp(argv[1], "regevents") == 0) {
+        return do_regevents();
+    }
     fprintf(stderr,
-            "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS] | query\n",
+            "usage: %s rndz DIR | twice | badargs | module422 | evbase CLIENT [ARGS] | query"
+            " | nodata | notify-none | setup | regevents\n",
             argv[0]);
     return 2;
 }

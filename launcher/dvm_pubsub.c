@@ -1,0 +1,181 @@
+/* launcher: the host's publish / lookup / unpublish upcalls — the MPI name service
+ * between the jobs of one DVM. Upcalls arrive on the server library's thread; their
+ * directives are read there, the work is shifted to the controller's loop, where the
+ * datastore (pubsub.c) lives. The library's arrays stay borrowed until our callback.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "launcher/dvm_int.h"
+#include "launcher/px_pubsub.h"
+
+typedef enum { PS_PUBLISH, PS_LOOKUP, PS_UNPUBLISH } ps_kind_t;
+
+typedef struct {
+    ps_kind_t kind;
+    px_pubsub_who_t who;
+    pmix_data_range_t range;
+    pmix_persistence_t persist;
+    int wait; /* < 0: no PMIX_WAIT */
+    int timeout;
+    pmix_info_t *data; /* publish: the non-directive entries, owned copies */
+    size_t ndata;
+    char **keys; /* borrowed from the library until the callback */
+    pmix_op_cbfunc_t opcb;
+    pmix_lookup_cbfunc_t lookupcb;
+    void *cbdata;
+} ps_req_t;
+
+static void req_free(ps_req_t *r)
+{
+    if (r->data != NULL) {
+        PMIx_Info_free(r->data, r->ndata);
+    }
+    free(r);
+}
+
+/* A range or persistence: its own type, or any number that fits in 8 bits. */
+static pmix_status_t get_u8(const pmix_value_t *v, uint8_t *out)
+{
+    if (v->type == PMIX_DATA_RANGE) {
+        *out = v->data.range;
+        return PMIX_SUCCESS;
+    }
+    if (v->type == PMIX_PERSIST) {
+        *out = v->data.persist;
+        return PMIX_SUCCESS;
+    }
+    return PMIx_Value_get_number(v, out, PMIX_UINT8);
+}
+
+/* The directives of the three calls. Keys in the "pmix." namespace we do not honour are
+ * refused; every other key of a publish is data. */
+static pmix_status_t read_info(ps_req_t *r, const pmix_info_t info[], size_t ninfo)
+{
+    size_t ndata = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        pmix_status_t rc = PMIX_SUCCESS;
+        if (PMIX_CHECK_KEY(in, PMIX_USERID)) {
+            rc = PMIx_Value_get_number(&in->value, &r->who.uid, PMIX_UINT32);
+        } else if (PMIX_CHECK_KEY(in, PMIX_GRPID)) {
+            rc = PMIx_Value_get_number(&in->value, &r->who.gid, PMIX_UINT32);
+        } else if (PMIX_CHECK_KEY(in, PMIX_RANGE)) {
+            rc = get_u8(&in->value, &r->range);
+        } else if (PMIX_CHECK_KEY(in, PMIX_PERSISTENCE) && r->kind == PS_PUBLISH) {
+            rc = get_u8(&in->value, &r->persist);
+        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
+            /* publish and unpublish complete at once; a lookup waits at most this */
+            rc = PMIx_Value_get_number(&in->value, &r->timeout, PMIX_INT);
+        } else if (PMIX_CHECK_KEY(in, PMIX_WAIT) && r->kind == PS_LOOKUP) {
+            /* a number of keys (0: all); a bool true means all */
+            if (in->value.type == PMIX_BOOL) {
+                r->wait = in->value.data.flag ? 0 : -1;
+            } else {
+                rc = PMIx_Value_get_number(&in->value, &r->wait, PMIX_INT);
+            }
+        } else if (strncmp(in->key, "pmix.", 5) == 0) {
+            px_dvm_log(1, "name service: attribute %s is not supported", in->key);
+            return PMIX_ERR_NOT_SUPPORTED;
+        } else if (r->kind == PS_PUBLISH) {
+            ndata++;
+        }
+        if (rc != PMIX_SUCCESS) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    if (r->kind != PS_PUBLISH) {
+        return PMIX_SUCCESS;
+    }
+    if (ndata == 0) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    r->data = PMIx_Info_create(ndata);
+    if (r->data == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        if (strncmp(info[i].key, "pmix.", 5) != 0) {
+            PMIx_Info_xfer(&r->data[r->ndata++], &info[i]);
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static void ps_on_loop(void *arg)
+{
+    ps_req_t *r = arg;
+    pmix_status_t rc = PMIX_ERR_NOT_AVAILABLE; /* the DVM is finalizing */
+    if (px_dvm.pubsub == NULL) {
+        /* nothing to do: answered below */
+    } else if (r->kind == PS_PUBLISH) {
+        rc = px_pubsub_publish(px_dvm.pubsub, &r->who, r->range, r->persist, r->data, r->ndata);
+    } else if (r->kind == PS_UNPUBLISH) {
+        rc = px_pubsub_unpublish(px_dvm.pubsub, &r->who, r->range, r->keys);
+    } else {
+        rc = px_pubsub_lookup(px_dvm.pubsub, &r->who, r->range, r->keys, r->wait, r->timeout,
+                              r->lookupcb, r->cbdata);
+        if (rc == PMIX_SUCCESS) {
+            req_free(r); /* the datastore calls back */
+            return;
+        }
+    }
+    if (r->kind == PS_LOOKUP) {
+        r->lookupcb(rc, NULL, 0, r->cbdata);
+    } else {
+        r->opcb(rc, r->cbdata);
+    }
+    req_free(r);
+}
+
+static pmix_status_t post(ps_kind_t kind, const pmix_proc_t *proc, char **keys,
+                          const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t opcb,
+                          pmix_lookup_cbfunc_t lookupcb, void *cbdata)
+{
+    ps_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    r->kind = kind;
+    r->who.proc = *proc;
+    r->who.uid = r->who.gid = UINT32_MAX; /* unknown: sees only the global range */
+    r->range = PMIX_RANGE_UNDEF;
+    r->persist = PMIX_PERSIST_INVALID;
+    r->wait = -1;
+    r->keys = keys;
+    r->opcb = opcb;
+    r->lookupcb = lookupcb;
+    r->cbdata = cbdata;
+    pmix_status_t rc = read_info(r, info, ninfo);
+    if (rc == PMIX_SUCCESS && px_dvm_shift(ps_on_loop, r) != 0) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        req_free(r);
+    }
+    return rc;
+}
+
+pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                             pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return post(PS_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                            size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    if (keys == NULL || keys[0] == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return post(PS_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return post(PS_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+}
