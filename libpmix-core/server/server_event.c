@@ -755,8 +755,8 @@ void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
 {
     size_t n = 0;
     int32_t one = 1;
-    pmix_status_t rc = px_bfrops_unpack(payload, &n, &one, PMIX_SIZE);
-    if (rc != PMIX_SUCCESS || n == 0 || n > 65536) {
+    pmix_status_t rc = px_srv_count(payload, px_bfrops_wire_elem(PMIX_STATUS), 65536, &n);
+    if (rc != PMIX_SUCCESS || n == 0) {
         px_debug(1, "server", "malformed event deregistration from %s:%u", c->proc.nspace,
                  c->proc.rank);
         return;
