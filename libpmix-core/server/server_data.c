@@ -296,9 +296,18 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = rc ? rc : PMIX_ERR_BAD_PARAM;
         goto reply;
     }
-    px_nspace_t *ns;
-    px_ns_rank_t *pr = rank_of(&target, &ns);
+    px_nspace_t *ns = px_store_find(&px_srv->store, target.nspace);
     if (ns == NULL) {
+        rc = PMIX_ERR_NOT_FOUND;
+        goto reply;
+    }
+    /* A client's rank never grows the rank table (a rank of 2^30 would size it to
+     * gigabytes): ranks come from the registration, or from the host's answers. A rank
+     * past a registered job is not found; in a namespace registered without ranks
+     * (PMIX_REGISTER_NODATA) the host is asked without a record. */
+    px_ns_rank_t *pr = target.rank < ns->nranks ? &ns->ranks[target.rank] : NULL;
+    bool proc_rank = target.rank < PMIX_RANK_VALID;
+    if (pr == NULL && proc_rank && ns->nranks > 0) {
         rc = PMIX_ERR_NOT_FOUND;
         goto reply;
     }
@@ -318,7 +327,7 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         px_kvset_fini(&one_kv);
         goto reply;
     }
-    if (pr == NULL) {
+    if (pr == NULL && !proc_rank) {
         /* job-level data the client's copy may lack (added after it connected) */
         px_getq_t q;
         px_getq_parse(&q, info, ninfo);
@@ -334,7 +343,7 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         px_kvset_fini(&one_kv);
         goto reply;
     }
-    if (px_ns_rank_is_local(ns, target.rank)) {
+    if (pr != NULL && px_ns_rank_is_local(ns, target.rank)) {
         px_srv_client_t *owner = pr->ext;
         if (pr->have_local) {
             rc = pack_rank(&body, ns, target.rank, false);
@@ -348,7 +357,7 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         }
         goto reply;
     }
-    if (pr->have_remote && px_kvset_get(&pr->remote, key) != NULL) {
+    if (pr != NULL && pr->have_remote && px_kvset_get(&pr->remote, key) != NULL) {
         rc = pack_rank(&body, ns, target.rank, false);
         goto reply;
     }

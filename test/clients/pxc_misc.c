@@ -72,6 +72,14 @@ static void gets(void)
     check(rc, PMIX_ERR_NOT_FOUND, "PMIx_Get(own rank, missing key, PMIX_OPTIONAL)");
     if (pxc_now() - t0 > 1)
         pxc_fail("PMIx_Get(own rank, missing key, PMIX_OPTIONAL) took %.1f s", pxc_now() - t0);
+    /* a rank past the job is not found, at once; the server must not size its rank table
+     * by it (2^22 ranks would be hundreds of MB there) */
+    PMIx_Load_procid(&peer, me.nspace, (pmix_rank_t)nranks + (1u << 22));
+    t0 = pxc_now();
+    rc = PMIx_Get(&peer, "pxc.no.such.key", NULL, 0, &val);
+    check(rc, PMIX_ERR_NOT_FOUND, "PMIx_Get(a rank past the job)");
+    if (pxc_now() - t0 > 1)
+        pxc_fail("PMIx_Get(a rank past the job) took %.1f s", pxc_now() - t0);
     if (nranks < 2)
         return;
     PMIx_Load_procid(&peer, me.nspace, (me.rank + 1) % (pmix_rank_t)nranks);
