@@ -68,10 +68,13 @@ static px_ns_rank_t *rank_of(const pmix_proc_t *p, px_nspace_t **nsp)
 static pmix_status_t pack_rank(pmix_data_buffer_t *buf, px_nspace_t *ns, pmix_rank_t r,
                                bool for_remote)
 {
-    px_ns_rank_t *pr = px_ns_rank(ns, r);
-    if (pr == NULL) {
+    if (r >= PMIX_RANK_VALID) {
         return PMIX_ERR_BAD_PARAM;
     }
+    if (r >= ns->nranks) {
+        return PMIX_SUCCESS; /* a rank with no record has posted nothing (never grow here) */
+    }
+    px_ns_rank_t *pr = &ns->ranks[r];
     if (!for_remote && px_ns_rank_is_local(ns, r)) {
         return pr->have_local ? px_blob_pack(buf, ns->name, r, &pr->local) : PMIX_SUCCESS;
     }
