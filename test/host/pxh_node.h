@@ -97,8 +97,8 @@ pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,
  * released without being asked for, is a host error. */
 pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
                                      size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
-pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes,
-                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc,
+                                       void *cbdata);
 
 /* The tool_connected upcall (pxh_tool.c). */
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
