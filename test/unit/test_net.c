@@ -925,7 +925,7 @@ Test(net, usock_wrong_version_refused)
 
     lsn_setup(&s);
     errno = 0;
-    cr_assert_eq(px_usock_connect_version(s.path, PX_USOCK_VERSION + 1, NULL, WAIT_MS, &st), -1);
+    cr_assert_eq(px_usock_connect_version(s.path, PX_HS_VERSION + 1, NULL, WAIT_MS, &st), -1);
     cr_assert_eq(errno, ECONNREFUSED);
     cr_assert_eq(st, PMIX_ERR_NOT_SUPPORTED);
     on_loop(s.p, noop, NULL);

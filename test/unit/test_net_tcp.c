@@ -217,8 +217,8 @@ Test(net_tcp, oversized_hello_refused)
 {
     tl_t s;
     struct sockaddr_in sa = {.sin_family = AF_INET};
-    uint8_t head[8] = {PX_USOCK_VERSION, 0, 0, 0}, ans[8];
-    uint32_t be = htonl(PX_USOCK_HELLO_MAX + PX_TCP_SECRET_HEX + 1);
+    uint8_t head[8] = {PX_HS_VERSION, 0, 0, 0}, ans[8];
+    uint32_t be = htonl(PX_HS_HELLO_MAX + PX_TCP_SECRET_HEX + 1);
     int32_t st;
 
     tl_setup(&s, false, 0);
