@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "bfrops/px_bfrops.h"
@@ -953,6 +954,66 @@ Test(net, usock_callback_refusal_and_busy_path)
     cr_assert_null(other.l);
     cr_assert_eq(other.err, EADDRINUSE);
     lsn_fini(&s);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+/* A stand-in listener: accept one connection, read the 8-byte header of a NULL hello,
+ * answer with the given 8 bytes, wait for the connector to hang up. */
+typedef struct fake {
+    int lfd;
+    uint8_t answer[8];
+} fake_t;
+
+static void *fake_listener(void *arg)
+{
+    fake_t *f = arg;
+    uint8_t head[8];
+    struct pollfd pfd = {.fd = f->lfd, .events = POLLIN};
+    int fd;
+
+    if (poll(&pfd, 1, WAIT_MS) != 1 || (fd = accept(f->lfd, NULL, NULL)) < 0) {
+        return NULL;
+    }
+    if (read_all(fd, head, sizeof(head))) {
+        write_all(fd, f->answer, sizeof(f->answer));
+        pfd.fd = fd;
+        (void)poll(&pfd, 1, WAIT_MS);
+    }
+    close(fd);
+    return NULL;
+}
+
+/* Shared with TCP since px_hs: an answer that is not a handshake answer (wrong
+ * version byte) is EPROTO, even when its status field reads success. */
+Test(net, usock_connect_refuses_a_malformed_answer)
+{
+    int fds0 = count_fds();
+    char dir[] = "/tmp/pxnet.XXXXXX", path[128];
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    fake_t f = {.answer = {PX_HS_VERSION + 7, 0, 0, 0, 0, 0, 0, 0}};
+    pthread_t t;
+    pmix_status_t st;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/sock", dir);
+    strcpy(sa.sun_path, path);
+    f.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_eq(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    cr_assert_eq(listen(f.lfd, 1), 0);
+    cr_assert_eq(pthread_create(&t, NULL, fake_listener, &f), 0);
+    errno = 0;
+    int fd = px_usock_connect(path, NULL, WAIT_MS, &st);
+    int err = errno;
+    if (fd >= 0) {
+        close(fd);
+    }
+    pthread_join(t, NULL);
+    close(f.lfd);
+    unlink(path);
+    rmdir(dir);
+    cr_assert_eq(fd, -1);
+    cr_assert_eq(err, EPROTO);
+    cr_assert_eq(st, PMIX_ERR_UNREACH);
     cr_assert_eq(count_fds(), fds0);
 }
 
