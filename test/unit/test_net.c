@@ -3,7 +3,6 @@
  * running on its own thread; every wait is bounded (a bug fails, never hangs).
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -22,22 +21,9 @@
 #include "net/px_progress.h"
 #include "net/px_usock.h"
 
+#include "net_test.h"
+
 #include <event2/event.h>
-
-#define WAIT_MS 10000
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    cr_assert_not_null(d);
-    while (readdir(d) != NULL) {
-        n++;
-    }
-    closedir(d);
-    return n;
-}
 
 /* ---- latch ---- */
 
@@ -412,11 +398,6 @@ static void do_destroy(void *arg)
 
     px_peer_destroy(rx->peer);
     rx->peer = NULL;
-}
-
-static void on_loop(px_progress_t *p, px_progress_fn_t fn, void *arg)
-{
-    cr_assert_eq(px_progress_shift_wait(p, fn, arg, WAIT_MS), 0);
 }
 
 static px_progress_t *engine(void)

@@ -1,13 +1,12 @@
 /* Unit tests of libpmix-core/net/px_hs, the handshake both listeners share: a listener
  * with a prefix over a loopback TCP socket driven by raw writes (pieces, an empty
- * hello, a wrong or missing prefix refused before the hello, a refusing callback), and
+ * hello, a wrong or short prefix refused before the hello, the other refusals), and
  * the connector over socketpairs (a refusal read after the send failed, malformed or
  * missing answers, an oversized hello). The listener runs on an engine thread; every
  * wait is bounded.
  */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -21,21 +20,9 @@
 #include "net/px_hs.h"
 #include "net/px_progress.h"
 
-#define WAIT_MS 10000
-#define PREFIX  "prefix-0123456789"
+#include "net_test.h"
 
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    cr_assert_not_null(d);
-    while (readdir(d) != NULL) {
-        n++;
-    }
-    closedir(d);
-    return n;
-}
+#define PREFIX "prefix-0123456789"
 
 typedef struct hl {
     px_progress_t *p;
@@ -101,11 +88,6 @@ static void do_pending(void *arg)
     s->pending = px_hs_pending(s->l);
 }
 
-static void on_loop(px_progress_t *p, px_progress_fn_t fn, void *arg)
-{
-    cr_assert_eq(px_progress_shift_wait(p, fn, arg, WAIT_MS), 0);
-}
-
 static void hl_setup(hl_t *s)
 {
     memset(s, 0, sizeof(*s));
@@ -168,14 +150,23 @@ static pmix_status_t raw_answer(int fd)
     return (pmix_status_t)ntohl(be);
 }
 
-/* After a refusal the listener closes: end of stream, bounded. */
-static void raw_expect_eof(int fd)
+/* A connection announcing len payload bytes with version and sending only the n bytes
+ * of b gets the answer expect, then the listener's end of stream (bounded). */
+static void refused(const hl_t *s, uint8_t version, uint32_t len, const void *b, size_t n,
+                    pmix_status_t expect)
 {
+    int fd = raw_connect(s);
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     char c;
 
+    raw_head(fd, version, len);
+    if (n > 0) {
+        raw_write(fd, b, n);
+    }
+    cr_assert_eq(raw_answer(fd), expect);
     cr_assert_eq(poll(&pfd, 1, WAIT_MS), 1);
     cr_assert_eq(read(fd, &c, 1), 0);
+    close(fd);
 }
 
 Test(net_hs, prefix_and_hello_in_pieces_accepted)
@@ -235,56 +226,26 @@ Test(net_hs, prefix_only_gives_an_empty_hello)
     hl_fini(&s);
 }
 
-/* The hello is announced but never sent: the refusal comes without it. */
-Test(net_hs, wrong_or_short_prefix_refused_before_the_hello)
+/* A wrong or short prefix is refused without the hello (announced, never sent), as are
+ * a wrong version and an oversized length; the callback's refusal is the answer. */
+Test(net_hs, refusals_before_and_from_the_callback)
 {
     int fds0 = count_fds();
     hl_t s;
     char wrong[] = PREFIX;
+    uint32_t plen = (uint32_t)strlen(PREFIX);
 
     hl_setup(&s);
     wrong[sizeof(wrong) - 2] ^= 1;
-    int fd = raw_connect(&s);
-    raw_head(fd, PX_HS_VERSION, (uint32_t)strlen(PREFIX) + 100);
-    raw_write(fd, wrong, strlen(wrong));
-    cr_assert_eq(raw_answer(fd), PMIX_ERR_NO_PERMISSIONS);
-    raw_expect_eof(fd);
-    close(fd);
-    fd = raw_connect(&s);
-    raw_head(fd, PX_HS_VERSION, (uint32_t)strlen(PREFIX) - 1);
-    cr_assert_eq(raw_answer(fd), PMIX_ERR_NO_PERMISSIONS);
-    raw_expect_eof(fd);
-    close(fd);
+    refused(&s, PX_HS_VERSION, plen + 100, wrong, plen, PMIX_ERR_NO_PERMISSIONS);
+    refused(&s, PX_HS_VERSION, plen - 1, NULL, 0, PMIX_ERR_NO_PERMISSIONS);
+    refused(&s, PX_HS_VERSION + 1, 1000, NULL, 0, PMIX_ERR_NOT_SUPPORTED);
+    refused(&s, PX_HS_VERSION, PX_HS_HELLO_MAX + 1, NULL, 0, PMIX_ERR_BAD_PARAM);
     on_loop(s.p, do_pending, &s);
     cr_assert_eq(s.naccept, 0);
     cr_assert_eq(s.pending, 0);
-    hl_fini(&s);
-    cr_assert_eq(count_fds(), fds0);
-}
-
-Test(net_hs, wrong_version_oversized_and_callback_refusals)
-{
-    int fds0 = count_fds();
-    hl_t s;
-
-    hl_setup(&s);
-    int fd = raw_connect(&s);
-    raw_head(fd, PX_HS_VERSION + 1, 1000);
-    cr_assert_eq(raw_answer(fd), PMIX_ERR_NOT_SUPPORTED);
-    raw_expect_eof(fd);
-    close(fd);
-    fd = raw_connect(&s);
-    raw_head(fd, PX_HS_VERSION, PX_HS_HELLO_MAX + 1);
-    cr_assert_eq(raw_answer(fd), PMIX_ERR_BAD_PARAM);
-    raw_expect_eof(fd);
-    close(fd);
     s.answer = PMIX_ERR_NOT_FOUND;
-    fd = raw_connect(&s);
-    raw_head(fd, PX_HS_VERSION, (uint32_t)strlen(PREFIX));
-    raw_write(fd, PREFIX, strlen(PREFIX));
-    cr_assert_eq(raw_answer(fd), PMIX_ERR_NOT_FOUND);
-    raw_expect_eof(fd);
-    close(fd);
+    refused(&s, PX_HS_VERSION, plen, PREFIX, plen, PMIX_ERR_NOT_FOUND);
     on_loop(s.p, do_pending, &s);
     cr_assert_eq(s.naccept, 1);
     cr_assert_eq(s.pending, 0);
