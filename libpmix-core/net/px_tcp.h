@@ -11,19 +11,17 @@
 
 #include <pmix_common.h>
 
+#include "net/px_hs.h"
 #include "net/px_progress.h"
 
-/* Handshake: the px_usock framing (u8 PX_USOCK_VERSION, 3 zero bytes, u32 length in
- * network order, then that many bytes, at most PX_USOCK_HELLO_MAX) where the payload
- * starts with the listener's secret as PX_TCP_SECRET_HEX lower-case hex characters,
- * followed by the hello proper. The listener reads the header and the secret first and
- * answers PMIX_ERR_NO_PERMISSIONS (then closes) when the length cannot hold a secret
- * or the secret differs (compared in constant time) — the hello is never read then.
- * The answer is the usock one: u8 version, 3 zero bytes, i32 status. */
+/* Handshake: px_hs's (net/px_hs.h) with the listener's secret, PX_TCP_SECRET_HEX
+ * lower-case hex characters, as its prefix: the payload starts with the secret, then
+ * the hello proper. The listener reads the header and the secret first and answers
+ * PMIX_ERR_NO_PERMISSIONS (then closes) when the length cannot hold a secret or the
+ * secret differs (compared in constant time) — the hello is never read then. A
+ * connection that has not completed its handshake in PX_HS_TIMEOUT_MS is dropped. */
 #define PX_TCP_SECRET_BYTES 16
 #define PX_TCP_SECRET_HEX   (2 * PX_TCP_SECRET_BYTES)
-/* A connection that has not completed its handshake after this long is dropped. */
-#define PX_TCP_HS_TIMEOUT_MS 10000
 
 typedef struct px_tcp_listener px_tcp_listener_t;
 
@@ -45,7 +43,7 @@ px_tcp_listener_t *px_tcp_listen(px_progress_t *p, bool remote, const char *secr
  * this host for a remote listener) and the port. */
 const char *px_tcp_listener_addr(const px_tcp_listener_t *l);
 uint16_t px_tcp_listener_port(const px_tcp_listener_t *l);
-/* Handshake time limit for later connections (default PX_TCP_HS_TIMEOUT_MS). */
+/* Handshake time limit for later connections (default PX_HS_TIMEOUT_MS). */
 void px_tcp_listener_set_hs_timeout(px_tcp_listener_t *l, int ms);
 /* Connections still in handshake. */
 size_t px_tcp_listener_pending(const px_tcp_listener_t *l);

@@ -10,13 +10,11 @@
 
 #include <pmix_common.h>
 
+#include "net/px_hs.h"
 #include "net/px_progress.h"
 
-/* Handshake: the connector sends u8 version, 3 zero bytes, u32 length (network order),
- * then that many payload bytes (at most PX_USOCK_HELLO_MAX); the listener answers
- * u8 version, 3 zero bytes, i32 status (PMIX_SUCCESS = accepted). */
-#define PX_USOCK_VERSION   1
-#define PX_USOCK_HELLO_MAX (64u * 1024u)
+/* Handshake: px_hs's (net/px_hs.h) without a prefix; the listener adds the connector's
+ * SO_PEERCRED, and answers PMIX_ERR_INVALID_CRED when it cannot read them. */
 
 typedef struct px_usock_cred {
     uid_t uid;
@@ -45,10 +43,11 @@ void px_usock_listener_destroy(px_usock_listener_t *l);
 /* SO_PEERCRED of a connected Unix socket. 0 / -1 + errno. */
 int px_usock_peercred(int fd, px_usock_cred_t *cred);
 
-/* Connect to path and run the handshake with PX_USOCK_VERSION (or version), waiting at
+/* Connect to path and run the handshake with PX_HS_VERSION (or version), waiting at
  * most timeout_ms in total. Returns the connected fd (blocking mode) with *status
- * PMIX_SUCCESS; or -1 with errno (ECONNREFUSED when the listener refused, *status then
- * holds its answer; ETIMEDOUT; EPROTO for a malformed answer). hello may be NULL. */
+ * PMIX_SUCCESS; or -1 with errno (px_hs_connect's: ECONNREFUSED when the listener
+ * refused, *status then holds its answer; ETIMEDOUT; EPROTO for a malformed answer;
+ * EMSGSIZE; or connect's). hello may be NULL. */
 int px_usock_connect(const char *path, const pmix_data_buffer_t *hello, int timeout_ms,
                      pmix_status_t *status);
 int px_usock_connect_version(const char *path, uint8_t version, const pmix_data_buffer_t *hello,

@@ -3,7 +3,6 @@
  * running on its own thread; every wait is bounded (a bug fails, never hangs).
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "bfrops/px_bfrops.h"
@@ -21,22 +21,9 @@
 #include "net/px_progress.h"
 #include "net/px_usock.h"
 
+#include "net_test.h"
+
 #include <event2/event.h>
-
-#define WAIT_MS 10000
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    cr_assert_not_null(d);
-    while (readdir(d) != NULL) {
-        n++;
-    }
-    closedir(d);
-    return n;
-}
 
 /* ---- latch ---- */
 
@@ -411,11 +398,6 @@ static void do_destroy(void *arg)
 
     px_peer_destroy(rx->peer);
     rx->peer = NULL;
-}
-
-static void on_loop(px_progress_t *p, px_progress_fn_t fn, void *arg)
-{
-    cr_assert_eq(px_progress_shift_wait(p, fn, arg, WAIT_MS), 0);
 }
 
 static px_progress_t *engine(void)
@@ -925,7 +907,7 @@ Test(net, usock_wrong_version_refused)
 
     lsn_setup(&s);
     errno = 0;
-    cr_assert_eq(px_usock_connect_version(s.path, PX_USOCK_VERSION + 1, NULL, WAIT_MS, &st), -1);
+    cr_assert_eq(px_usock_connect_version(s.path, PX_HS_VERSION + 1, NULL, WAIT_MS, &st), -1);
     cr_assert_eq(errno, ECONNREFUSED);
     cr_assert_eq(st, PMIX_ERR_NOT_SUPPORTED);
     on_loop(s.p, noop, NULL);
@@ -953,6 +935,66 @@ Test(net, usock_callback_refusal_and_busy_path)
     cr_assert_null(other.l);
     cr_assert_eq(other.err, EADDRINUSE);
     lsn_fini(&s);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+/* A stand-in listener: accept one connection, read the 8-byte header of a NULL hello,
+ * answer with the given 8 bytes, wait for the connector to hang up. */
+typedef struct fake {
+    int lfd;
+    uint8_t answer[8];
+} fake_t;
+
+static void *fake_listener(void *arg)
+{
+    fake_t *f = arg;
+    uint8_t head[8];
+    struct pollfd pfd = {.fd = f->lfd, .events = POLLIN};
+    int fd;
+
+    if (poll(&pfd, 1, WAIT_MS) != 1 || (fd = accept(f->lfd, NULL, NULL)) < 0) {
+        return NULL;
+    }
+    if (read_all(fd, head, sizeof(head))) {
+        write_all(fd, f->answer, sizeof(f->answer));
+        pfd.fd = fd;
+        (void)poll(&pfd, 1, WAIT_MS);
+    }
+    close(fd);
+    return NULL;
+}
+
+/* Shared with TCP since px_hs: an answer that is not a handshake answer (wrong
+ * version byte) is EPROTO, even when its status field reads success. */
+Test(net, usock_connect_refuses_a_malformed_answer)
+{
+    int fds0 = count_fds();
+    char dir[] = "/tmp/pxnet.XXXXXX", path[128];
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    fake_t f = {.answer = {PX_HS_VERSION + 7, 0, 0, 0, 0, 0, 0, 0}};
+    pthread_t t;
+    pmix_status_t st;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/sock", dir);
+    strcpy(sa.sun_path, path);
+    f.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_eq(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    cr_assert_eq(listen(f.lfd, 1), 0);
+    cr_assert_eq(pthread_create(&t, NULL, fake_listener, &f), 0);
+    errno = 0;
+    int fd = px_usock_connect(path, NULL, WAIT_MS, &st);
+    int err = errno;
+    if (fd >= 0) {
+        close(fd);
+    }
+    pthread_join(t, NULL);
+    close(f.lfd);
+    unlink(path);
+    rmdir(dir);
+    cr_assert_eq(fd, -1);
+    cr_assert_eq(err, EPROTO);
+    cr_assert_eq(st, PMIX_ERR_UNREACH);
     cr_assert_eq(count_fds(), fds0);
 }
 

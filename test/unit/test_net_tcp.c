@@ -5,7 +5,6 @@
  */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -21,20 +20,7 @@
 #include "net/px_tcp.h"
 #include "net/px_usock.h"
 
-#define WAIT_MS 10000
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    cr_assert_not_null(d);
-    while (readdir(d) != NULL) {
-        n++;
-    }
-    closedir(d);
-    return n;
-}
+#include "net_test.h"
 
 typedef struct tl {
     px_progress_t *p;
@@ -88,11 +74,6 @@ static void do_pending(void *arg)
 {
     tl_t *s = arg;
     s->pending = px_tcp_listener_pending(s->l);
-}
-
-static void on_loop(px_progress_t *p, px_progress_fn_t fn, void *arg)
-{
-    cr_assert_eq(px_progress_shift_wait(p, fn, arg, WAIT_MS), 0);
 }
 
 static void tl_setup(tl_t *s, bool remote, int hs_ms)
@@ -217,8 +198,8 @@ Test(net_tcp, oversized_hello_refused)
 {
     tl_t s;
     struct sockaddr_in sa = {.sin_family = AF_INET};
-    uint8_t head[8] = {PX_USOCK_VERSION, 0, 0, 0}, ans[8];
-    uint32_t be = htonl(PX_USOCK_HELLO_MAX + PX_TCP_SECRET_HEX + 1);
+    uint8_t head[8] = {PX_HS_VERSION, 0, 0, 0}, ans[8];
+    uint32_t be = htonl(PX_HS_HELLO_MAX + PX_TCP_SECRET_HEX + 1);
     int32_t st;
 
     tl_setup(&s, false, 0);
