@@ -41,7 +41,8 @@
  *                     connected, print them ("ptab1 ..."), create file P, poll until one
  *                     has ended and print the table again ("ptab2 ...", then the
  *                     PMIX_QUERY_LOCAL_PROC_TABLE as "lptab ..."); each row: rank, host,
- *                     pid, state number and name, exit code, /proc/<pid>/cmdline
+ *                     pid, state number and name, exit code, /proc/<pid>/cmdline; last
+ *                     "ptab read after MS ms": from creating P to the end of the last read
  *   initreqd          PMIx_Init with a required PMIX_PROGRAMMING_MODEL (not acted on):
  *                     print its status; then a plain init/finalize
  *   toolreqd          PMIx_tool_init likewise; then as a PMIx tool: print the DVM's
@@ -405,6 +406,8 @@ static void toolptab(const char *file)
         die("PMIx_tool_init", rc);
     }
     poll_table("ptab1", three_connected);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     FILE *f = fopen(file, "w"); /* rank 2 exits 3 */
     if (f != NULL) {
         fclose(f);
@@ -416,6 +419,12 @@ static void toolptab(const char *file)
     const pmix_proc_info_t *pi = proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, &res, &nres, &n);
     print_rows("lptab", pi, pi ? n : 0);
     PMIx_Info_free(res, nres);
+    /* everything above was read before the DVM's SIGKILL of the others if this is under
+     * 2 s: their SIGTERM, and the 2 s, began after P was created */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("ptab read after %ld ms\n",
+           (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    fflush(stdout);
     PMIx_tool_finalize();
 }
 

@@ -146,6 +146,7 @@ for opt in "--allow-users $U" "--allow-groups $U" "--allow-users $(id -u "$U")";
     run_to 60 "$PRUN" $RR --dvm-uri "$URI" -n 1 "$APP" trap </dev/null >"$T/job.out" 2>&1 &
     JOB=$!
     find_rank "$APP trap"
+    wait_for "$T/job.out" "ready" # its handlers are installed: a SIGHUP will not kill it
     NS=$(tr '\0' '\n' <"/proc/$RANK/environ" | sed -n 's/^PMIX_NAMESPACE=//p')
     run_to 30 setpriv --reuid="$U" --regid="$U" --init-groups "$APP" toolact "$URI" "$NS" \
         >"$T/out" 2>"$T/err" || fail "$opt: toolact failed: $(cat "$T/err")"
@@ -155,10 +156,7 @@ for opt in "--allow-users $U" "--allow-groups $U" "--allow-users $(id -u "$U")";
     run_to 30 "$APP" toolact "$URI" "$NS" >"$T/out" 2>"$T/err" ||
         fail "$opt: the owner's toolact failed: $(cat "$T/err")"
     expect_in "$T/out" "signal PMIX_SUCCESS"
-    for _ in $(seq 200); do
-        grep -q "got signal 1$" "$T/job.out" && break
-        sleep 0.05
-    done
+    wait_for "$T/job.out" "got signal 1"
     [ "$(grep -c "got signal 1$" "$T/job.out")" = 1 ] ||
         fail "$opt: the job did not get exactly the owner's SIGHUP: $(cat "$T/job.out")"
     kill -TERM "$JOB"

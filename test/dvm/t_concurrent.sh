@@ -19,12 +19,7 @@ wait $bad; [ $? = 9 ] || fail "the failing job must exit 9"
 # pps lists a running job; pterm kills it
 "$PRUN" $RR -n 3 "$APP" sleep 60 >"$T/outs" 2>"$T/errs" &
 sp=$!
-for i in $(seq 1 100); do
-    run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR >"$T/pps" 2>&1
-    [ "$(grep -c 'sleep 60' "$T/pps")" = 3 ] && break
-    sleep 0.1
-done
-[ "$(grep -c 'sleep 60' "$T/pps")" = 3 ] || fail "pps must list 3 processes: $(cat "$T/pps")"
+wait_pps 'sleep 60' 3
 expect_in "$T/pps" "$(hostname)"
 stop_dvm
 wait $sp; rc=$?

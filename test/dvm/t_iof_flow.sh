@@ -9,22 +9,31 @@ start_dvm
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DVM_PID/status"; }
 N=100000000
 base=$(rss)
+# prun's stdout is a FIFO nobody reads until both ranks are blocked in write (the DVM
+# stopped reading their pipes); the DVM's memory is sampled while they stay blocked
+mkfifo "$T/out1"
 {
     run_to 120 "$PRUN" $RR -n 2 "$APP" write $N 2>"$T/err"
     echo $? >"$T/rc"
-} | {
-    sleep 3
-    wc -c >"$T/count"
-} &
+} >"$T/out1" &
 pipeline=$!
+exec 4<>"$T/out1" # lets the writer open the FIFO; never read: nobody takes the output
+wait_app_pids write 2
+writers=$PIDS
+wait_stalled $writers
 max=$base
-for i in $(seq 1 20); do # samples while nobody reads (0.5 s to 2.5 s)
-    sleep 0.1
-    [ "$i" -ge 5 ] || continue
+for i in $(seq 1 20); do # 1 s of samples while the output waits
     r=$(rss)
     [ "$r" -le "$max" ] || max=$r
+    sleep 0.05
 done
+stalled $writers || fail "the ranks wrote while nobody read prun's output"
+wc -c <"$T/out1" >"$T/count" 4<&- &
+reader=$!
+exec 4<&-
 wait $pipeline
+wait $reader
+rm -f "$T/out1"
 [ "$(cat "$T/rc")" = 0 ] || fail "prun exited $(cat "$T/rc"): $(cat "$T/err")"
 [ "$(tr -d ' ' <"$T/count")" = $((2 * N)) ] || fail "$(cat "$T/count") bytes instead of $((2 * N))"
 grow=$((max - base))
@@ -36,7 +45,8 @@ mkfifo "$T/fifo"
 "$PRUN" $RR -n 1 "$APP" write $N >"$T/fifo" 2>"$T/err2" &
 prun_pid=$!
 exec 3<"$T/fifo" # opened, never read
-sleep 1
+wait_app_pids write 1
+wait_stalled $PIDS
 kill -9 $prun_pid
 wait $prun_pid 2>/dev/null
 exec 3<&-
@@ -52,16 +62,15 @@ out=$(run_to 30 "$PRUN" $RR -n 1 "$APP" write 10 2>&1) || fail "DVM unusable aft
 "$PRUN" $RR -n 1 "$APP" write $N >"$T/fifo" 2>"$T/err3" &
 prun_pid=$!
 exec 3<"$T/fifo"
-sleep 1
-for i in 1 2 3; do
-    kill -INT $prun_pid 2>/dev/null
-    sleep 0.3
+wait_app_pids write 1
+wait_stalled $PIDS
+# each SIGINT taken by prun before the next is sent (pending ones would merge)
+for i in 1 2; do
+    signal_taken INT $prun_pid
+    gone $prun_pid && fail "prun left after $i SIGINT(s)"
 done
-for i in $(seq 1 50); do
-    gone $prun_pid && break
-    sleep 0.1
-done
-gone $prun_pid || fail "prun did not leave after three SIGINTs"
+kill -INT $prun_pid
+poll_until gone $prun_pid || fail "prun did not leave after three SIGINTs"
 wait $prun_pid
 rc=$?
 exec 3<&-

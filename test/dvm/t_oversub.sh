@@ -6,8 +6,11 @@
 start_dvm --host localhost:2
 run_to 30 "$PRUN" $RR -n 3 "$APP" hello >"$T/out" 2>"$T/err"; rc=$?
 [ $rc != 0 ] || fail "3 procs on 2 slots must fail"
-expect_in "$T/err" "3"
-expect_in "$T/err" "2 slots"
+# help-prte-map.txt [too-many-procs]: what was asked, what there is, where, the way out
+expect_in "$T/err" "not enough slots available for the job: 3 processes were asked for"
+expect_in "$T/err" "only 2 slots are on node $(hostname)"
+expect_in "$T/err" "or allow oversubscription with --map-by :OVERSUBSCRIBE."
+grep -q "hello" "$T/out" && fail "nothing may start: $(cat "$T/out")"
 run_to 30 "$PRUN" $RR -n 3 --map-by :OVERSUBSCRIBE "$APP" hello >"$T/out" 2>"$T/err" \
     || fail "oversubscribe allowed: $(cat "$T/err")"
 [ "$(grep -c hello "$T/out")" = 3 ] || fail "3 hellos expected"

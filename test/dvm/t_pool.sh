@@ -4,16 +4,6 @@
 # for all the DVM's jobs together, the error names what is needed, what is free and which
 # jobs hold the rest; :OVERSUBSCRIBE lifts it; without given slots jobs still oversubscribe.
 . "$(dirname "$0")/lib.sh"
-PPSQ() { run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR >"$T/pps" 2>&1; }
-# wait_pps PATTERN COUNT : until pps lists COUNT processes matching PATTERN (bounded)
-wait_pps() {
-    for _ in $(seq 1 100); do
-        PPSQ
-        [ "$(grep -c -- "$1" "$T/pps")" = "$2" ] && return 0
-        sleep 0.1
-    done
-    fail "pps must list $2 processes matching '$1': $(cat "$T/pps")"
-}
 cpus_of_pid() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 
 ncores=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')

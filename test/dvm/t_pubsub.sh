@@ -5,15 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 start_dvm
 
-# wait_for FILE TEXT: bounded wait until FILE contains TEXT
-wait_for() {
-    for _ in $(seq 1 200); do
-        grep -qF -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "timed out waiting for \"$2\" in $1: $(cat "$1" 2>/dev/null)"
-}
-
 # B waits for svc (PMIX_WAIT, PMIX_TIMEOUT 30), then answers with ack; A, started once B
 # is inside its lookup, publishes svc and waits for the ack: both run at the same time.
 run_to 60 "$PRUN" $RR -n 1 "$APP" ns look:svc:30 pub:ack=ok >"$T/b.out" 2>"$T/b.err" &

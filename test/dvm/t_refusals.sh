@@ -19,12 +19,7 @@ run_to 30 "$PRUN" $RR --stdin 1 -n 2 "$APP" hello </dev/null >"$T/out" 2>&1 || f
 # a set name of a live job: refused, naming the set and the job holding it
 "$PRUN" $RR -n 1 --pset ocean "$APP" sleep 30 >"$T/a" 2>&1 &
 a=$!
-for i in $(seq 1 200); do
-    run_to 10 "$PPS" $RR >"$T/pps" 2>&1
-    grep -q 'sleep 30' "$T/pps" && break
-    sleep 0.05
-done
-expect_in "$T/pps" "sleep 30"
+wait_pps 'sleep 30' 1
 run_to 30 "$PRUN" $RR -n 1 --pset ocean "$APP" hello >"$T/out" 2>&1 && fail "a second ocean accepted"
 expect_in "$T/out" 'the process set "ocean" (--pset, PMIX_PSET_NAME)'
 expect_in "$T/out" "already defined by prte-"

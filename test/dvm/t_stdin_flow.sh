@@ -40,6 +40,14 @@ child_of() {
     return 1
 }
 
+# yes_into FIFO : start `yes` writing into FIFO (made here) in the background; YES = its
+# pid. Once the push is held, yes blocks in write: wait_stalled $YES shows it.
+yes_into() {
+    mkfifo "$1"
+    yes >"$1" &
+    YES=$!
+}
+
 start_dvm
 
 # (1) rank 0 sleeps 3 s without reading; `yes` pushes as fast as it can.
@@ -101,7 +109,8 @@ rc=${PIPESTATUS[1]}
 yes | run_to 30 "$PRTERUN" $RR -n 1 "$APP" sleep 3 >"$T/out" 2>"$T/err" &
 bg=$!
 pr=$(child_of $bg) || fail "no prterun under timeout $bg"
-sleep 0.8
+# its start-up is over once its job's process runs
+wait_app_pids sleep 1
 base=$(rss "$pr")
 peak=$(peak_rss "$pr" 18 "$base")
 echo "prterun, not reading: prterun grew by $((peak - base)) kB"
@@ -116,21 +125,30 @@ rc=${PIPESTATUS[1]}
 
 # (5) prun killed while its push is held (--nohup: the job stays): the DVM lets go of the
 # push and serves the next job
-yes | "$PRUN" $RR --nohup -n 1 "$APP" sleep 30 >/dev/null 2>&1 &
+# (killed once the job runs and the producer is blocked: the push is held)
+yes_into "$T/y5"
+"$PRUN" $RR --nohup -n 1 "$APP" sleep 30 <"$T/y5" >/dev/null 2>&1 &
 bg=$!
-sleep 1
+wait_pps 'sleep 30' 1
+wait_stalled $YES
 kill -9 $bg
 wait $bg 2>/dev/null
 run_to 30 "$PRUN" $RR -n 1 "$APP" hello >"$T/out" 2>"$T/err" ||
     fail "the DVM after a killed prun: $(cat "$T/err")"
 expect_in "$T/out" "hello rank 0 of 1"
+wait $YES # the pipe's reader is gone: yes ends (SIGPIPE)
+rm -f "$T/y5"
 
 # (6) pterm while a push is held: prun ends with the killed job's status, nothing stays
-yes | run_to 30 "$PRUN" $RR -n 1 "$APP" sleep 30 >"$T/out" 2>"$T/err" &
+yes_into "$T/y6"
+run_to 30 "$PRUN" $RR -n 1 "$APP" sleep 30 <"$T/y6" >"$T/out" 2>"$T/err" &
 bg=$!
-sleep 1
+wait_pps 'sleep 30' 2 # this job and the --nohup one of (5)
+wait_stalled $YES
 stop_dvm
 wait $bg
 rc=$?
 [ $rc = 143 ] || fail "prun after pterm exited $rc (expected 143): $(cat "$T/err")"
+wait $YES
+rm -f "$T/y6"
 pass

@@ -7,11 +7,11 @@
 start_dvm
 "$PRUN" $RR -n 2 --pset ocean "$APP" sleep 30 : -n 1 --pset ice "$APP" sleep 30 >"$T/bg" 2>&1 &
 bg=$!
-for i in $(seq 1 100); do
+sets_seen() {
     run_to 10 "$APP" toolq ocean >"$T/q" 2>&1
-    grep -q "psetnum=PMIX_SIZE: 2" "$T/q" && break
-    sleep 0.05
-done
+    grep -q "psetnum=PMIX_SIZE: 2" "$T/q"
+}
+poll_until sets_seen || fail "the query tool never saw the job's 2 process sets: $(cat "$T/q")"
 # flat results: one line per key found (count, names; members), none wrapped
 [ "$(grep -c '^tool ' "$T/q")" = 3 ] || fail "3 query results expected: $(cat "$T/q")"
 expect_in "$T/q" "pmix.qry.psetnum=PMIX_SIZE: 2"
@@ -42,18 +42,22 @@ for n in (0, 7, 4096, 100000):
 PY
 run_to 30 "$PRUN" $RR -n 2 "$APP" hello >"$T/out" 2>&1 || fail "DVM harmed by bad requests: $(cat "$T/out")"
 [ "$(grep -c hello "$T/out")" = 2 ] || fail "2 hellos after bad requests"
-# --nohup: the job outlives its prun
+# --nohup: the job outlives its prun. A control job without --nohup, whose prun is
+# killed right after, shows when the DVM has acted on a launcher's departure: the DVM
+# hears of both departures in the order the pruns died (one connection's end, then the
+# other's, through the same thread and the same ordered shift to its loop), so once the
+# control job is gone the DVM has handled the --nohup prun's departure too.
 "$PRUN" $RR --nohup -n 1 "$APP" sleep 30 >"$T/nh" 2>&1 &
 p=$!
-for i in $(seq 1 100); do
-    run_to 10 "$PPS" $RR >"$T/pps" 2>&1
-    grep -q 'sleep 30' "$T/pps" && break
-    sleep 0.05
-done
+"$PRUN" $RR -n 1 "$APP" sleep 31 >"$T/ctl" 2>&1 &
+c=$!
+wait_pps 'sleep 30' 1
+wait_pps 'sleep 31' 1
 kill -9 $p
 wait $p 2>/dev/null
-sleep 1
-run_to 10 "$PPS" $RR >"$T/pps" 2>&1
+kill -9 $c
+wait $c 2>/dev/null
+wait_pps 'sleep 31' 0
 expect_in "$T/pps" "sleep 30"
 stop_dvm
 pass

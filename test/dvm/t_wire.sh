@@ -9,12 +9,7 @@ mkfifo "$T/in"
 "$PRUN" $RR -n 1 "$APP" cat <"$T/in" >"$T/a.out" 2>&1 &
 a=$!
 exec 3>"$T/in"
-for i in $(seq 1 200); do
-    run_to 10 "$PPS" $RR >"$T/pps" 2>&1
-    grep -q 'dvm_app cat' "$T/pps" && break
-    sleep 0.05
-done
-expect_in "$T/pps" "dvm_app cat"
+wait_pps 'dvm_app cat' 1
 # the misbehaving job: its process is dropped, its prun ends (the process exits
 # without PMIx_Finalize, so the job fails; the exit code is not what we check)
 run_to 30 "$PRUN" $RR -n 1 "$APP" badcount >"$T/bad" 2>&1
@@ -22,7 +17,7 @@ rc=$?
 [ $rc -ne 124 ] || fail "prun of the malformed job timed out: $(cat "$T/bad")"
 expect_in "$T/bad" "dropped by the server"
 # the other job is still there and still served
-run_to 10 "$PPS" $RR >"$T/pps" 2>&1
+pps_now
 expect_in "$T/pps" "dvm_app cat"
 echo "still served" >&3
 exec 3>&-
