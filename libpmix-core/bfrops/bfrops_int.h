@@ -53,7 +53,7 @@ px_bfrops_slot_t px_bfrops_value_slot(pmix_data_type_t t);
 pmix_status_t px_bfrops_enc_elem(pmix_data_buffer_t *buf, const void *elem, pmix_data_type_t t,
                                  int depth);
 
-typedef struct {
+typedef struct px_bfrops_reader {
     const uint8_t *p; /* next byte */
     size_t left;      /* bytes left */
 } px_bfrops_reader_t;

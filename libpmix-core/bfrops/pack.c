@@ -5,207 +5,45 @@
 
 #include "bfrops/bfrops_int.h"
 #include "bfrops/px_bfrops.h"
-#include "types/px_types.h"
+#include "types/px_type_ops.h"
+#include "types/px_types_int.h"
 
 px_bfrops_tinfo_t px_bfrops_tinfo(pmix_data_type_t t)
 {
-    px_bfrops_tinfo_t ti = {PX_BFROPS_K_INT, 0, false};
+    const struct px_type_ops *o = px_type_ops(t);
+    px_bfrops_tinfo_t ti = {PX_BFROPS_K_COMPLEX, 0, false};
 
-    switch (t) {
-    case PMIX_BOOL:
-        ti.kind = PX_BFROPS_K_BOOL;
-        ti.wire = 1;
-        break;
-    case PMIX_INT8:
-        ti.is_signed = true;
-        /* fall through */
-    case PMIX_BYTE:
-    case PMIX_UINT8:
-    case PMIX_PERSIST:
-    case PMIX_SCOPE:
-    case PMIX_DATA_RANGE:
-    case PMIX_COMMAND:
-    case PMIX_PROC_STATE:
-    case PMIX_ALLOC_DIRECTIVE:
-    case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE:
-    case PMIX_RESBLOCK_DIRECTIVE:
-    case PMIX_ALLOC_INHERIT:
-        ti.wire = 1;
-        break;
-    case PMIX_INT16:
-        ti.is_signed = true;
-        /* fall through */
-    case PMIX_UINT16:
-    case PMIX_DATA_TYPE:
-    case PMIX_IOF_CHANNEL:
-    case PMIX_LOCTYPE:
-    case PMIX_STOR_ACCESS_TYPE:
-        ti.wire = 2;
-        break;
-    case PMIX_INT32:
-    case PMIX_INT:
-    case PMIX_PID:
-    case PMIX_STATUS:
-        ti.is_signed = true;
-        /* fall through */
-    case PMIX_UINT32:
-    case PMIX_UINT:
-    case PMIX_PROC_RANK:
-    case PMIX_INFO_DIRECTIVES:
-        ti.wire = 4;
-        break;
-    case PMIX_INT64:
-    case PMIX_TIME:
-        ti.is_signed = true;
-        /* fall through */
-    case PMIX_UINT64:
-    case PMIX_SIZE:
-    case PMIX_DEVTYPE:
-    case PMIX_STOR_MEDIUM:
-    case PMIX_STOR_ACCESS:
-    case PMIX_STOR_PERSIST:
-    case PMIX_POINTER:
-        ti.wire = 8;
-        break;
-    case PMIX_FLOAT:
-        ti.kind = PX_BFROPS_K_FLOAT;
-        ti.wire = 4;
-        break;
-    case PMIX_DOUBLE:
-        ti.kind = PX_BFROPS_K_DOUBLE;
-        ti.wire = 8;
-        break;
-    case PMIX_STRING:
-    case PMIX_TIMEVAL:
-    case PMIX_VALUE:
-    case PMIX_PROC:
-    case PMIX_APP:
-    case PMIX_INFO:
-    case PMIX_KVAL:
-    case PMIX_PDATA:
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-    case PMIX_PROC_INFO:
-    case PMIX_DATA_ARRAY:
-    case PMIX_QUERY:
-    case PMIX_ENVAR:
-    case PMIX_COORD:
-    case PMIX_REGATTR:
-    case PMIX_PROC_CPUSET:
-    case PMIX_GEOMETRY:
-    case PMIX_DEVICE_DIST:
-    case PMIX_ENDPOINT:
-    case PMIX_TOPO:
-    case PMIX_PROC_NSPACE:
-    case PMIX_PROC_STATS:
-    case PMIX_DISK_STATS:
-    case PMIX_NET_STATS:
-    case PMIX_NODE_STATS:
-    case PMIX_DATA_BUFFER:
-    case PMIX_BUFFER:
-    case PMIX_DEVICE:
-    case PMIX_RESOURCE_UNIT:
-    case PMIX_NODE_PID:
-    case PMIX_REGEX2:
-        ti.kind = PX_BFROPS_K_COMPLEX;
-        break;
-    default:
+    if (!o)
         ti.kind = PX_BFROPS_K_UNKNOWN;
-        break;
+    else if (o->num == PX_NUM_BOOL)
+        ti.kind = PX_BFROPS_K_BOOL;
+    else if (o->num == PX_NUM_FLT)
+        ti.kind = o->size == sizeof(float) ? PX_BFROPS_K_FLOAT : PX_BFROPS_K_DOUBLE;
+    else if (o->wire)
+        ti.kind = PX_BFROPS_K_INT;
+    if (o) {
+        ti.wire = o->wire;
+        ti.is_signed = o->num == PX_NUM_SINT;
     }
     return ti;
 }
 
 size_t px_bfrops_min_wire(pmix_data_type_t t)
 {
-    px_bfrops_tinfo_t ti = px_bfrops_tinfo(t);
+    const struct px_type_ops *o = px_type_ops(t);
 
-    if (ti.kind != PX_BFROPS_K_COMPLEX)
-        return ti.wire ? ti.wire : 1;
-    switch (t) {
-    case PMIX_VALUE:
-        return 2;
-    case PMIX_PROC:
-        return 8;
-    case PMIX_INFO:
-    case PMIX_KVAL:
-        return 10;
-    case PMIX_PDATA:
-        return 14;
-    case PMIX_APP:
-        return 24;
-    case PMIX_PROC_INFO:
-        return 25;
-    case PMIX_DATA_ARRAY:
-        return 6;
-    case PMIX_QUERY:
-    case PMIX_PROC_CPUSET:
-    case PMIX_TOPO:
-    case PMIX_REGEX2:
-        return 8;
-    case PMIX_ENVAR:
-        return 9;
-    case PMIX_COORD:
-        return 5;
-    case PMIX_REGATTR:
-        return 14;
-    case PMIX_GEOMETRY:
-    case PMIX_DEVICE_DIST:
-        return 20;
-    case PMIX_ENDPOINT:
-    case PMIX_NODE_PID:
-        return 12;
-    case PMIX_TIMEVAL:
-    case PMIX_DEVICE:
-    case PMIX_RESOURCE_UNIT:
-        return 16;
-    case PMIX_PROC_STATS:
-        return 81;
-    case PMIX_DISK_STATS:
-        return 92;
-    case PMIX_NET_STATS:
-        return 52;
-    case PMIX_NODE_STATS:
-        return 72;
-    default:
-        return 4; /* strings, nspaces, byte objects, buffers: a u32 length */
-    }
+    return o ? o->min_wire : 1;
 }
 
 px_bfrops_slot_t px_bfrops_value_slot(pmix_data_type_t t)
 {
-    px_bfrops_tinfo_t ti = px_bfrops_tinfo(t);
+    enum px_value_storage vs = px_value_storage(t);
 
     if (t == PMIX_UNDEF)
         return PX_BFROPS_SLOT_EMPTY;
-    if (ti.kind == PX_BFROPS_K_UNKNOWN)
-        return PX_BFROPS_SLOT_BAD;
-    if (ti.kind != PX_BFROPS_K_COMPLEX)
-        return PX_BFROPS_SLOT_INLINE;
-    switch (t) {
-    case PMIX_STRING:
-    case PMIX_TIMEVAL:
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_REGEX:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-    case PMIX_ENVAR:
-        return PX_BFROPS_SLOT_INLINE;
-    case PMIX_VALUE: /* no union member holds these (types/px_types.c agrees) */
-    case PMIX_APP:
-    case PMIX_INFO:
-    case PMIX_KVAL:
-    case PMIX_PDATA:
-    case PMIX_QUERY:
-    case PMIX_REGATTR:
-    case PMIX_BUFFER:
-        return PX_BFROPS_SLOT_BAD;
-    default:
-        return PX_BFROPS_SLOT_PTR;
-    }
+    return vs == PX_VS_INLINE  ? PX_BFROPS_SLOT_INLINE
+           : vs == PX_VS_BOXED ? PX_BFROPS_SLOT_PTR
+                               : PX_BFROPS_SLOT_BAD;
 }
 
 pmix_status_t px_bfrops_reserve(pmix_data_buffer_t *buf, size_t n)
@@ -342,43 +180,75 @@ static pmix_status_t w_proc(pmix_data_buffer_t *b, const pmix_proc_t *p)
     return rc;
 }
 
-/* A scalar held in C storage of csize bytes, sent in ti.wire bytes. */
-static pmix_status_t w_int(pmix_data_buffer_t *b, const void *e, size_t csize, px_bfrops_tinfo_t ti)
-{
-    uint64_t u = 0;
-    int64_t s = 0;
+/* ---- one element per type (the pack operation of each row of types/px_type_table.c) ---- */
 
-    switch (csize) {
-    case 1:
-        u = *(const uint8_t *)e;
-        s = *(const int8_t *)e;
-        break;
-    case 2:
-        u = *(const uint16_t *)e;
-        s = *(const int16_t *)e;
-        break;
-    case 4:
-        u = *(const uint32_t *)e;
-        s = *(const int32_t *)e;
-        break;
-    case 8:
-        u = *(const uint64_t *)e;
-        s = *(const int64_t *)e;
-        break;
-    default:
+/* The signature every encoder shares; o and depth are unused by most. */
+#define PX_ENC_FN(n)                                                                               \
+    pmix_status_t px_bfrops_enc_##n(pmix_data_buffer_t *b, const void *e,                          \
+                                    const struct px_type_ops *o __attribute__((unused)),           \
+                                    int depth __attribute__((unused)))
+
+/* A scalar held in C storage of o->size bytes, sent in o->wire bytes. */
+PX_ENC_FN(int)
+{
+    bool is_signed = o->num == PX_NUM_SINT;
+    uint64_t u;
+    int64_t s;
+
+    if (o->size != 1 && o->size != 2 && o->size != 4 && o->size != 8)
         return PMIX_ERR_PACK_FAILURE;
-    }
-    if (ti.wire < 8) {
-        int bits = 8 * ti.wire;
-        if (ti.is_signed ? (s < -(INT64_C(1) << (bits - 1)) || s >= (INT64_C(1) << (bits - 1)))
-                         : (u >> bits) != 0)
+    u = px_types_read_uint(e, o->size);
+    s = px_types_read_sint(e, o->size);
+    if (o->wire < 8) {
+        int bits = 8 * o->wire;
+        if (is_signed ? (s < -(INT64_C(1) << (bits - 1)) || s >= (INT64_C(1) << (bits - 1)))
+                      : (u >> bits) != 0)
             return PMIX_ERR_PACK_FAILURE;
     }
-    return w_uint(b, ti.is_signed ? (uint64_t)s : u, ti.wire);
+    return w_uint(b, is_signed ? (uint64_t)s : u, o->wire);
 }
 
-static pmix_status_t enc_value(pmix_data_buffer_t *b, const pmix_value_t *v, int depth)
+PX_ENC_FN(bool)
 {
+    return w_uint(b, *(const bool *)e ? 1 : 0, 1);
+}
+
+PX_ENC_FN(float)
+{
+    return w_float(b, *(const float *)e);
+}
+
+PX_ENC_FN(double)
+{
+    uint64_t u;
+
+    memcpy(&u, e, 8);
+    return w_uint(b, u, 8);
+}
+
+PX_ENC_FN(string)
+{
+    return w_str(b, *(char *const *)e);
+}
+
+PX_ENC_FN(nspace)
+{
+    return w_strn(b, e, PMIX_MAX_NSLEN);
+}
+
+PX_ENC_FN(timeval)
+{
+    return w_tv(b, e);
+}
+
+PX_ENC_FN(proc)
+{
+    return w_proc(b, e);
+}
+
+PX_ENC_FN(value)
+{
+    const pmix_value_t *v = e;
     px_bfrops_slot_t slot = px_bfrops_value_slot(v->type);
     pmix_status_t rc;
 
@@ -395,20 +265,91 @@ static pmix_status_t enc_value(pmix_data_buffer_t *b, const pmix_value_t *v, int
     return rc;
 }
 
-static pmix_status_t enc_info(pmix_data_buffer_t *b, const pmix_info_t *in, int depth)
+PX_ENC_FN(info)
 {
+    const pmix_info_t *in = e;
     pmix_status_t rc = w_strn(b, in->key, PMIX_MAX_KEYLEN);
 
     /* The receiver always owns what it unpacks: "persistent" does not travel. */
     if (rc == PMIX_SUCCESS)
         rc = w_uint(b, in->flags & ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT, 4);
     if (rc == PMIX_SUCCESS)
-        rc = enc_value(b, &in->value, depth);
+        rc = px_bfrops_enc_value(b, &in->value, o, depth);
     return rc;
 }
 
-static pmix_status_t enc_coord(pmix_data_buffer_t *b, const pmix_coord_t *c)
+PX_ENC_FN(pdata)
 {
+    const pmix_pdata_t *p = e;
+    pmix_status_t rc = w_proc(b, &p->proc);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_strn(b, p->key, PMIX_MAX_KEYLEN);
+    if (rc == PMIX_SUCCESS)
+        rc = px_bfrops_enc_value(b, &p->value, o, depth);
+    return rc;
+}
+
+PX_ENC_FN(app)
+{
+    const pmix_app_t *a = e;
+    pmix_status_t rc = w_str(b, a->cmd);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_argv(b, a->argv);
+    if (rc == PMIX_SUCCESS)
+        rc = w_argv(b, a->env);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, a->cwd);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)(int32_t)a->maxprocs, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_array(b, a->info, a->ninfo, PMIX_INFO, depth);
+    return rc;
+}
+
+PX_ENC_FN(query)
+{
+    const pmix_query_t *q = e;
+    pmix_status_t rc = w_argv(b, q->keys);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_array(b, q->qualifiers, q->nqual, PMIX_INFO, depth);
+    return rc;
+}
+
+PX_ENC_FN(bo)
+{
+    const pmix_byte_object_t *bo = e;
+
+    return w_blob(b, bo->bytes, bo->size);
+}
+
+PX_ENC_FN(regex)
+{
+    /* the bytes a value of this type holds: the string with its NUL (NULL: empty) */
+    const char *s = *(char *const *)e;
+
+    return w_blob(b, s, s ? strlen(s) + 1 : 0);
+}
+
+PX_ENC_FN(darray)
+{
+    const pmix_data_array_t *d = e;
+    pmix_status_t rc;
+
+    if (d->size &&
+        (!px_type_known(d->type) || px_bfrops_tinfo(d->type).kind == PX_BFROPS_K_UNKNOWN))
+        return PMIX_ERR_UNKNOWN_DATA_TYPE;
+    rc = w_uint(b, d->type, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_array(b, d->array, d->size, d->type, depth);
+    return rc;
+}
+
+PX_ENC_FN(coord)
+{
+    const pmix_coord_t *c = e;
     pmix_status_t rc;
 
     if (c->dims >= PX_BFROPS_NONE)
@@ -423,321 +364,276 @@ static pmix_status_t enc_coord(pmix_data_buffer_t *b, const pmix_coord_t *c)
     return rc;
 }
 
+PX_ENC_FN(regattr)
+{
+    const pmix_regattr_t *r = e;
+    pmix_status_t rc = w_str(b, r->name);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_strn(b, r->string, PMIX_MAX_KEYLEN);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, r->type, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_argv(b, r->description);
+    return rc;
+}
+
+PX_ENC_FN(cpuset)
+{
+    /* The bitmap needs the cpuset code's text form; until then only an empty one. */
+    const pmix_cpuset_t *c = e;
+    pmix_status_t rc;
+
+    if (c->bitmap)
+        return PMIX_ERR_NOT_SUPPORTED;
+    rc = w_str(b, c->source);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, NULL);
+    return rc;
+}
+
+PX_ENC_FN(topo)
+{
+    const pmix_topology_t *tp = e;
+    pmix_status_t rc;
+
+    if (tp->topology)
+        return PMIX_ERR_NOT_SUPPORTED;
+    rc = w_str(b, tp->source);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, NULL);
+    return rc;
+}
+
+PX_ENC_FN(geometry)
+{
+    const pmix_geometry_t *g = e;
+    pmix_status_t rc;
+
+    if (g->ncoords >= PX_BFROPS_NONE)
+        return PMIX_ERR_PACK_FAILURE;
+    if (g->ncoords && !g->coordinates)
+        return PMIX_ERR_BAD_PARAM;
+    rc = w_uint(b, g->fabric, 8);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, g->uuid);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, g->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, g->ncoords, 4);
+    for (size_t i = 0; i < g->ncoords && rc == PMIX_SUCCESS; i++)
+        rc = px_bfrops_enc_coord(b, &g->coordinates[i], o, depth);
+    return rc;
+}
+
+PX_ENC_FN(ndstats)
+{
+    const pmix_node_stats_t *n = e;
+    const float f[] = {n->la,         n->la5,       n->la15,   n->total_mem,
+                       n->free_mem,   n->buffers,   n->cached, n->swap_cached,
+                       n->swap_total, n->swap_free, n->mapped};
+    pmix_status_t rc = w_str(b, n->node);
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = w_float(b, f[i]);
+    if (rc == PMIX_SUCCESS)
+        rc = w_tv(b, &n->sample_time);
+    if (rc == PMIX_SUCCESS)
+        rc = w_array(b, n->diskstats, n->ndiskstats, PMIX_DISK_STATS, depth);
+    if (rc == PMIX_SUCCESS)
+        rc = w_array(b, n->netstats, n->nnetstats, PMIX_NET_STATS, depth);
+    return rc;
+}
+
+PX_ENC_FN(dbuf)
+{
+    /* Only the part not yet unpacked travels (as PMIx_Data_copy_payload copies). */
+    const pmix_data_buffer_t *d = e;
+
+    if (!px_bfrops_buf_valid(d))
+        return PMIX_ERR_BAD_PARAM;
+    return w_blob(b, d->unpack_ptr, px_bfrops_buf_remaining(d));
+}
+
 /* Structs made only of strings and fixed-width numbers. */
-static pmix_status_t enc_flat(pmix_data_buffer_t *b, const void *e, pmix_data_type_t t)
-{
-    pmix_status_t rc = PMIX_SUCCESS;
 
-    switch (t) {
-    case PMIX_PROC_INFO: {
-        const pmix_proc_info_t *p = e;
-        rc = w_proc(b, &p->proc);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, p->hostname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, p->executable_name);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)(int32_t)p->pid, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)(int32_t)p->exit_code, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, p->state, 1);
-        return rc;
-    }
-    case PMIX_ENVAR: {
-        const pmix_envar_t *v = e;
-        rc = w_str(b, v->envar);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, v->value);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint8_t)v->separator, 1);
-        return rc;
-    }
-    case PMIX_DEVICE_DIST: {
-        const pmix_device_distance_t *d = e;
-        rc = w_str(b, d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, d->type, 8);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, d->mindist, 2);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, d->maxdist, 2);
-        return rc;
-    }
-    case PMIX_ENDPOINT: {
-        const pmix_endpoint_t *d = e;
-        rc = w_str(b, d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_blob(b, d->endpt.bytes, d->endpt.size);
-        return rc;
-    }
-    case PMIX_DEVICE: {
-        const pmix_device_t *d = e;
-        rc = w_str(b, d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, d->type, 8);
-        return rc;
-    }
-    case PMIX_RESOURCE_UNIT: {
-        const pmix_resource_unit_t *u = e;
-        rc = w_uint(b, u->type, 8);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, u->count, 8);
-        return rc;
-    }
-    case PMIX_NODE_PID: {
-        const pmix_node_pid_t *n = e;
-        rc = w_str(b, n->hostname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, n->nodeid, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)(int32_t)n->pid, 4);
-        return rc;
-    }
-    case PMIX_REGEX2: {
-        const pmix_regex2_t *x = e;
-        rc = w_str(b, x->type);
-        if (rc == PMIX_SUCCESS)
-            rc = w_blob(b, x->bytes, x->len);
-        return rc;
-    }
-    case PMIX_PROC_STATS: {
-        const pmix_proc_stats_t *s = e;
-        rc = w_str(b, s->node);
-        if (rc == PMIX_SUCCESS)
-            rc = w_proc(b, &s->proc);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)(int32_t)s->pid, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, s->cmd);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint8_t)s->state, 1);
-        if (rc == PMIX_SUCCESS)
-            rc = w_tv(b, &s->time);
-        if (rc == PMIX_SUCCESS)
-            rc = w_float(b, s->percent_cpu);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)s->priority, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, s->num_threads, 2);
-        if (rc == PMIX_SUCCESS)
-            rc = w_float(b, s->pss);
-        if (rc == PMIX_SUCCESS)
-            rc = w_float(b, s->vsize);
-        if (rc == PMIX_SUCCESS)
-            rc = w_float(b, s->rss);
-        if (rc == PMIX_SUCCESS)
-            rc = w_float(b, s->peak_vsize);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, s->processor, 2);
-        if (rc == PMIX_SUCCESS)
-            rc = w_tv(b, &s->sample_time);
-        return rc;
-    }
-    case PMIX_DISK_STATS: {
-        const pmix_disk_stats_t *d = e;
-        const uint64_t f[] = {
-            d->num_reads_completed,  d->num_reads_merged,        d->num_sectors_read,
-            d->milliseconds_reading, d->num_writes_completed,    d->num_writes_merged,
-            d->num_sectors_written,  d->milliseconds_writing,    d->num_ios_in_progress,
-            d->milliseconds_io,      d->weighted_milliseconds_io};
-        rc = w_str(b, d->disk);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = w_uint(b, f[i], 8);
-        return rc;
-    }
-    case PMIX_NET_STATS: {
-        const pmix_net_stats_t *d = e;
-        const uint64_t f[] = {d->num_bytes_recvd, d->num_packets_recvd, d->num_recv_errs,
-                              d->num_bytes_sent,  d->num_packets_sent,  d->num_send_errs};
-        rc = w_str(b, d->net_interface);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = w_uint(b, f[i], 8);
-        return rc;
-    }
-    default:
-        return PMIX_ERR_UNKNOWN_DATA_TYPE;
-    }
+PX_ENC_FN(pinfo)
+{
+    const pmix_proc_info_t *p = e;
+    pmix_status_t rc = w_proc(b, &p->proc);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, p->hostname);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, p->executable_name);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)(int32_t)p->pid, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)(int32_t)p->exit_code, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, p->state, 1);
+    return rc;
 }
 
-static pmix_status_t enc_struct(pmix_data_buffer_t *b, const void *e, pmix_data_type_t t, int depth)
+PX_ENC_FN(envar)
 {
-    pmix_status_t rc = PMIX_SUCCESS;
+    const pmix_envar_t *v = e;
+    pmix_status_t rc = w_str(b, v->envar);
 
-    switch (t) {
-    case PMIX_STRING:
-        return w_str(b, *(char *const *)e);
-    case PMIX_PROC_NSPACE:
-        return w_strn(b, e, PMIX_MAX_NSLEN);
-    case PMIX_TIMEVAL:
-        return w_tv(b, e);
-    case PMIX_PROC:
-        return w_proc(b, e);
-    case PMIX_VALUE:
-        return enc_value(b, e, depth);
-    case PMIX_INFO:
-    case PMIX_KVAL:
-        return enc_info(b, e, depth);
-    case PMIX_PDATA: {
-        const pmix_pdata_t *p = e;
-        rc = w_proc(b, &p->proc);
-        if (rc == PMIX_SUCCESS)
-            rc = w_strn(b, p->key, PMIX_MAX_KEYLEN);
-        if (rc == PMIX_SUCCESS)
-            rc = enc_value(b, &p->value, depth);
-        return rc;
-    }
-    case PMIX_APP: {
-        const pmix_app_t *a = e;
-        rc = w_str(b, a->cmd);
-        if (rc == PMIX_SUCCESS)
-            rc = w_argv(b, a->argv);
-        if (rc == PMIX_SUCCESS)
-            rc = w_argv(b, a->env);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, a->cwd);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, (uint32_t)(int32_t)a->maxprocs, 4);
-        if (rc == PMIX_SUCCESS)
-            rc = w_array(b, a->info, a->ninfo, PMIX_INFO, depth);
-        return rc;
-    }
-    case PMIX_QUERY: {
-        const pmix_query_t *q = e;
-        rc = w_argv(b, q->keys);
-        if (rc == PMIX_SUCCESS)
-            rc = w_array(b, q->qualifiers, q->nqual, PMIX_INFO, depth);
-        return rc;
-    }
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT: {
-        const pmix_byte_object_t *bo = e;
-        return w_blob(b, bo->bytes, bo->size);
-    }
-    case PMIX_REGEX: {
-        /* the bytes a value of this type holds: the string with its NUL (NULL: empty) */
-        const char *s = *(char *const *)e;
-        return w_blob(b, s, s ? strlen(s) + 1 : 0);
-    }
-    case PMIX_DATA_ARRAY: {
-        const pmix_data_array_t *d = e;
-        if (d->size &&
-            (!px_type_known(d->type) || px_bfrops_tinfo(d->type).kind == PX_BFROPS_K_UNKNOWN))
-            return PMIX_ERR_UNKNOWN_DATA_TYPE;
-        rc = w_uint(b, d->type, 2);
-        if (rc == PMIX_SUCCESS)
-            rc = w_array(b, d->array, d->size, d->type, depth);
-        return rc;
-    }
-    case PMIX_COORD:
-        return enc_coord(b, e);
-    case PMIX_REGATTR: {
-        const pmix_regattr_t *r = e;
-        rc = w_str(b, r->name);
-        if (rc == PMIX_SUCCESS)
-            rc = w_strn(b, r->string, PMIX_MAX_KEYLEN);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, r->type, 2);
-        if (rc == PMIX_SUCCESS)
-            rc = w_argv(b, r->description);
-        return rc;
-    }
-    case PMIX_PROC_CPUSET: {
-        /* The bitmap needs the cpuset code's text form; until then only an empty one. */
-        const pmix_cpuset_t *c = e;
-        if (c->bitmap)
-            return PMIX_ERR_NOT_SUPPORTED;
-        rc = w_str(b, c->source);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, NULL);
-        return rc;
-    }
-    case PMIX_TOPO: {
-        const pmix_topology_t *tp = e;
-        if (tp->topology)
-            return PMIX_ERR_NOT_SUPPORTED;
-        rc = w_str(b, tp->source);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, NULL);
-        return rc;
-    }
-    case PMIX_GEOMETRY: {
-        const pmix_geometry_t *g = e;
-        if (g->ncoords >= PX_BFROPS_NONE)
-            return PMIX_ERR_PACK_FAILURE;
-        if (g->ncoords && !g->coordinates)
-            return PMIX_ERR_BAD_PARAM;
-        rc = w_uint(b, g->fabric, 8);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, g->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, g->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = w_uint(b, g->ncoords, 4);
-        for (size_t i = 0; i < g->ncoords && rc == PMIX_SUCCESS; i++)
-            rc = enc_coord(b, &g->coordinates[i]);
-        return rc;
-    }
-    case PMIX_NODE_STATS: {
-        const pmix_node_stats_t *n = e;
-        const float f[] = {n->la,         n->la5,       n->la15,   n->total_mem,
-                           n->free_mem,   n->buffers,   n->cached, n->swap_cached,
-                           n->swap_total, n->swap_free, n->mapped};
-        rc = w_str(b, n->node);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = w_float(b, f[i]);
-        if (rc == PMIX_SUCCESS)
-            rc = w_tv(b, &n->sample_time);
-        if (rc == PMIX_SUCCESS)
-            rc = w_array(b, n->diskstats, n->ndiskstats, PMIX_DISK_STATS, depth);
-        if (rc == PMIX_SUCCESS)
-            rc = w_array(b, n->netstats, n->nnetstats, PMIX_NET_STATS, depth);
-        return rc;
-    }
-    case PMIX_DATA_BUFFER:
-    case PMIX_BUFFER: {
-        /* Only the part not yet unpacked travels (as PMIx_Data_copy_payload copies). */
-        const pmix_data_buffer_t *d = e;
-        if (!px_bfrops_buf_valid(d))
-            return PMIX_ERR_BAD_PARAM;
-        return w_blob(b, d->unpack_ptr, px_bfrops_buf_remaining(d));
-    }
-    default:
-        return enc_flat(b, e, t);
-    }
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, v->value);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint8_t)v->separator, 1);
+    return rc;
 }
+
+PX_ENC_FN(devdist)
+{
+    const pmix_device_distance_t *d = e;
+    pmix_status_t rc = w_str(b, d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, d->type, 8);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, d->mindist, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, d->maxdist, 2);
+    return rc;
+}
+
+PX_ENC_FN(endpoint)
+{
+    const pmix_endpoint_t *d = e;
+    pmix_status_t rc = w_str(b, d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = w_blob(b, d->endpt.bytes, d->endpt.size);
+    return rc;
+}
+
+PX_ENC_FN(device)
+{
+    const pmix_device_t *d = e;
+    pmix_status_t rc = w_str(b, d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, d->type, 8);
+    return rc;
+}
+
+PX_ENC_FN(resunit)
+{
+    const pmix_resource_unit_t *u = e;
+    pmix_status_t rc = w_uint(b, u->type, 8);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, u->count, 8);
+    return rc;
+}
+
+PX_ENC_FN(nodepid)
+{
+    const pmix_node_pid_t *n = e;
+    pmix_status_t rc = w_str(b, n->hostname);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, n->nodeid, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)(int32_t)n->pid, 4);
+    return rc;
+}
+
+PX_ENC_FN(regex2)
+{
+    const pmix_regex2_t *x = e;
+    pmix_status_t rc = w_str(b, x->type);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_blob(b, x->bytes, x->len);
+    return rc;
+}
+
+PX_ENC_FN(pstats)
+{
+    const pmix_proc_stats_t *s = e;
+    pmix_status_t rc = w_str(b, s->node);
+
+    if (rc == PMIX_SUCCESS)
+        rc = w_proc(b, &s->proc);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)(int32_t)s->pid, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, s->cmd);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint8_t)s->state, 1);
+    if (rc == PMIX_SUCCESS)
+        rc = w_tv(b, &s->time);
+    if (rc == PMIX_SUCCESS)
+        rc = w_float(b, s->percent_cpu);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, (uint32_t)s->priority, 4);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, s->num_threads, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_float(b, s->pss);
+    if (rc == PMIX_SUCCESS)
+        rc = w_float(b, s->vsize);
+    if (rc == PMIX_SUCCESS)
+        rc = w_float(b, s->rss);
+    if (rc == PMIX_SUCCESS)
+        rc = w_float(b, s->peak_vsize);
+    if (rc == PMIX_SUCCESS)
+        rc = w_uint(b, s->processor, 2);
+    if (rc == PMIX_SUCCESS)
+        rc = w_tv(b, &s->sample_time);
+    return rc;
+}
+
+PX_ENC_FN(dkstats)
+{
+    const pmix_disk_stats_t *d = e;
+    const uint64_t f[] = {
+        d->num_reads_completed,  d->num_reads_merged,        d->num_sectors_read,
+        d->milliseconds_reading, d->num_writes_completed,    d->num_writes_merged,
+        d->num_sectors_written,  d->milliseconds_writing,    d->num_ios_in_progress,
+        d->milliseconds_io,      d->weighted_milliseconds_io};
+    pmix_status_t rc = w_str(b, d->disk);
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = w_uint(b, f[i], 8);
+    return rc;
+}
+
+PX_ENC_FN(netstats)
+{
+    const pmix_net_stats_t *d = e;
+    const uint64_t f[] = {d->num_bytes_recvd, d->num_packets_recvd, d->num_recv_errs,
+                          d->num_bytes_sent,  d->num_packets_sent,  d->num_send_errs};
+    pmix_status_t rc = w_str(b, d->net_interface);
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = w_uint(b, f[i], 8);
+    return rc;
+}
+
+#undef PX_ENC_FN
 
 pmix_status_t px_bfrops_enc_elem(pmix_data_buffer_t *b, const void *e, pmix_data_type_t t,
                                  int depth)
 {
-    px_bfrops_tinfo_t ti = px_bfrops_tinfo(t);
+    const struct px_type_ops *o = px_type_ops(t);
 
     if (depth > PX_BFROPS_MAX_DEPTH)
         return PMIX_ERR_PACK_FAILURE;
-    switch (ti.kind) {
-    case PX_BFROPS_K_INT:
-        return w_int(b, e, px_type_size(t), ti);
-    case PX_BFROPS_K_BOOL:
-        return w_uint(b, *(const bool *)e ? 1 : 0, 1);
-    case PX_BFROPS_K_FLOAT:
-        return w_float(b, *(const float *)e);
-    case PX_BFROPS_K_DOUBLE: {
-        uint64_t u;
-        memcpy(&u, e, 8);
-        return w_uint(b, u, 8);
-    }
-    case PX_BFROPS_K_COMPLEX:
-        return enc_struct(b, e, t, depth);
-    default:
+    if (!o)
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
-    }
+    return o->pack(b, e, o, depth);
 }
 
 pmix_status_t px_bfrops_pack(pmix_data_buffer_t *buf, const void *src, int32_t n,

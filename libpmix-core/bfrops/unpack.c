@@ -5,7 +5,8 @@
 
 #include "bfrops/bfrops_int.h"
 #include "bfrops/px_bfrops.h"
-#include "types/px_types.h"
+#include "types/px_type_ops.h"
+#include "types/px_types_int.h"
 
 #define EOB PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER
 #define BAD PMIX_ERR_UNPACK_FAILURE
@@ -220,24 +221,34 @@ static pmix_status_t r_proc(px_bfrops_reader_t *r, pmix_proc_t *p)
     return rc;
 }
 
-static pmix_status_t r_int(px_bfrops_reader_t *r, void *e, size_t csize, px_bfrops_tinfo_t ti)
+/* ---- one element per type (the unpack operation of each row of types/px_type_table.c) ---- */
+
+/* The signature every decoder shares; o and depth are unused by most. */
+#define PX_DEC_FN(n)                                                                               \
+    pmix_status_t px_bfrops_dec_##n(px_bfrops_reader_t *r, void *e,                                \
+                                    const struct px_type_ops *o __attribute__((unused)),           \
+                                    int depth __attribute__((unused)))
+
+/* A scalar sent in o->wire bytes into C storage of o->size bytes. */
+PX_DEC_FN(int)
 {
+    bool is_signed = o->num == PX_NUM_SINT;
     uint64_t u = 0;
     int64_t s;
-    pmix_status_t rc = r_uint(r, &u, ti.wire);
+    pmix_status_t rc = r_uint(r, &u, o->wire);
 
     if (rc != PMIX_SUCCESS)
         return rc;
     s = (int64_t)u;
-    if (ti.is_signed && ti.wire < 8 && (u >> (8 * ti.wire - 1)))
-        s = (int64_t)(u | ~((UINT64_C(1) << (8 * ti.wire)) - 1)); /* sign-extend */
-    if (csize < 8) {
-        int bits = 8 * (int)csize;
-        if (ti.is_signed ? (s < -(INT64_C(1) << (bits - 1)) || s >= (INT64_C(1) << (bits - 1)))
-                         : (u >> bits) != 0)
+    if (is_signed && o->wire < 8 && (u >> (8 * o->wire - 1)))
+        s = (int64_t)(u | ~((UINT64_C(1) << (8 * o->wire)) - 1)); /* sign-extend */
+    if (o->size < 8) {
+        int bits = 8 * (int)o->size;
+        if (is_signed ? (s < -(INT64_C(1) << (bits - 1)) || s >= (INT64_C(1) << (bits - 1)))
+                      : (u >> bits) != 0)
             return BAD; /* does not fit this platform's type */
     }
-    switch (csize) {
+    switch (o->size) { /* C sizes, not data types */
     case 1:
         *(uint8_t *)e = (uint8_t)s;
         break;
@@ -256,8 +267,56 @@ static pmix_status_t r_int(px_bfrops_reader_t *r, void *e, size_t csize, px_bfro
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t dec_value(px_bfrops_reader_t *r, pmix_value_t *v, int depth)
+PX_DEC_FN(bool)
 {
+    uint64_t u = 0;
+    pmix_status_t rc = r_uint(r, &u, 1);
+
+    if (rc == PMIX_SUCCESS && u > 1)
+        rc = BAD;
+    if (rc == PMIX_SUCCESS)
+        *(bool *)e = (u == 1);
+    return rc;
+}
+
+PX_DEC_FN(float)
+{
+    return r_float(r, e);
+}
+
+PX_DEC_FN(double)
+{
+    uint64_t u = 0;
+    pmix_status_t rc = r_uint(r, &u, 8);
+
+    if (rc == PMIX_SUCCESS)
+        memcpy(e, &u, 8);
+    return rc;
+}
+
+PX_DEC_FN(string)
+{
+    return r_str(r, (char **)e);
+}
+
+PX_DEC_FN(nspace)
+{
+    return r_strn(r, e, PMIX_MAX_NSLEN);
+}
+
+PX_DEC_FN(timeval)
+{
+    return r_tv(r, e);
+}
+
+PX_DEC_FN(proc)
+{
+    return r_proc(r, e);
+}
+
+PX_DEC_FN(value)
+{
+    pmix_value_t *v = e;
     uint16_t t;
     uint8_t present;
     void *p = NULL;
@@ -304,8 +363,9 @@ static pmix_status_t dec_value(px_bfrops_reader_t *r, pmix_value_t *v, int depth
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t dec_info(px_bfrops_reader_t *r, pmix_info_t *in, int depth)
+PX_DEC_FN(info)
 {
+    pmix_info_t *in = e;
     pmix_status_t rc = r_strn(r, in->key, PMIX_MAX_KEYLEN);
 
     if (rc == PMIX_SUCCESS)
@@ -313,12 +373,91 @@ static pmix_status_t dec_info(px_bfrops_reader_t *r, pmix_info_t *in, int depth)
     /* What we unpack is ours to release: never mark it persistent. */
     in->flags &= ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT;
     if (rc == PMIX_SUCCESS)
-        rc = dec_value(r, &in->value, depth);
+        rc = px_bfrops_dec_value(r, &in->value, o, depth);
     return rc;
 }
 
-static pmix_status_t dec_coord(px_bfrops_reader_t *r, pmix_coord_t *c)
+PX_DEC_FN(pdata)
 {
+    pmix_pdata_t *p = e;
+    pmix_status_t rc = r_proc(r, &p->proc);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_strn(r, p->key, PMIX_MAX_KEYLEN);
+    if (rc == PMIX_SUCCESS)
+        rc = px_bfrops_dec_value(r, &p->value, o, depth);
+    return rc;
+}
+
+PX_DEC_FN(app)
+{
+    pmix_app_t *a = e;
+    int32_t mp;
+    pmix_status_t rc = r_str(r, &a->cmd);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_argv(r, &a->argv);
+    if (rc == PMIX_SUCCESS)
+        rc = r_argv(r, &a->env);
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &a->cwd);
+    if (rc == PMIX_SUCCESS && (rc = r_i32(r, &mp)) == PMIX_SUCCESS)
+        a->maxprocs = mp;
+    if (rc == PMIX_SUCCESS)
+        rc = r_array(r, (void **)&a->info, &a->ninfo, PMIX_INFO, depth);
+    return rc;
+}
+
+PX_DEC_FN(query)
+{
+    pmix_query_t *q = e;
+    pmix_status_t rc = r_argv(r, &q->keys);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_array(r, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth);
+    return rc;
+}
+
+PX_DEC_FN(bo)
+{
+    pmix_byte_object_t *bo = e;
+
+    return r_blob(r, &bo->bytes, &bo->size);
+}
+
+PX_DEC_FN(regex)
+{
+    /* a string element: the blob must be one string with its NUL (empty: NULL) */
+    char *s = NULL;
+    size_t n = 0;
+    pmix_status_t rc = r_blob(r, &s, &n);
+
+    if (rc == PMIX_SUCCESS && n != 0 && strlen(s) + 1 != n) {
+        free(s);
+        return BAD;
+    }
+    *(char **)e = s;
+    return rc;
+}
+
+PX_DEC_FN(darray)
+{
+    pmix_data_array_t *d = e;
+    uint16_t et;
+    pmix_status_t rc = r_u16(r, &et);
+
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    d->type = et;
+    if (r->left >= 4 && px_bfrops_get_be(r->p, 4) != 0 &&
+        (!px_type_known(et) || px_bfrops_tinfo(et).kind == PX_BFROPS_K_UNKNOWN))
+        return BAD;
+    return r_array(r, &d->array, &d->size, et, depth);
+}
+
+PX_DEC_FN(coord)
+{
+    pmix_coord_t *c = e;
     uint32_t dims;
     pmix_status_t rc = r_u8(r, &c->view);
 
@@ -335,348 +474,284 @@ static pmix_status_t dec_coord(px_bfrops_reader_t *r, pmix_coord_t *c)
     return rc;
 }
 
-static pmix_status_t dec_flat(px_bfrops_reader_t *r, void *e, pmix_data_type_t t)
+PX_DEC_FN(regattr)
 {
-    pmix_status_t rc;
+    pmix_regattr_t *ra = e;
+    uint16_t rt;
+    pmix_status_t rc = r_str(r, &ra->name);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_strn(r, ra->string, PMIX_MAX_KEYLEN);
+    if (rc == PMIX_SUCCESS && (rc = r_u16(r, &rt)) == PMIX_SUCCESS)
+        ra->type = rt;
+    if (rc == PMIX_SUCCESS)
+        rc = r_argv(r, &ra->description);
+    return rc;
+}
+
+PX_DEC_FN(cpuset)
+{
+    pmix_cpuset_t *c = e;
+    pmix_status_t rc = r_str(r, &c->source);
+
+    return rc == PMIX_SUCCESS ? r_none(r) : rc;
+}
+
+PX_DEC_FN(topo)
+{
+    pmix_topology_t *tp = e;
+    pmix_status_t rc = r_str(r, &tp->source);
+
+    return rc == PMIX_SUCCESS ? r_none(r) : rc;
+}
+
+PX_DEC_FN(geometry)
+{
+    pmix_geometry_t *g = e;
+    uint64_t fab;
+    uint32_t u32;
+    pmix_status_t rc = r_uint(r, &fab, 8);
+
+    if (rc == PMIX_SUCCESS && fab > SIZE_MAX)
+        rc = BAD;
+    if (rc == PMIX_SUCCESS) {
+        g->fabric = (size_t)fab;
+        rc = r_str(r, &g->uuid);
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &g->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = r_count(r, &u32, PMIX_COORD);
+    if (rc != PMIX_SUCCESS || u32 == 0)
+        return rc;
+    g->coordinates = calloc(u32, sizeof(pmix_coord_t));
+    if (!g->coordinates)
+        return PMIX_ERR_NOMEM;
+    g->ncoords = u32;
+    for (uint32_t i = 0; i < u32 && rc == PMIX_SUCCESS; i++)
+        rc = px_bfrops_dec_coord(r, &g->coordinates[i], o, depth);
+    return rc;
+}
+
+PX_DEC_FN(ndstats)
+{
+    pmix_node_stats_t *n = e;
+    float *f[] = {&n->la,         &n->la5,       &n->la15,   &n->total_mem,
+                  &n->free_mem,   &n->buffers,   &n->cached, &n->swap_cached,
+                  &n->swap_total, &n->swap_free, &n->mapped};
+    pmix_status_t rc = r_str(r, &n->node);
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = r_float(r, f[i]);
+    if (rc == PMIX_SUCCESS)
+        rc = r_tv(r, &n->sample_time);
+    if (rc == PMIX_SUCCESS)
+        rc = r_array(r, (void **)&n->diskstats, &n->ndiskstats, PMIX_DISK_STATS, depth);
+    if (rc == PMIX_SUCCESS)
+        rc = r_array(r, (void **)&n->netstats, &n->nnetstats, PMIX_NET_STATS, depth);
+    return rc;
+}
+
+PX_DEC_FN(dbuf)
+{
+    pmix_data_buffer_t *d = e;
+    char *bytes = NULL;
+    size_t n = 0;
+    pmix_status_t rc = r_blob(r, &bytes, &n);
+
+    if (rc == PMIX_SUCCESS)
+        px_bfrops_buf_adopt(d, bytes, n);
+    return rc;
+}
+
+/* Structs made only of strings and fixed-width numbers. */
+
+PX_DEC_FN(pinfo)
+{
+    pmix_proc_info_t *p = e;
+    int32_t i32;
+    pmix_status_t rc = r_proc(r, &p->proc);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &p->hostname);
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &p->executable_name);
+    if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
+        p->pid = (pid_t)i32;
+    if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
+        p->exit_code = i32;
+    if (rc == PMIX_SUCCESS)
+        rc = r_u8(r, &p->state);
+    return rc;
+}
+
+PX_DEC_FN(envar)
+{
+    pmix_envar_t *v = e;
+    uint8_t u8;
+    pmix_status_t rc = r_str(r, &v->envar);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &v->value);
+    if (rc == PMIX_SUCCESS && (rc = r_u8(r, &u8)) == PMIX_SUCCESS)
+        v->separator = (char)u8;
+    return rc;
+}
+
+PX_DEC_FN(devdist)
+{
+    pmix_device_distance_t *d = e;
+    pmix_status_t rc = r_str(r, &d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = r_uint(r, &d->type, 8);
+    if (rc == PMIX_SUCCESS)
+        rc = r_u16(r, &d->mindist);
+    if (rc == PMIX_SUCCESS)
+        rc = r_u16(r, &d->maxdist);
+    return rc;
+}
+
+PX_DEC_FN(endpoint)
+{
+    pmix_endpoint_t *d = e;
+    pmix_status_t rc = r_str(r, &d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = r_blob(r, &d->endpt.bytes, &d->endpt.size);
+    return rc;
+}
+
+PX_DEC_FN(device)
+{
+    pmix_device_t *d = e;
+    pmix_status_t rc = r_str(r, &d->uuid);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &d->osname);
+    if (rc == PMIX_SUCCESS)
+        rc = r_uint(r, &d->type, 8);
+    return rc;
+}
+
+PX_DEC_FN(resunit)
+{
+    pmix_resource_unit_t *u = e;
+    uint64_t u64;
+    pmix_status_t rc = r_uint(r, &u->type, 8);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_uint(r, &u64, 8);
+    if (rc == PMIX_SUCCESS && u64 > SIZE_MAX)
+        rc = BAD;
+    if (rc == PMIX_SUCCESS)
+        u->count = (size_t)u64;
+    return rc;
+}
+
+PX_DEC_FN(nodepid)
+{
+    pmix_node_pid_t *n = e;
+    int32_t i32;
+    pmix_status_t rc = r_str(r, &n->hostname);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_u32(r, &n->nodeid);
+    if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
+        n->pid = (pid_t)i32;
+    return rc;
+}
+
+PX_DEC_FN(regex2)
+{
+    pmix_regex2_t *x = e;
+    char *bytes = NULL;
+    pmix_status_t rc = r_str(r, &x->type);
+
+    if (rc == PMIX_SUCCESS)
+        rc = r_blob(r, &bytes, &x->len);
+    x->bytes = (uint8_t *)bytes;
+    return rc;
+}
+
+PX_DEC_FN(pstats)
+{
+    pmix_proc_stats_t *s = e;
+    uint16_t u16;
     uint8_t u8;
     int32_t i32;
-    uint64_t u64;
+    pmix_status_t rc = r_str(r, &s->node);
 
-    switch (t) {
-    case PMIX_PROC_INFO: {
-        pmix_proc_info_t *p = e;
-        rc = r_proc(r, &p->proc);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &p->hostname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &p->executable_name);
-        if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
-            p->pid = (pid_t)i32;
-        if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
-            p->exit_code = i32;
-        if (rc == PMIX_SUCCESS)
-            rc = r_u8(r, &p->state);
-        return rc;
-    }
-    case PMIX_ENVAR: {
-        pmix_envar_t *v = e;
-        rc = r_str(r, &v->envar);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &v->value);
-        if (rc == PMIX_SUCCESS && (rc = r_u8(r, &u8)) == PMIX_SUCCESS)
-            v->separator = (char)u8;
-        return rc;
-    }
-    case PMIX_DEVICE_DIST: {
-        pmix_device_distance_t *d = e;
-        rc = r_str(r, &d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_uint(r, &d->type, 8);
-        if (rc == PMIX_SUCCESS)
-            rc = r_u16(r, &d->mindist);
-        if (rc == PMIX_SUCCESS)
-            rc = r_u16(r, &d->maxdist);
-        return rc;
-    }
-    case PMIX_ENDPOINT: {
-        pmix_endpoint_t *d = e;
-        rc = r_str(r, &d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_blob(r, &d->endpt.bytes, &d->endpt.size);
-        return rc;
-    }
-    case PMIX_DEVICE: {
-        pmix_device_t *d = e;
-        rc = r_str(r, &d->uuid);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &d->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_uint(r, &d->type, 8);
-        return rc;
-    }
-    case PMIX_RESOURCE_UNIT: {
-        pmix_resource_unit_t *u = e;
-        rc = r_uint(r, &u->type, 8);
-        if (rc == PMIX_SUCCESS)
-            rc = r_uint(r, &u64, 8);
-        if (rc == PMIX_SUCCESS && u64 > SIZE_MAX)
-            rc = BAD;
-        if (rc == PMIX_SUCCESS)
-            u->count = (size_t)u64;
-        return rc;
-    }
-    case PMIX_NODE_PID: {
-        pmix_node_pid_t *n = e;
-        rc = r_str(r, &n->hostname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_u32(r, &n->nodeid);
-        if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
-            n->pid = (pid_t)i32;
-        return rc;
-    }
-    case PMIX_REGEX2: {
-        pmix_regex2_t *x = e;
-        char *bytes = NULL;
-        rc = r_str(r, &x->type);
-        if (rc == PMIX_SUCCESS)
-            rc = r_blob(r, &bytes, &x->len);
-        x->bytes = (uint8_t *)bytes;
-        return rc;
-    }
-    case PMIX_PROC_STATS: {
-        pmix_proc_stats_t *s = e;
-        uint16_t u16;
-        rc = r_str(r, &s->node);
-        if (rc == PMIX_SUCCESS)
-            rc = r_proc(r, &s->proc);
-        if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
-            s->pid = (pid_t)i32;
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &s->cmd);
-        if (rc == PMIX_SUCCESS && (rc = r_u8(r, &u8)) == PMIX_SUCCESS)
-            s->state = (char)u8;
-        if (rc == PMIX_SUCCESS)
-            rc = r_tv(r, &s->time);
-        if (rc == PMIX_SUCCESS)
-            rc = r_float(r, &s->percent_cpu);
-        if (rc == PMIX_SUCCESS)
-            rc = r_i32(r, &s->priority);
-        if (rc == PMIX_SUCCESS)
-            rc = r_u16(r, &s->num_threads);
-        if (rc == PMIX_SUCCESS)
-            rc = r_float(r, &s->pss);
-        if (rc == PMIX_SUCCESS)
-            rc = r_float(r, &s->vsize);
-        if (rc == PMIX_SUCCESS)
-            rc = r_float(r, &s->rss);
-        if (rc == PMIX_SUCCESS)
-            rc = r_float(r, &s->peak_vsize);
-        if (rc == PMIX_SUCCESS && (rc = r_u16(r, &u16)) == PMIX_SUCCESS)
-            s->processor = u16;
-        if (rc == PMIX_SUCCESS)
-            rc = r_tv(r, &s->sample_time);
-        return rc;
-    }
-    case PMIX_DISK_STATS: {
-        pmix_disk_stats_t *d = e;
-        uint64_t *f[] = {
-            &d->num_reads_completed,  &d->num_reads_merged,        &d->num_sectors_read,
-            &d->milliseconds_reading, &d->num_writes_completed,    &d->num_writes_merged,
-            &d->num_sectors_written,  &d->milliseconds_writing,    &d->num_ios_in_progress,
-            &d->milliseconds_io,      &d->weighted_milliseconds_io};
-        rc = r_str(r, &d->disk);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = r_uint(r, f[i], 8);
-        return rc;
-    }
-    case PMIX_NET_STATS: {
-        pmix_net_stats_t *d = e;
-        uint64_t *f[] = {&d->num_bytes_recvd, &d->num_packets_recvd, &d->num_recv_errs,
-                         &d->num_bytes_sent,  &d->num_packets_sent,  &d->num_send_errs};
-        rc = r_str(r, &d->net_interface);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = r_uint(r, f[i], 8);
-        return rc;
-    }
-    default:
-        return BAD;
-    }
+    if (rc == PMIX_SUCCESS)
+        rc = r_proc(r, &s->proc);
+    if (rc == PMIX_SUCCESS && (rc = r_i32(r, &i32)) == PMIX_SUCCESS)
+        s->pid = (pid_t)i32;
+    if (rc == PMIX_SUCCESS)
+        rc = r_str(r, &s->cmd);
+    if (rc == PMIX_SUCCESS && (rc = r_u8(r, &u8)) == PMIX_SUCCESS)
+        s->state = (char)u8;
+    if (rc == PMIX_SUCCESS)
+        rc = r_tv(r, &s->time);
+    if (rc == PMIX_SUCCESS)
+        rc = r_float(r, &s->percent_cpu);
+    if (rc == PMIX_SUCCESS)
+        rc = r_i32(r, &s->priority);
+    if (rc == PMIX_SUCCESS)
+        rc = r_u16(r, &s->num_threads);
+    if (rc == PMIX_SUCCESS)
+        rc = r_float(r, &s->pss);
+    if (rc == PMIX_SUCCESS)
+        rc = r_float(r, &s->vsize);
+    if (rc == PMIX_SUCCESS)
+        rc = r_float(r, &s->rss);
+    if (rc == PMIX_SUCCESS)
+        rc = r_float(r, &s->peak_vsize);
+    if (rc == PMIX_SUCCESS && (rc = r_u16(r, &u16)) == PMIX_SUCCESS)
+        s->processor = u16;
+    if (rc == PMIX_SUCCESS)
+        rc = r_tv(r, &s->sample_time);
+    return rc;
 }
 
-static pmix_status_t dec_struct(px_bfrops_reader_t *r, void *e, pmix_data_type_t t, int depth)
+PX_DEC_FN(dkstats)
 {
-    pmix_status_t rc;
-    uint32_t u32;
+    pmix_disk_stats_t *d = e;
+    uint64_t *f[] = {&d->num_reads_completed,  &d->num_reads_merged,        &d->num_sectors_read,
+                     &d->milliseconds_reading, &d->num_writes_completed,    &d->num_writes_merged,
+                     &d->num_sectors_written,  &d->milliseconds_writing,    &d->num_ios_in_progress,
+                     &d->milliseconds_io,      &d->weighted_milliseconds_io};
+    pmix_status_t rc = r_str(r, &d->disk);
 
-    switch (t) {
-    case PMIX_STRING:
-        return r_str(r, (char **)e);
-    case PMIX_PROC_NSPACE:
-        return r_strn(r, e, PMIX_MAX_NSLEN);
-    case PMIX_TIMEVAL:
-        return r_tv(r, e);
-    case PMIX_PROC:
-        return r_proc(r, e);
-    case PMIX_VALUE:
-        return dec_value(r, e, depth);
-    case PMIX_INFO:
-    case PMIX_KVAL:
-        return dec_info(r, e, depth);
-    case PMIX_PDATA: {
-        pmix_pdata_t *p = e;
-        rc = r_proc(r, &p->proc);
-        if (rc == PMIX_SUCCESS)
-            rc = r_strn(r, p->key, PMIX_MAX_KEYLEN);
-        if (rc == PMIX_SUCCESS)
-            rc = dec_value(r, &p->value, depth);
-        return rc;
-    }
-    case PMIX_APP: {
-        pmix_app_t *a = e;
-        int32_t mp;
-        rc = r_str(r, &a->cmd);
-        if (rc == PMIX_SUCCESS)
-            rc = r_argv(r, &a->argv);
-        if (rc == PMIX_SUCCESS)
-            rc = r_argv(r, &a->env);
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &a->cwd);
-        if (rc == PMIX_SUCCESS && (rc = r_i32(r, &mp)) == PMIX_SUCCESS)
-            a->maxprocs = mp;
-        if (rc == PMIX_SUCCESS)
-            rc = r_array(r, (void **)&a->info, &a->ninfo, PMIX_INFO, depth);
-        return rc;
-    }
-    case PMIX_QUERY: {
-        pmix_query_t *q = e;
-        rc = r_argv(r, &q->keys);
-        if (rc == PMIX_SUCCESS)
-            rc = r_array(r, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth);
-        return rc;
-    }
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT: {
-        pmix_byte_object_t *bo = e;
-        return r_blob(r, &bo->bytes, &bo->size);
-    }
-    case PMIX_REGEX: {
-        /* a string element: the blob must be one string with its NUL (empty: NULL) */
-        char *s = NULL;
-        size_t n = 0;
-        rc = r_blob(r, &s, &n);
-        if (rc == PMIX_SUCCESS && n != 0 && strlen(s) + 1 != n) {
-            free(s);
-            return BAD;
-        }
-        *(char **)e = s;
-        return rc;
-    }
-    case PMIX_DATA_ARRAY: {
-        pmix_data_array_t *d = e;
-        uint16_t et;
-        rc = r_u16(r, &et);
-        if (rc != PMIX_SUCCESS)
-            return rc;
-        d->type = et;
-        if (r->left >= 4 && px_bfrops_get_be(r->p, 4) != 0 &&
-            (!px_type_known(et) || px_bfrops_tinfo(et).kind == PX_BFROPS_K_UNKNOWN))
-            return BAD;
-        return r_array(r, &d->array, &d->size, et, depth);
-    }
-    case PMIX_COORD:
-        return dec_coord(r, e);
-    case PMIX_REGATTR: {
-        pmix_regattr_t *ra = e;
-        uint16_t rt;
-        rc = r_str(r, &ra->name);
-        if (rc == PMIX_SUCCESS)
-            rc = r_strn(r, ra->string, PMIX_MAX_KEYLEN);
-        if (rc == PMIX_SUCCESS && (rc = r_u16(r, &rt)) == PMIX_SUCCESS)
-            ra->type = rt;
-        if (rc == PMIX_SUCCESS)
-            rc = r_argv(r, &ra->description);
-        return rc;
-    }
-    case PMIX_PROC_CPUSET: {
-        pmix_cpuset_t *c = e;
-        rc = r_str(r, &c->source);
-        return rc == PMIX_SUCCESS ? r_none(r) : rc;
-    }
-    case PMIX_TOPO: {
-        pmix_topology_t *tp = e;
-        rc = r_str(r, &tp->source);
-        return rc == PMIX_SUCCESS ? r_none(r) : rc;
-    }
-    case PMIX_GEOMETRY: {
-        pmix_geometry_t *g = e;
-        uint64_t fab;
-        rc = r_uint(r, &fab, 8);
-        if (rc == PMIX_SUCCESS && fab > SIZE_MAX)
-            rc = BAD;
-        if (rc == PMIX_SUCCESS) {
-            g->fabric = (size_t)fab;
-            rc = r_str(r, &g->uuid);
-        }
-        if (rc == PMIX_SUCCESS)
-            rc = r_str(r, &g->osname);
-        if (rc == PMIX_SUCCESS)
-            rc = r_count(r, &u32, PMIX_COORD);
-        if (rc != PMIX_SUCCESS || u32 == 0)
-            return rc;
-        g->coordinates = calloc(u32, sizeof(pmix_coord_t));
-        if (!g->coordinates)
-            return PMIX_ERR_NOMEM;
-        g->ncoords = u32;
-        for (uint32_t i = 0; i < u32 && rc == PMIX_SUCCESS; i++)
-            rc = dec_coord(r, &g->coordinates[i]);
-        return rc;
-    }
-    case PMIX_NODE_STATS: {
-        pmix_node_stats_t *n = e;
-        float *f[] = {&n->la,         &n->la5,       &n->la15,   &n->total_mem,
-                      &n->free_mem,   &n->buffers,   &n->cached, &n->swap_cached,
-                      &n->swap_total, &n->swap_free, &n->mapped};
-        rc = r_str(r, &n->node);
-        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
-            rc = r_float(r, f[i]);
-        if (rc == PMIX_SUCCESS)
-            rc = r_tv(r, &n->sample_time);
-        if (rc == PMIX_SUCCESS)
-            rc = r_array(r, (void **)&n->diskstats, &n->ndiskstats, PMIX_DISK_STATS, depth);
-        if (rc == PMIX_SUCCESS)
-            rc = r_array(r, (void **)&n->netstats, &n->nnetstats, PMIX_NET_STATS, depth);
-        return rc;
-    }
-    case PMIX_DATA_BUFFER:
-    case PMIX_BUFFER: {
-        pmix_data_buffer_t *d = e;
-        char *bytes = NULL;
-        size_t n = 0;
-        rc = r_blob(r, &bytes, &n);
-        if (rc == PMIX_SUCCESS)
-            px_bfrops_buf_adopt(d, bytes, n);
-        return rc;
-    }
-    default:
-        return dec_flat(r, e, t);
-    }
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = r_uint(r, f[i], 8);
+    return rc;
 }
+
+PX_DEC_FN(netstats)
+{
+    pmix_net_stats_t *d = e;
+    uint64_t *f[] = {&d->num_bytes_recvd, &d->num_packets_recvd, &d->num_recv_errs,
+                     &d->num_bytes_sent,  &d->num_packets_sent,  &d->num_send_errs};
+    pmix_status_t rc = r_str(r, &d->net_interface);
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == PMIX_SUCCESS; i++)
+        rc = r_uint(r, f[i], 8);
+    return rc;
+}
+
+#undef PX_DEC_FN
 
 pmix_status_t px_bfrops_dec_elem(px_bfrops_reader_t *r, void *e, pmix_data_type_t t, int depth)
 {
-    px_bfrops_tinfo_t ti = px_bfrops_tinfo(t);
-    uint64_t u = 0;
-    pmix_status_t rc;
+    const struct px_type_ops *o = px_type_ops(t);
 
-    if (depth > PX_BFROPS_MAX_DEPTH)
+    if (depth > PX_BFROPS_MAX_DEPTH || !o)
         return BAD;
-    switch (ti.kind) {
-    case PX_BFROPS_K_INT:
-        return r_int(r, e, px_type_size(t), ti);
-    case PX_BFROPS_K_BOOL:
-        rc = r_uint(r, &u, 1);
-        if (rc == PMIX_SUCCESS && u > 1)
-            rc = BAD;
-        if (rc == PMIX_SUCCESS)
-            *(bool *)e = (u == 1);
-        return rc;
-    case PX_BFROPS_K_FLOAT:
-        return r_float(r, e);
-    case PX_BFROPS_K_DOUBLE:
-        rc = r_uint(r, &u, 8);
-        if (rc == PMIX_SUCCESS)
-            memcpy(e, &u, 8);
-        return rc;
-    case PX_BFROPS_K_COMPLEX:
-        return dec_struct(r, e, t, depth);
-    default:
-        return BAD;
-    }
+    return o->unpack(r, e, o, depth);
 }
 
 /* Destruct and zero elements [0, n) of an array of type t. */

@@ -102,32 +102,16 @@ pmix_status_t px_kvset_put_num(px_kvset_t *s, const char *key, uint64_t v, bool 
     }
     const struct px_abi_attr *a = px_names_attr_by_key(key);
     pmix_data_type_t t = a ? a->type : PMIX_UINT64;
-    pmix_value_t val;
+    pmix_value_t num, val;
+    PMIx_Value_construct(&num);
     PMIx_Value_construct(&val);
+    num.type = PMIX_UINT64;
+    num.data.uint64 = v;
     val.type = t;
-    switch (t) {
-    case PMIX_UINT8:
-        val.data.uint8 = (uint8_t)v;
-        break;
-    case PMIX_UINT16:
-        val.data.uint16 = (uint16_t)v;
-        break;
-    case PMIX_UINT32:
-        val.data.uint32 = (uint32_t)v;
-        break;
-    case PMIX_PROC_RANK:
-        val.data.rank = (pmix_rank_t)v;
-        break;
-    case PMIX_SIZE:
-        val.data.size = (size_t)v;
-        break;
-    case PMIX_INT32:
-        val.data.int32 = (int32_t)v;
-        break;
-    default:
-        val.type = PMIX_UINT64;
-        val.data.uint64 = v;
-        break;
+    /* the registry's number conversion into the key's type; a key whose type is not a
+     * number (or a number that does not fit it) keeps the plain UINT64 */
+    if (PMIx_Value_get_number(&num, &val.data, t) != PMIX_SUCCESS) {
+        val = num;
     }
     return px_kvset_put(s, key, &val);
 }

@@ -3,6 +3,8 @@
 #ifndef PX_TYPES_INT_H
 #define PX_TYPES_INT_H
 
+#include <stdint.h>
+
 #include "types/px_types.h"
 
 /* Where a pmix_value_t of type t keeps its data. */
@@ -34,5 +36,9 @@ void px_type_destruct_n(void *array, size_t n, pmix_data_type_t t);
 void *px_type_alloc_n(size_t n, pmix_data_type_t t);
 /* Deep copy of n elements into a new array (n 0 or src NULL gives NULL, success). */
 pmix_status_t px_type_dup_n(void **dest, const void *src, size_t n, pmix_data_type_t t);
+
+/* An integer of sz (1, 2, 4 or 8) bytes at p, widened. */
+int64_t px_types_read_sint(const void *p, size_t sz);
+uint64_t px_types_read_uint(const void *p, size_t sz);
 
 #endif /* PX_TYPES_INT_H */

@@ -10,6 +10,7 @@
 
 #include <pmix.h>
 
+#include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 
 /* ---- internals (px_types_int.h) ---- */
@@ -164,6 +165,7 @@ void PMIx_Value_free(pmix_value_t *v, size_t n)
  */
 pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_type_t type)
 {
+    const struct px_type_ops *o;
     pmix_status_t rc = PMIX_SUCCESS;
 
     if (NULL == val) {
@@ -176,38 +178,19 @@ pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_typ
     if (PMIX_UNDEF == type) {
         return PMIX_SUCCESS;
     }
-    switch (px_value_storage(type)) {
-    case PX_VS_INLINE:
-        if (NULL == data) {
-            val->data.flag = (PMIX_BOOL == type);
-        } else if (PMIX_STRING == type || PMIX_POINTER == type) {
-            rc = px_type_copy(&val->data, &data, type);
-        } else if (PMIX_REGEX == type) {
-            pmix_byte_object_t bo = {.bytes = (char *)data, .size = strlen(data) + 1};
-            rc = px_type_copy(&val->data, &bo, PMIX_BYTE_OBJECT);
-        } else {
-            rc = px_type_copy(&val->data, data, type);
-        }
-        break;
-    case PX_VS_BOXED:
-        if (NULL == data) {
-            break;
-        }
-        if (PMIX_PROC_NSPACE == type) {
-            pmix_nspace_t *ns = malloc(sizeof(pmix_nspace_t));
-            if (NULL == ns) {
-                rc = PMIX_ERR_NOMEM;
-                break;
-            }
-            PMIx_Load_nspace(*ns, data);
-            val->data.nspace = ns;
-        } else {
-            rc = px_box(&val->data.ptr, data, type);
-        }
-        break;
-    default:
-        rc = px_type_known(type) ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_UNKNOWN_DATA_TYPE;
-        break;
+    o = px_type_ops(type);
+    if (NULL == o) {
+        rc = PMIX_ERR_UNKNOWN_DATA_TYPE;
+    } else if (PX_VS_NONE == o->vs) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    } else if (NULL == data) {
+        val->data.flag = (PMIX_BOOL == type); /* NULL loads true for a flag, else empty */
+    } else if (NULL != o->vload) {
+        rc = o->vload(val, data);
+    } else if (PX_VS_INLINE == o->vs) {
+        rc = px_type_copy(&val->data, data, type);
+    } else {
+        rc = px_box(&val->data.ptr, data, type);
     }
     if (PMIX_SUCCESS != rc) {
         PMIx_Value_construct(val);
@@ -233,53 +216,22 @@ pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data, pmix_data_typ
  */
 pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size_t *sz)
 {
+    const struct px_type_ops *o;
     size_t esz;
     pmix_status_t rc;
 
     if (NULL == val || NULL == data || NULL == sz) {
         return PMIX_ERR_BAD_PARAM;
     }
-    esz = px_type_size(val->type);
-    switch (val->type) {
-    case PMIX_UNDEF:
+    o = px_type_ops(val->type);
+    if (NULL == o || PX_VS_NONE == o->vs) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
-    case PMIX_STRING:
-        *data = NULL;
-        *sz = 0;
-        if (NULL != val->data.string) {
-            if (NULL == (*data = strdup(val->data.string))) {
-                return PMIX_ERR_NOMEM;
-            }
-            *sz = strlen(val->data.string) + 1;
-        }
-        return PMIX_SUCCESS;
-    case PMIX_BYTE_OBJECT:
-    case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-    case PMIX_REGEX:
-        *data = NULL;
-        *sz = 0;
-        if (NULL != val->data.bo.bytes && 0 < val->data.bo.size) {
-            if (NULL == (*data = malloc(val->data.bo.size))) {
-                return PMIX_ERR_NOMEM;
-            }
-            memcpy(*data, val->data.bo.bytes, val->data.bo.size);
-            *sz = val->data.bo.size;
-        }
-        return PMIX_SUCCESS;
-    case PMIX_POINTER:
-        *data = val->data.ptr;
-        *sz = sizeof(void *);
-        return PMIX_SUCCESS;
-    case PMIX_ENVAR:
-        rc = px_box(data, &val->data.envar, PMIX_ENVAR);
-        *sz = PMIX_SUCCESS == rc ? esz : 0;
-        return rc;
-    default:
-        break;
     }
-    switch (px_value_storage(val->type)) {
-    case PX_VS_INLINE:
+    if (NULL != o->vunload) {
+        return o->vunload(val, data, sz);
+    }
+    esz = o->size;
+    if (PX_VS_INLINE == o->vs) {
         if (NULL == *data) {
             if (NULL == (*data = malloc(esz))) {
                 *sz = 0;
@@ -289,13 +241,87 @@ pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size_t *sz)
         memcpy(*data, &val->data, esz);
         *sz = esz;
         return PMIX_SUCCESS;
-    case PX_VS_BOXED:
-        rc = px_box(data, val->data.ptr, val->type);
-        *sz = PMIX_SUCCESS == rc && NULL != *data ? esz : 0;
-        return rc;
-    default:
-        return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
+    rc = px_box(data, val->data.ptr, val->type);
+    *sz = PMIX_SUCCESS == rc && NULL != *data ? esz : 0;
+    return rc;
+}
+
+/* The value load/unload operations of the types whose `data` is not "a pointer to one
+ * element" (rows in px_type_table.c; conventions above PMIx_Value_load/unload). */
+
+pmix_status_t px_value_load_string(pmix_value_t *v, const void *data)
+{
+    /* data is the string itself */
+    return px_types_strdup(&v->data.string, data) ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+}
+
+pmix_status_t px_value_load_pointer(pmix_value_t *v, const void *data)
+{
+    /* data is the pointer to keep (borrowed) */
+    v->data.ptr = (void *)data;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_load_regex(pmix_value_t *v, const void *data)
+{
+    pmix_byte_object_t bo = {.bytes = (char *)data, .size = strlen(data) + 1};
+
+    return px_type_copy(&v->data, &bo, PMIX_BYTE_OBJECT);
+}
+
+pmix_status_t px_value_load_nspace(pmix_value_t *v, const void *data)
+{
+    pmix_nspace_t *ns = malloc(sizeof(pmix_nspace_t));
+
+    if (NULL == ns) {
+        return PMIX_ERR_NOMEM;
+    }
+    PMIx_Load_nspace(*ns, data);
+    v->data.nspace = ns;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_unload_string(const pmix_value_t *v, void **data, size_t *sz)
+{
+    *data = NULL;
+    *sz = 0;
+    if (NULL != v->data.string) {
+        if (NULL == (*data = strdup(v->data.string))) {
+            return PMIX_ERR_NOMEM;
+        }
+        *sz = strlen(v->data.string) + 1;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_unload_bo(const pmix_value_t *v, void **data, size_t *sz)
+{
+    *data = NULL;
+    *sz = 0;
+    if (NULL != v->data.bo.bytes && 0 < v->data.bo.size) {
+        if (NULL == (*data = malloc(v->data.bo.size))) {
+            return PMIX_ERR_NOMEM;
+        }
+        memcpy(*data, v->data.bo.bytes, v->data.bo.size);
+        *sz = v->data.bo.size;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_unload_pointer(const pmix_value_t *v, void **data, size_t *sz)
+{
+    *data = v->data.ptr;
+    *sz = sizeof(void *);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t px_value_unload_envar(const pmix_value_t *v, void **data, size_t *sz)
+{
+    pmix_status_t rc = px_box(data, &v->data.envar, PMIX_ENVAR);
+
+    *sz = PMIX_SUCCESS == rc ? sizeof(pmix_envar_t) : 0;
+    return rc;
 }
 
 pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src)
@@ -327,63 +353,38 @@ struct px_num {
     double f;
 };
 
+/* The number a numeric value holds (its type's number representation, px_type_ops.h). */
 static void px_num_read(const pmix_value_t *v, struct px_num *n)
 {
-    n->kind = PX_NUM_S;
-    switch (v->type) {
-    case PMIX_PID:
-        n->s = v->data.pid;
-        break;
-    case PMIX_INT:
-        n->s = v->data.integer;
-        break;
-    case PMIX_INT8:
-        n->s = v->data.int8;
-        break;
-    case PMIX_INT16:
-        n->s = v->data.int16;
-        break;
-    case PMIX_INT32:
-        n->s = v->data.int32;
-        break;
-    case PMIX_INT64:
-        n->s = v->data.int64;
-        break;
-    case PMIX_FLOAT:
+    const struct px_type_ops *o = px_type_ops(v->type);
+
+    if (PX_NUM_SINT == o->num) {
+        n->kind = PX_NUM_S;
+        n->s = px_types_read_sint(&v->data, o->size);
+    } else if (PX_NUM_UINT == o->num) {
+        n->kind = PX_NUM_U;
+        n->u = px_types_read_uint(&v->data, o->size);
+    } else {
         n->kind = PX_NUM_F;
-        n->f = v->data.fval;
+        n->f = sizeof(float) == o->size ? (double)v->data.fval : v->data.dval;
+    }
+}
+
+/* Store the low `sz` bytes' worth of v into an integer of sz bytes. */
+static void px_num_write(void *dest, size_t sz, uint64_t v)
+{
+    switch (sz) { /* C sizes, not data types */
+    case 1:
+        *(uint8_t *)dest = (uint8_t)v;
         break;
-    case PMIX_DOUBLE:
-        n->kind = PX_NUM_F;
-        n->f = v->data.dval;
+    case 2:
+        *(uint16_t *)dest = (uint16_t)v;
         break;
-    case PMIX_SIZE:
-        n->kind = PX_NUM_U;
-        n->u = v->data.size;
+    case 4:
+        *(uint32_t *)dest = (uint32_t)v;
         break;
-    case PMIX_UINT:
-        n->kind = PX_NUM_U;
-        n->u = v->data.uint;
-        break;
-    case PMIX_UINT8:
-        n->kind = PX_NUM_U;
-        n->u = v->data.uint8;
-        break;
-    case PMIX_UINT16:
-        n->kind = PX_NUM_U;
-        n->u = v->data.uint16;
-        break;
-    case PMIX_UINT32:
-        n->kind = PX_NUM_U;
-        n->u = v->data.uint32;
-        break;
-    case PMIX_PROC_RANK:
-        n->kind = PX_NUM_U;
-        n->u = v->data.rank;
-        break;
-    default: /* PMIX_UINT64 */
-        n->kind = PX_NUM_U;
-        n->u = v->data.uint64;
+    default:
+        *(uint64_t *)dest = v;
         break;
     }
 }
@@ -493,6 +494,8 @@ static pmix_status_t px_num_to_flt(const struct px_num *n, bool is_float, double
  */
 pmix_status_t PMIx_Value_get_number(const pmix_value_t *value, void *dest, pmix_data_type_t type)
 {
+    const struct px_type_ops *o;
+    int bits;
     struct px_num n;
     int64_t s = 0;
     uint64_t u = 0;
@@ -508,78 +511,29 @@ pmix_status_t PMIx_Value_get_number(const pmix_value_t *value, void *dest, pmix_
         return PMIX_SUCCESS;
     }
     px_num_read(value, &n);
-    switch (type) {
-    case PMIX_INT8:
-        rc = px_num_to_int(&n, true, INT8_MIN, INT8_MAX, 0, &s, &u);
+    o = px_type_ops(type);
+    bits = 8 * (int)o->size;
+    if (PX_NUM_SINT == o->num) {
+        int64_t hi = 64 == bits ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+        rc = px_num_to_int(&n, true, -hi - 1, hi, 0, &s, &u);
         if (PMIX_SUCCESS == rc) {
-            *(int8_t *)dest = (int8_t)s;
+            px_num_write(dest, o->size, (uint64_t)s);
         }
-        return rc;
-    case PMIX_INT16:
-        rc = px_num_to_int(&n, true, INT16_MIN, INT16_MAX, 0, &s, &u);
+    } else if (PX_NUM_UINT == o->num) {
+        uint64_t uhi = 64 == bits ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+        rc = px_num_to_int(&n, false, 0, 0, uhi, &s, &u);
         if (PMIX_SUCCESS == rc) {
-            *(int16_t *)dest = (int16_t)s;
+            px_num_write(dest, o->size, u);
         }
-        return rc;
-    case PMIX_INT:
-    case PMIX_INT32:
-    case PMIX_PID:
-        rc = px_num_to_int(&n, true, INT32_MIN, INT32_MAX, 0, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(int32_t *)dest = (int32_t)s;
-        }
-        return rc;
-    case PMIX_INT64:
-        rc = px_num_to_int(&n, true, INT64_MIN, INT64_MAX, 0, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(int64_t *)dest = s;
-        }
-        return rc;
-    case PMIX_UINT8:
-        rc = px_num_to_int(&n, false, 0, 0, UINT8_MAX, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(uint8_t *)dest = (uint8_t)u;
-        }
-        return rc;
-    case PMIX_UINT16:
-        rc = px_num_to_int(&n, false, 0, 0, UINT16_MAX, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(uint16_t *)dest = (uint16_t)u;
-        }
-        return rc;
-    case PMIX_UINT:
-    case PMIX_UINT32:
-    case PMIX_PROC_RANK:
-        rc = px_num_to_int(&n, false, 0, 0, UINT32_MAX, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(uint32_t *)dest = (uint32_t)u;
-        }
-        return rc;
-    case PMIX_SIZE:
-        rc = px_num_to_int(&n, false, 0, 0, SIZE_MAX, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(size_t *)dest = (size_t)u;
-        }
-        return rc;
-    case PMIX_UINT64:
-        rc = px_num_to_int(&n, false, 0, 0, UINT64_MAX, &s, &u);
-        if (PMIX_SUCCESS == rc) {
-            *(uint64_t *)dest = u;
-        }
-        return rc;
-    case PMIX_FLOAT:
-        rc = px_num_to_flt(&n, true, &d);
-        if (PMIX_SUCCESS == rc) {
+    } else {
+        rc = px_num_to_flt(&n, sizeof(float) == o->size, &d);
+        if (PMIX_SUCCESS == rc && sizeof(float) == o->size) {
             *(float *)dest = (float)d;
-        }
-        return rc;
-    default: /* PMIX_DOUBLE */
-        rc = px_num_to_flt(&n, false, &d);
-        if (PMIX_SUCCESS == rc) {
+        } else if (PMIX_SUCCESS == rc) {
             *(double *)dest = d;
         }
-        return rc;
     }
+    return rc;
 }
 
 /* ---- booleans ---- */

@@ -8,6 +8,7 @@
 
 #include <pmix.h>
 
+#include "types/px_type_ops.h"
 #include "types/px_types.h"
 
 /* Every data type of 4.2.2 and master this library knows (test_types_*.c use it too). */
@@ -709,4 +710,44 @@ Test(types_registry, helpers)
     cr_expect(px_type_is_number(PMIX_PROC_RANK));
     cr_expect_not(px_type_is_number(PMIX_BOOL));
     cr_expect_not(px_type_is_number(PMIX_STATUS));
+}
+
+/* The registry (types/px_type_table.c): every known type has one complete row - the
+ * operations every area dispatches through are present, the row describes its own
+ * type, and the wire minimum that bounds untrusted counts is never more than what the
+ * encoder really writes for an element (else valid input would be rejected). */
+Test(types_registry, every_known_type_has_a_complete_row)
+{
+    int known = 0;
+
+    for (unsigned t = 0; t < 1000; t++) {
+        const struct px_type_ops *o = px_type_ops((pmix_data_type_t)t);
+        pmix_data_buffer_t buf;
+        char elem[1024];
+
+        cr_assert_eq(o != NULL, px_type_known((pmix_data_type_t)t), "type %u", t);
+        if (o == NULL) {
+            continue;
+        }
+        known++;
+        cr_expect_eq(o->type, t, "row %u names type %u", t, o->type);
+        cr_expect_eq(o->size, px_type_size((pmix_data_type_t)t), "type %u", t);
+        cr_assert_leq(o->size, sizeof(elem), "type %u", t);
+        cr_expect(o->pack != NULL && o->unpack != NULL && o->print != NULL, "type %u", t);
+        cr_expect_geq(o->min_wire, 1, "type %u", t);
+        /* a copy without an operation is a byte copy: only for types owning nothing */
+        cr_expect(o->copy != NULL || (o->release == NULL && o->owned == NULL), "type %u", t);
+        cr_expect(o->num == PX_NUM_NONE || o->wire > 0, "type %u", t);
+        cr_expect(!o->number || o->num != PX_NUM_NONE, "type %u", t);
+
+        px_type_construct(elem, (pmix_data_type_t)t);
+        PMIx_Data_buffer_construct(&buf);
+        cr_assert_eq(PMIx_Data_pack(NULL, &buf, elem, 1, (pmix_data_type_t)t), PMIX_SUCCESS,
+                     "type %u", t);
+        cr_expect_geq(buf.bytes_used - 6, o->min_wire, "type %u: %zu bytes < min_wire %u", t,
+                      buf.bytes_used - 6, o->min_wire);
+        PMIx_Data_buffer_destruct(&buf);
+        px_type_destruct(elem, (pmix_data_type_t)t);
+    }
+    cr_expect_geq(known, 70, "%d known types", known);
 }
