@@ -131,8 +131,6 @@ void px_srv_tool_fini(void);
 
 /* ---- server_reg.c ---- */
 void px_srv_reg_fini(void);
-/* Call cb(status) from the loop, after the caller returned. No cb: returns status. */
-pmix_status_t px_srv_op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status);
 
 /* ---- server_data.c: commit, get, fence, dmodex ---- */
 void px_srv_commit(px_srv_client_t *c, pmix_data_buffer_t *payload);

@@ -946,5 +946,5 @@ pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cb
     if (rc != PMIX_SUCCESS || cbfunc == NULL) {
         return rc;
     }
-    return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    return px_progress_op_later(px_srv->prog, cbfunc, cbdata, PMIX_SUCCESS);
 }
