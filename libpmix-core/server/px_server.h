@@ -109,6 +109,12 @@ pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max,
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
+/* The rule for calling the host's module: no library lock is held across an upcall
+ * (hosts call back into the library from upcalls, from any thread). fn(arg) runs on the
+ * loop later, without px_srv->lock: it makes the upcall and takes the lock itself, only
+ * before or after, for the state it touches. Everything the upcall borrows lives in arg.
+ * Every pmix_server_module_t call goes through here. 0 / -1. */
+int px_srv_upcall(px_progress_fn_t fn, void *arg);
 
 /* Peer callbacks of client connections: tool connections made in server_tool.c are
  * dispatched through them once approved. */

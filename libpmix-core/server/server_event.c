@@ -408,7 +408,10 @@ void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const p
 /* ---- the host ---- */
 
 typedef struct {
-    pmix_info_t *info;
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info; /* owned */
     size_t ninfo;
 } upcall_t;
 
@@ -443,6 +446,17 @@ static bool needs_host(const px_srv_event_t *e)
     return false;
 }
 
+/* Loop, no lock held (px_srv_upcall). */
+static void notify_upcall(void *arg)
+{
+    upcall_t *u = arg;
+    pmix_status_t rc = px_srv->module.notify_event(u->status, &u->source, u->range, u->info,
+                                                   u->ninfo, upcall_done, u);
+    if (rc != PMIX_SUCCESS) {
+        upcall_done(rc, u);
+    }
+}
+
 static void upcall(const px_srv_event_t *e)
 {
     if (px_srv->module.notify_event == NULL) {
@@ -457,10 +471,11 @@ static void upcall(const px_srv_event_t *e)
         return;
     }
     u->ninfo = e->ninfo;
-    pmix_status_t rc = px_srv->module.notify_event(e->status, &e->source, e->range, u->info,
-                                                   u->ninfo, upcall_done, u);
-    if (rc != PMIX_SUCCESS) {
-        upcall_done(rc, u);
+    u->status = e->status;
+    u->source = e->source;
+    u->range = e->range;
+    if (px_srv_upcall(notify_upcall, u) != 0) {
+        upcall_done(PMIX_ERR_OUT_OF_RESOURCE, u);
     }
 }
 
@@ -533,8 +548,10 @@ static host_code_t *host_code(pmix_status_t code, bool add)
 }
 
 typedef struct {
+    bool reg;             /* register_events, else deregister_events */
     pmix_status_t *codes; /* owned */
-    pmix_info_t *info;    /* owned */
+    size_t n;
+    pmix_info_t *info; /* owned */
     size_t ninfo;
 } host_reg_t;
 
@@ -548,6 +565,18 @@ static void host_reg_done(pmix_status_t status, void *cbdata)
     px_bfrops_info_array_free(r->info, r->ninfo);
     free(r->codes);
     free(r);
+}
+
+/* Loop, no lock held (px_srv_upcall). */
+static void host_reg_upcall(void *arg)
+{
+    host_reg_t *r = arg;
+    pmix_status_t rc =
+        r->reg ? px_srv->module.register_events(r->codes, r->n, r->info, r->ninfo, host_reg_done, r)
+               : px_srv->module.deregister_events(r->codes, r->n, host_reg_done, r);
+    if (rc != PMIX_SUCCESS) {
+        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    }
 }
 
 /* Hand codes (taken) to the host's register_events (ids = the registrant's uid and gid,
@@ -586,10 +615,11 @@ static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
         return;
     }
     r->codes = codes;
-    rc = reg ? px_srv->module.register_events(codes, n, r->info, r->ninfo, host_reg_done, r)
-             : px_srv->module.deregister_events(codes, n, host_reg_done, r);
-    if (rc != PMIX_SUCCESS) {
-        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    r->n = n;
+    r->reg = reg;
+    if (px_srv_upcall(host_reg_upcall, r) != 0) {
+        px_debug(1, "server", "cannot ask the host for events: shutting down");
+        host_reg_done(PMIX_SUCCESS, r);
     }
 }
 
