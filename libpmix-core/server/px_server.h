@@ -1,8 +1,10 @@
 /* server: internal state of the PMIx server library (one per process).
  * Threads: the state below is touched with srv->lock held — on the progress loop by
  * message handlers and host callbacks shifted there, and by the host's threads in the
- * synchronous server APIs. The lock is recursive because the host may call those APIs
- * from inside an upcall. Peers (net/) are touched only on the loop.
+ * synchronous server APIs. It is never held across an upcall (px_srv_upcall); it stays
+ * recursive because some callbacks into the host (a dmodex request's answer, the server
+ * process's own event handlers) still run with it held and may call those APIs.
+ * Peers (net/) are touched only on the loop.
  */
 #ifndef PX_SERVER_H
 #define PX_SERVER_H

@@ -259,8 +259,8 @@ static void dmodex_cb(pmix_status_t status, const char *data, size_t ndata, void
 
 /* A direct_modex upcall waiting for the loop (px_srv_upcall). */
 typedef struct {
-    modex_ans_t *d;     /* owned until the module accepts it */
-    pmix_info_t *info;  /* owned copy of the client's directives */
+    modex_ans_t *d;    /* owned until the module accepts it */
+    pmix_info_t *info; /* owned copy of the client's directives */
     size_t ninfo;
 } dmodex_up_t;
 

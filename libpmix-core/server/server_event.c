@@ -580,9 +580,12 @@ static void host_reg_upcall(void *arg)
 }
 
 /* Hand codes (taken) to the host's register_events (ids = the registrant's uid and gid,
- * added to info) or, ids NULL, deregister_events. */
+ * added to info) or, ids NULL, deregister_events. now: the caller holds no library lock
+ * (the server process's own registration on its own thread), the upcall is made in
+ * this call, so a blocking registration returns after the host heard of it; else it
+ * is made later through px_srv_upcall. */
 static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
-                          const pmix_info_t *info, size_t ninfo)
+                          const pmix_info_t *info, size_t ninfo, bool now)
 {
     bool reg = ids != NULL;
     if (n == 0 ||
@@ -617,7 +620,9 @@ static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
     r->codes = codes;
     r->n = n;
     r->reg = reg;
-    if (px_srv_upcall(host_reg_upcall, r) != 0) {
+    if (now) {
+        host_reg_upcall(r);
+    } else if (px_srv_upcall(host_reg_upcall, r) != 0) {
         px_debug(1, "server", "cannot ask the host for events: shutting down");
         host_reg_done(PMIX_SUCCESS, r);
     }
@@ -661,7 +666,7 @@ void px_srv_evt_client_gone(px_srv_client_t *c)
     size_t nlast;
     pmix_status_t *last = count_down(c->ev_codes, c->nev_codes, &nlast);
     c->nev_codes = 0; /* counted out once */
-    host_reg_call(NULL, last, nlast, NULL, 0);
+    host_reg_call(NULL, last, nlast, NULL, 0, false);
 }
 
 static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
@@ -693,7 +698,7 @@ static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
     pmix_status_t *first = count_up(o->codes, NULL, o->n, &nfirst);
     pthread_mutex_unlock(&px_srv->lock);
     uint32_t ids[2] = {(uint32_t)getuid(), (uint32_t)getgid()};
-    host_reg_call(ids, first, nfirst, info, ninfo);
+    host_reg_call(ids, first, nfirst, info, ninfo, !px_srv_on_loop());
 }
 
 static void own_deregister(size_t id)
@@ -713,7 +718,7 @@ static void own_deregister(size_t id)
     if (o != NULL) {
         free(o->codes);
         free(o);
-        host_reg_call(NULL, last, nlast, NULL, 0);
+        host_reg_call(NULL, last, nlast, NULL, 0, !px_srv_on_loop());
     }
 }
 
@@ -764,7 +769,7 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
         size_t nfirst;
         pmix_status_t *first = count_up(codes, fresh, n, &nfirst);
         uint32_t ids[2] = {(uint32_t)c->uid, (uint32_t)c->gid};
-        host_reg_call(ids, first, nfirst, info, ninfo);
+        host_reg_call(ids, first, nfirst, info, ninfo, false);
     }
     free(fresh);
     if (rc == PMIX_SUCCESS) {
@@ -810,7 +815,7 @@ void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
     size_t nlast;
     pmix_status_t *last = count_down(codes, ndropped, &nlast);
     free(codes);
-    host_reg_call(NULL, last, nlast, NULL, 0);
+    host_reg_call(NULL, last, nlast, NULL, 0, false);
 }
 
 /* Unpack "int32 status, proc source, uint8 range, info[]". */

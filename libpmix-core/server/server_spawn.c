@@ -104,8 +104,8 @@ static void spawn_host_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbda
 static void spawn_upcall(void *arg)
 {
     spawn_req_t *s = arg;
-    pmix_status_t rc = px_srv->module.spawn(&s->client->proc, s->info, s->ninfo, s->apps,
-                                            s->napps, spawn_host_cb, s);
+    pmix_status_t rc = px_srv->module.spawn(&s->client->proc, s->info, s->ninfo, s->apps, s->napps,
+                                            spawn_host_cb, s);
     if (rc == PMIX_SUCCESS) {
         return; /* the callback comes */
     }

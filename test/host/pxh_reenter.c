@@ -70,8 +70,8 @@ static void *reenter_main(void *arg)
     free(regex);
     snprintf(fn, sizeof(fn), "pxh_reenter_%u", r->n);
     PMIx_Register_attributes(fn, attrs);
-    rc = PMIx_Notify_event(PXH_REENTER_EVENT, NULL, PMIX_RANGE_PROC_LOCAL, NULL, 0, ignore_op,
-                           NULL);
+    rc =
+        PMIx_Notify_event(PXH_REENTER_EVENT, NULL, PMIX_RANGE_PROC_LOCAL, NULL, 0, ignore_op, NULL);
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
         pxh_host_error("reenter: PMIx_Notify_event: %s", PMIx_Error_string(rc));
     pthread_mutex_lock(&r->lock);
