@@ -460,15 +460,17 @@ void px_cl_teardown(void)
     px_cl_iof_fini();
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+/* ---- one start and one stop for both sides (client and tool) ---- */
+
+pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info_t info[],
+                          size_t ninfo)
 {
     if (ninfo > 0 && info == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    /* no directive of PMIx_Init is acted on yet: a required one is refused */
-    const char *reqd = px_info_unhonoured(info, ninfo, NULL);
+    const char *reqd = px_info_unhonoured(info, ninfo, side->honoured);
     if (reqd != NULL) {
-        px_show_help("help-pmix-client.txt", "init-directive", reqd);
+        px_show_help(side->helpfile, "init-directive", reqd);
         return PMIX_ERR_NOT_SUPPORTED;
     }
     pthread_mutex_lock(&px_cl.init_lock);
@@ -479,43 +481,33 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
         pthread_mutex_unlock(&px_cl.lock);
         goto out;
     }
-    const char *nspace = getenv(PX_ENV_NSPACE);
-    const char *rank_s = getenv(PX_ENV_RANK);
-    const char *uri_name;
-    if (nspace == NULL || rank_s == NULL || env_uri(&uri_name) == NULL) {
-        /* not started by a PMIx server: nothing to connect to */
-        rc = PMIX_ERR_UNREACH;
-        goto out;
+    memset(&px_cl.myproc, 0, sizeof(px_cl.myproc));
+    memset(&px_cl.server, 0, sizeof(px_cl.server));
+    rc = side->identify(info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        goto out; /* nothing set up yet */
     }
-    char *end;
-    unsigned long rank = strtoul(rank_s, &end, 10);
-    if (*end != '\0' || rank >= PMIX_RANK_VALID || strlen(nspace) > PMIX_MAX_NSLEN) {
-        char max_s[16];
-        snprintf(max_s, sizeof(max_s), "%u", PMIX_RANK_VALID - 1);
-        px_show_help("help-pmix-client.txt", "bad-rank", PX_ENV_RANK, rank_s, max_s, PX_ENV_RANK);
-        rc = PMIX_ERR_BAD_PARAM;
-        goto out;
-    }
-    PMIx_Load_procid(&px_cl.myproc, nspace, (pmix_rank_t)rank);
     px_store_init(&px_cl.store, NULL);
     px_kvset_init(&px_cl.commit_local);
     px_kvset_init(&px_cl.commit_remote);
     px_cl.prog = px_progress_create(NULL);
     if (px_cl.prog == NULL || px_progress_start(px_cl.prog) != 0) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
-    } else {
-        /* a process that is also a server keeps the engine on the server's loop */
-        px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
-        rc = cl_connect(nspace, (pmix_rank_t)rank);
+        px_cl_teardown();
+        goto out;
     }
+    rc = side->join(info, ninfo);
     if (rc != PMIX_SUCCESS) {
+        if (side->release != NULL) {
+            side->release();
+        }
         px_cl_teardown();
         goto out;
     }
     pthread_mutex_lock(&px_cl.lock);
     px_cl.refs = 1;
     pthread_mutex_unlock(&px_cl.lock);
-    px_debug(2, "client", "%s:%u connected", nspace, (unsigned)rank);
+    px_debug(2, "client", "%s:%u started", px_cl.myproc.nspace, px_cl.myproc.rank);
 out:
     if (rc == PMIX_SUCCESS && proc != NULL) {
         *proc = px_cl.myproc;
@@ -524,15 +516,8 @@ out:
     return rc;
 }
 
-PMIX_EXPORT int PMIx_Initialized(void)
+pmix_status_t px_cl_stop(const px_cl_side_t *side)
 {
-    return px_cl_initialized();
-}
-
-PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
-{
-    (void)info;
-    (void)ninfo;
     pthread_mutex_lock(&px_cl.init_lock);
     pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&px_cl.lock);
@@ -547,12 +532,14 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     if (rc != PMIX_SUCCESS) {
         goto out;
     }
-    /* Tell the server we leave on purpose; a lost server is no reason to fail. */
-    rc = px_cl_request_wait(PX_TAG_FINALIZE, NULL, 10000, NULL);
-    if (rc == PMIX_ERR_WOULD_BLOCK) {
+    if (px_progress_on_loop(px_cl.prog)) {
+        rc = PMIX_ERR_WOULD_BLOCK; /* from one of our callbacks: the loop cannot stop itself */
         goto out;
     }
-    rc = PMIX_SUCCESS;
+    side->leave();
+    if (side->release != NULL) {
+        side->release();
+    }
     pthread_mutex_lock(&px_cl.lock);
     px_cl.refs = 0;
     pthread_mutex_unlock(&px_cl.lock);
@@ -560,4 +547,74 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
 out:
     pthread_mutex_unlock(&px_cl.init_lock);
     return rc;
+}
+
+/* ---- the client side ---- */
+
+/* Who we are: from the environment our server set. */
+static pmix_status_t client_identify(const pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    const char *nspace = getenv(PX_ENV_NSPACE);
+    const char *rank_s = getenv(PX_ENV_RANK);
+    const char *uri_name;
+    if (nspace == NULL || rank_s == NULL || env_uri(&uri_name) == NULL) {
+        /* not started by a PMIx server: nothing to connect to */
+        return PMIX_ERR_UNREACH;
+    }
+    char *end;
+    unsigned long rank = strtoul(rank_s, &end, 10);
+    if (*end != '\0' || rank >= PMIX_RANK_VALID || strlen(nspace) > PMIX_MAX_NSLEN) {
+        char max_s[16];
+        snprintf(max_s, sizeof(max_s), "%u", PMIX_RANK_VALID - 1);
+        px_show_help("help-pmix-client.txt", "bad-rank", PX_ENV_RANK, rank_s, max_s, PX_ENV_RANK);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    PMIx_Load_procid(&px_cl.myproc, nspace, (pmix_rank_t)rank);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t client_join(const pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    /* a process that is also a server keeps the engine on the server's loop */
+    px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
+    return cl_connect(px_cl.myproc.nspace, px_cl.myproc.rank);
+}
+
+/* Tell the server we leave on purpose; a lost server is no reason to fail. */
+static void client_leave(void)
+{
+    pmix_status_t rc = px_cl_request_wait(PX_TAG_FINALIZE, NULL, 10000, NULL);
+    if (rc != PMIX_SUCCESS) {
+        px_debug(1, "client", "finalize not acknowledged: %s", PMIx_Error_string(rc));
+    }
+}
+
+static const px_cl_side_t client_side = {
+    .helpfile = "help-pmix-client.txt",
+    .honoured = NULL, /* no directive of PMIx_Init is acted on yet */
+    .identify = client_identify,
+    .join = client_join,
+    .leave = client_leave,
+    .release = NULL,
+};
+
+PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    return px_cl_start(&client_side, proc, info, ninfo);
+}
+
+PMIX_EXPORT int PMIx_Initialized(void)
+{
+    return px_cl_initialized();
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    return px_cl_stop(&client_side);
 }

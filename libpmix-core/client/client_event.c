@@ -311,36 +311,6 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
 
 /* ---- deregistration ---- */
 
-typedef struct {
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-} cop_t;
-
-static void cop_run(void *arg)
-{
-    cop_t *o = arg;
-    o->cbfunc(PMIX_SUCCESS, o->cbdata);
-    free(o);
-}
-
-/* cbfunc(SUCCESS) later on the loop; PMIX_SUCCESS, or the error that prevented it. */
-static pmix_status_t cl_op_later(pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    if (cbfunc == NULL) {
-        return PMIX_SUCCESS;
-    }
-    cop_t *o = malloc(sizeof(*o));
-    if (o == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    *o = (cop_t){cbfunc, cbdata};
-    pmix_status_t rc = px_cl_later(cop_run, o);
-    if (rc != PMIX_SUCCESS) {
-        free(o);
-    }
-    return rc;
-}
-
 PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_op_cbfunc_t cbfunc,
                                                         void *cbdata)
 {
@@ -367,7 +337,8 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
             px_bfrops_buf_free(&msg);
         }
         free(gone);
-        return rc == PMIX_SUCCESS ? cl_op_later(cbfunc, cbdata) : rc;
+        return rc == PMIX_SUCCESS ? px_progress_op_later(px_cl.prog, cbfunc, cbdata, PMIX_SUCCESS)
+                                  : rc;
     }
     if (px_srv != NULL) {
         return px_srv_api_deregister(evhdlr_ref, cbfunc, cbdata);
@@ -448,7 +419,7 @@ static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
     if (rc == PMIX_SUCCESS && self_in_range(range, info, ninfo)) {
         rc = px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
     }
-    return rc == PMIX_SUCCESS ? cl_op_later(cbfunc, cbdata) : rc;
+    return rc == PMIX_SUCCESS ? px_progress_op_later(px_cl.prog, cbfunc, cbdata, PMIX_SUCCESS) : rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,

@@ -79,6 +79,31 @@ pmix_status_t px_cl_hello_pack(pmix_data_buffer_t *hello, int32_t kind, const ch
 /* Drop the connection (px_cl.peer), stop the loop, free the store. */
 void px_cl_teardown(void);
 
+/* What differs between PMIx_Init and PMIx_tool_init (and their finalizes); the rest is
+ * px_cl_start / px_cl_stop, run under px_cl.init_lock. */
+typedef struct px_cl_side {
+    const char *helpfile;        /* help-pmix-<side>.txt: its "init-directive" topic */
+    const char *const *honoured; /* directives acted on (px_info_unhonoured); NULL: none */
+    /* First init only, before any state exists: read the side's directives and
+     * environment, set px_cl.myproc if known. An error returns at once. */
+    pmix_status_t (*identify)(const pmix_info_t info[], size_t ninfo);
+    /* The store and the running loop exist: connect, bind the event engine. An error
+     * makes px_cl_start call release (if any) and px_cl_teardown. */
+    pmix_status_t (*join)(const pmix_info_t info[], size_t ninfo);
+    /* Last finalize, not on the loop (refused with PMIX_ERR_WOULD_BLOCK there): say
+     * goodbye to the server(s) while the loop runs. */
+    void (*leave)(void);
+    /* NULL, or undo what join left on the loop or in side state, before the teardown. */
+    void (*release)(void);
+} px_cl_side_t;
+
+/* PMIx_Init / PMIx_tool_init: refcounted; the first call runs identify, sets up the
+ * store and the loop, then join. *proc (may be NULL) set on success. */
+pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info_t info[],
+                          size_t ninfo);
+/* PMIx_Finalize / PMIx_tool_finalize: the last call runs leave, release, teardown. */
+pmix_status_t px_cl_stop(const px_cl_side_t *side);
+
 /* ---- client_iof.c ---- */
 /* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own
  * stdout (STDOUT channel) / stderr (STDERR, DIAG). */

@@ -44,6 +44,8 @@ static struct {
     tconn_t *primary; /* borrowed: the one px_cl.peer is */
     bool have_id;
     bool launcher;
+    bool no_connect; /* PMIX_TOOL_DO_NOT_CONNECT at init */
+    bool optional;   /* PMIX_TOOL_CONNECT_OPTIONAL at init */
     int keepalive_fd;
     struct event *keepalive_ev; /* loop only */
     char *env_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init */
@@ -542,100 +544,68 @@ static const char *const tool_init_honoured[] = {
     NULL,
 };
 
-PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+/* Who we are: the directives (read once, at the first init), else later from the
+ * server or self-assigned in tool_join. */
+static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
 {
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (ninfo > 0 && info == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    const char *reqd = px_info_unhonoured(info, ninfo, tool_init_honoured);
-    if (reqd != NULL) {
-        px_show_help("help-pmix-tool.txt", "init-directive", reqd);
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
-    pthread_mutex_lock(&px_cl.init_lock);
     read_env();
-    if (px_cl.refs > 0) {
-        pthread_mutex_lock(&px_cl.lock);
-        px_cl.refs++;
-        pthread_mutex_unlock(&px_cl.lock);
-        goto out;
-    }
     const char *nspace = NULL;
     pmix_rank_t rank = 0;
-    bool no_connect = false, optional = false;
     tl.launcher = false;
     tl.have_id = false;
+    tl.no_connect = false;
+    tl.optional = false;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_NSPACE)) {
             if (info[i].value.type != PMIX_STRING || info[i].value.data.string == NULL ||
                 info[i].value.data.string[0] == '\0' ||
                 strlen(info[i].value.data.string) > PMIX_MAX_NSLEN) {
-                rc = PMIX_ERR_BAD_PARAM;
-                goto out;
+                return PMIX_ERR_BAD_PARAM;
             }
             nspace = info[i].value.data.string;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_RANK)) {
             if (PMIx_Value_get_number(&info[i].value, &rank, PMIX_PROC_RANK) != PMIX_SUCCESS) {
-                rc = PMIX_ERR_BAD_PARAM;
-                goto out;
+                return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_LAUNCHER)) {
             /* Recorded (and told to servers). A launcher's own listener and rendezvous
              * files are a later issue's work (issue 5). */
             tl.launcher = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_DO_NOT_CONNECT)) {
-            no_connect = PMIX_INFO_TRUE(&info[i]);
+            tl.no_connect = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_CONNECT_OPTIONAL)) {
-            optional = PMIX_INFO_TRUE(&info[i]);
+            tl.optional = PMIX_INFO_TRUE(&info[i]);
         }
     }
-    memset(&px_cl.myproc, 0, sizeof(px_cl.myproc));
-    memset(&px_cl.server, 0, sizeof(px_cl.server));
     if (nspace != NULL) {
         PMIx_Load_procid(&px_cl.myproc, nspace, rank);
         tl.have_id = true;
     }
-    px_store_init(&px_cl.store, NULL);
-    px_kvset_init(&px_cl.commit_local);
-    px_kvset_init(&px_cl.commit_remote);
-    px_cl.prog = px_progress_create(NULL);
-    if (px_cl.prog == NULL || px_progress_start(px_cl.prog) != 0) {
-        rc = PMIX_ERR_OUT_OF_RESOURCE;
-        px_cl_teardown();
-        goto out;
-    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
     if (tl.keepalive_fd >= 0) {
         px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
     }
-    if (!no_connect) {
-        rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, optional, NULL);
-        if (rc != PMIX_SUCCESS && optional) {
+    if (!tl.no_connect) {
+        rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, tl.optional, NULL);
+        if (rc != PMIX_SUCCESS && tl.optional) {
             px_debug(1, "tool", "no server (%s): running unconnected", PMIx_Error_string(rc));
             rc = PMIX_SUCCESS;
         }
     }
-    if (rc == PMIX_SUCCESS && !tl.have_id) {
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    if (!tl.have_id) {
         self_assign();
     }
-    if (rc == PMIX_SUCCESS) {
-        /* our identity is known now (given, approved by the server, or self-assigned) */
-        px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
-    }
-    if (rc != PMIX_SUCCESS) {
-        px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
-        px_cl_teardown();
-        goto out;
-    }
-    pthread_mutex_lock(&px_cl.lock);
-    px_cl.refs = 1;
-    pthread_mutex_unlock(&px_cl.lock);
-out:
-    if (rc == PMIX_SUCCESS && proc != NULL) {
-        *proc = px_cl.myproc;
-    }
-    pthread_mutex_unlock(&px_cl.init_lock);
-    return rc;
+    /* our identity is known now (given, approved by the server, or self-assigned) */
+    px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
+    return PMIX_SUCCESS;
 }
 
 /* Tell a server we leave, then drop its connection. */
@@ -664,26 +634,9 @@ static pmix_status_t disconnect(const pmix_proc_t *server)
     return PMIX_SUCCESS;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
+/* Goodbye to every server, the primary included. */
+static void tool_leave(void)
 {
-    pthread_mutex_lock(&px_cl.init_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    pthread_mutex_lock(&px_cl.lock);
-    if (px_cl.refs == 0) {
-        rc = PMIX_ERR_INIT;
-    } else if (px_cl.refs > 1) {
-        px_cl.refs--;
-        pthread_mutex_unlock(&px_cl.lock);
-        goto out;
-    }
-    pthread_mutex_unlock(&px_cl.lock);
-    if (rc != PMIX_SUCCESS) {
-        goto out;
-    }
-    if (px_progress_on_loop(px_cl.prog)) {
-        rc = PMIX_ERR_WOULD_BLOCK;
-        goto out;
-    }
     for (;;) {
         pthread_mutex_lock(&tl.lock);
         pmix_proc_t s;
@@ -699,18 +652,34 @@ PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
             px_progress_shift_wait(px_cl.prog, bye_on_loop, &s, PX_TOOL_CONNECT_MS);
         }
     }
+}
+
+static void tool_release(void)
+{
     px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
-    pthread_mutex_lock(&px_cl.lock);
-    px_cl.refs = 0;
-    pthread_mutex_unlock(&px_cl.lock);
-    px_cl_teardown();
     free(tl.env_uri);
     free(tl.env_file);
     tl.env_uri = tl.env_file = NULL;
     tl.have_id = false;
-out:
-    pthread_mutex_unlock(&px_cl.init_lock);
-    return rc;
+}
+
+static const px_cl_side_t tool_side = {
+    .helpfile = "help-pmix-tool.txt",
+    .honoured = tool_init_honoured,
+    .identify = tool_identify,
+    .join = tool_join,
+    .leave = tool_leave,
+    .release = tool_release,
+};
+
+PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    return px_cl_start(&tool_side, proc, info, ninfo);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
+{
+    return px_cl_stop(&tool_side);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_proc_t *server,

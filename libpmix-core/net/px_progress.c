@@ -352,3 +352,43 @@ out : {
 }
     return rc;
 }
+
+/* ---- deferred completion callbacks ---- */
+
+typedef struct px_op_later {
+    pmix_op_cbfunc_t cb;
+    void *cbdata; /* borrowed: the caller's */
+    pmix_status_t status;
+} px_op_later_t;
+
+static void px_op_later_run(void *arg)
+{
+    px_op_later_t *o = arg;
+
+    o->cb(o->status, o->cbdata);
+    free(o);
+}
+
+pmix_status_t px_progress_op_later(px_progress_t *p, pmix_op_cbfunc_t cb, void *cbdata,
+                                   pmix_status_t status)
+{
+    px_op_later_t *o;
+
+    if (cb == NULL) {
+        return status;
+    }
+    o = malloc(sizeof(*o));
+    if (o == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    o->cb = cb;
+    o->cbdata = cbdata;
+    o->status = status;
+    if (px_progress_shift(p, px_op_later_run, o) != 0) {
+        pmix_status_t rc = errno == ENOMEM ? PMIX_ERR_NOMEM : PMIX_ERR_OUT_OF_RESOURCE;
+
+        free(o);
+        return rc;
+    }
+    return PMIX_SUCCESS;
+}

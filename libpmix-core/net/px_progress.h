@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include <pmix_common.h>
+
 struct event_base;
 
 /* ---- latch: a count-down latch on a mutex + condvar (never spins) ---- */
@@ -58,5 +60,15 @@ int px_progress_shift(px_progress_t *p, px_progress_fn_t fn, void *arg);
  * (EDEADLK). After timeout_ms (< 0: no bound) returns -1/ETIMEDOUT; fn may still run
  * later then, so arg must stay valid (tests treat that as a failure). */
 int px_progress_shift_wait(px_progress_t *p, px_progress_fn_t fn, void *arg, int timeout_ms);
+
+/* The Standard's "success => callback exactly once, later" for an operation that is
+ * already complete: cb(status, cbdata) runs on the loop thread through
+ * px_progress_shift (so: in call order with other shifts, never inside this call).
+ * cb NULL: nothing to deliver, returns status. Otherwise PMIX_SUCCESS, or
+ * PMIX_ERR_NOMEM / PMIX_ERR_OUT_OF_RESOURCE (engine shutting down) and cb never runs:
+ * the caller still owns cbdata. It returns a pmix_status_t (unlike the rest of this
+ * file) because every caller hands that result straight back through the API. */
+pmix_status_t px_progress_op_later(px_progress_t *p, pmix_op_cbfunc_t cb, void *cbdata,
+                                   pmix_status_t status);
 
 #endif /* PX_PROGRESS_H */

@@ -1,8 +1,10 @@
 /* server: internal state of the PMIx server library (one per process).
  * Threads: the state below is touched with srv->lock held — on the progress loop by
  * message handlers and host callbacks shifted there, and by the host's threads in the
- * synchronous server APIs. The lock is recursive because the host may call those APIs
- * from inside an upcall. Peers (net/) are touched only on the loop.
+ * synchronous server APIs. It is never held across an upcall (px_srv_upcall); it stays
+ * recursive because some callbacks into the host (a dmodex request's answer, the server
+ * process's own event handlers) still run with it held and may call those APIs.
+ * Peers (net/) are touched only on the loop.
  */
 #ifndef PX_SERVER_H
 #define PX_SERVER_H
@@ -109,6 +111,12 @@ pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max,
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
+/* The rule for calling the host's module: no library lock is held across an upcall
+ * (hosts call back into the library from upcalls, from any thread). fn(arg) runs on the
+ * loop later, without px_srv->lock: it makes the upcall and takes the lock itself, only
+ * before or after, for the state it touches. Everything the upcall borrows lives in arg.
+ * Every pmix_server_module_t call goes through here. 0 / -1. */
+int px_srv_upcall(px_progress_fn_t fn, void *arg);
 
 /* Peer callbacks of client connections: tool connections made in server_tool.c are
  * dispatched through them once approved. */
@@ -131,8 +139,6 @@ void px_srv_tool_fini(void);
 
 /* ---- server_reg.c ---- */
 void px_srv_reg_fini(void);
-/* Call cb(status) from the loop, after the caller returned. No cb: returns status. */
-pmix_status_t px_srv_op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status);
 
 /* ---- server_data.c: commit, get, fence, dmodex ---- */
 void px_srv_commit(px_srv_client_t *c, pmix_data_buffer_t *payload);

@@ -135,6 +135,16 @@ int px_srv_shift(px_progress_fn_t fn, void *arg)
     return 0;
 }
 
+/* ---- upcalls: never under a library lock ---- */
+
+int px_srv_upcall(px_progress_fn_t fn, void *arg)
+{
+    if (px_srv == NULL || px_progress_shift(px_srv->prog, fn, arg) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- connections ---- */
 
 static void client_lost(px_peer_t *peer, int err, void *cbdata);
@@ -274,6 +284,21 @@ static void client_lost(px_peer_t *peer, int err, void *cbdata)
     pthread_mutex_unlock(&px_srv->lock);
 }
 
+/* The host hears of a connection; its answer cannot undo the accepted handshake. Loop,
+ * no lock held; c counted by the caller. */
+static void connected_upcall(void *arg)
+{
+    px_srv_client_t *c = arg;
+    if (px_srv->module.client_connected2 != NULL) {
+        px_srv->module.client_connected2(&c->proc, c->server_object, NULL, 0, NULL, NULL);
+    } else if (px_srv->module.client_connected != NULL) {
+        px_srv->module.client_connected(&c->proc, c->server_object, NULL, NULL);
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_client_release(c);
+    pthread_mutex_unlock(&px_srv->lock);
+}
+
 static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_data_buffer_t *hello)
 {
     int32_t kind = 0, one = 1;
@@ -341,11 +366,12 @@ static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_dat
     px_srv_client_retain(c); /* the connection's reference */
     px_debug(2, "server", "client %s:%u connected (pid %d, library %s)", nspace, rank,
              (int)cred->pid, version ? version : "?");
-    /* The host hears of it; its answer cannot undo the accepted handshake. */
-    if (px_srv->module.client_connected2 != NULL) {
-        px_srv->module.client_connected2(&c->proc, c->server_object, NULL, 0, NULL, NULL);
-    } else if (px_srv->module.client_connected != NULL) {
-        px_srv->module.client_connected(&c->proc, c->server_object, NULL, NULL);
+    if (px_srv->module.client_connected2 != NULL || px_srv->module.client_connected != NULL) {
+        px_srv_client_retain(c); /* the upcall's */
+        if (px_srv_upcall(connected_upcall, c) != 0) {
+            px_debug(1, "server", "cannot tell the host that %s:%u connected", nspace, rank);
+            px_srv_client_release(c);
+        }
     }
 out:
     free(nspace);

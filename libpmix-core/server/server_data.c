@@ -260,22 +260,56 @@ static void dmodex_cb(pmix_status_t status, const char *data, size_t ndata, void
     modex_capture(cbdata, status, data, ndata, relfn, relcbdata, dmodex_done_on_loop);
 }
 
+/* A direct_modex upcall waiting for the loop (px_srv_upcall). */
+typedef struct {
+    modex_ans_t *d;    /* owned until the module accepts it */
+    pmix_info_t *info; /* owned copy of the client's directives */
+    size_t ninfo;
+} dmodex_up_t;
+
+/* Loop, no lock held. A refusal fails the waiters under the lock. */
+static void dmodex_upcall(void *arg)
+{
+    dmodex_up_t *r = arg;
+    pmix_proc_t target = r->d->target;
+    pmix_status_t rc = px_srv->module.direct_modex(&target, r->info, r->ninfo, dmodex_cb, r->d);
+    if (rc != PMIX_SUCCESS) {
+        free(r->d);
+        pthread_mutex_lock(&px_srv->lock);
+        waiters_answer(&target, true, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
+        pthread_mutex_unlock(&px_srv->lock);
+    }
+    px_bfrops_info_array_free(r->info, r->ninfo);
+    free(r);
+}
+
+/* Ask the host for target's data; PMIX_SUCCESS: the waiters are answered later. */
 static pmix_status_t ask_host(const pmix_proc_t *target, const pmix_info_t *info, size_t ninfo)
 {
     if (px_srv->module.direct_modex == NULL) {
         return PMIX_ERR_NOT_FOUND; /* no other way to reach a remote rank's data */
     }
-    modex_ans_t *d = calloc(1, sizeof(*d));
-    if (d == NULL) {
+    dmodex_up_t *r = calloc(1, sizeof(*r));
+    if (r == NULL || (r->d = calloc(1, sizeof(*r->d))) == NULL ||
+        (ninfo > 0 && (r->info = PMIx_Info_create(ninfo)) == NULL)) {
+        if (r != NULL) {
+            free(r->d);
+        }
+        free(r);
         return PMIX_ERR_NOMEM;
     }
-    d->target = *target;
-    pmix_status_t rc = px_srv->module.direct_modex(target, info, ninfo, dmodex_cb, d);
-    if (rc == PMIX_SUCCESS) {
-        return PMIX_SUCCESS;
+    r->d->target = *target;
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&r->info[i], &info[i]);
     }
-    free(d);
-    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc;
+    r->ninfo = ninfo;
+    if (px_srv_upcall(dmodex_upcall, r) != 0) {
+        px_bfrops_info_array_free(r->info, r->ninfo);
+        free(r->d);
+        free(r);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
 }
 
 void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
@@ -627,6 +661,36 @@ static void fence_timeout(evutil_socket_t fd, short what, void *arg)
     pthread_mutex_unlock(&px_srv->lock);
 }
 
+/* A fence_nb upcall waiting for the loop (px_srv_upcall): t->in_host keeps t. */
+typedef struct {
+    px_fence_t *t;
+    char *contrib; /* the host's once the module accepted it */
+    size_t size;
+} fence_up_t;
+
+/* Loop, no lock held. A refusal completes (or frees an already failed) tracker. */
+static void fence_upcall(void *arg)
+{
+    fence_up_t *r = arg;
+    px_fence_t *t = r->t;
+    pmix_status_t rc = px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, r->contrib,
+                                               r->size, fence_cb, t);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            free(r->contrib); /* refused: never became the host's */
+        }
+        pthread_mutex_lock(&px_srv->lock);
+        t->in_host = false;
+        if (t->done) {
+            fence_free(t); /* failed meanwhile (timeout or a lost participant) */
+        } else {
+            fence_complete(t, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+        }
+        pthread_mutex_unlock(&px_srv->lock);
+    }
+    free(r);
+}
+
 /* Every local participant is in: finish here or hand over to the host. */
 static void fence_all_local_in(px_fence_t *t, bool all_local)
 {
@@ -654,18 +718,20 @@ static void fence_all_local_in(px_fence_t *t, bool all_local)
         return;
     }
     /* The Server chapter makes the host responsible for freeing this contribution. */
-    char *contrib;
-    size_t size;
-    px_bfrops_buf_take(&mine, &contrib, &size);
+    fence_up_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        px_bfrops_buf_free(&mine);
+        fence_complete(t, PMIX_ERR_NOMEM);
+        return;
+    }
+    px_bfrops_buf_take(&mine, &r->contrib, &r->size);
+    r->t = t;
     t->in_host = true;
-    rc =
-        px_srv->module.fence_nb(t->procs, t->nprocs, t->info, t->ninfo, contrib, size, fence_cb, t);
-    if (rc != PMIX_SUCCESS) {
-        if (rc != PMIX_OPERATION_SUCCEEDED) {
-            free(contrib); /* refused: never became the host's */
-        }
+    if (px_srv_upcall(fence_upcall, r) != 0) {
+        free(r->contrib);
+        free(r);
         t->in_host = false;
-        fence_complete(t, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+        fence_complete(t, PMIX_ERR_OUT_OF_RESOURCE);
     }
 }
 

@@ -408,7 +408,10 @@ void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const p
 /* ---- the host ---- */
 
 typedef struct {
-    pmix_info_t *info;
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info; /* owned */
     size_t ninfo;
 } upcall_t;
 
@@ -443,6 +446,17 @@ static bool needs_host(const px_srv_event_t *e)
     return false;
 }
 
+/* Loop, no lock held (px_srv_upcall). */
+static void notify_upcall(void *arg)
+{
+    upcall_t *u = arg;
+    pmix_status_t rc = px_srv->module.notify_event(u->status, &u->source, u->range, u->info,
+                                                   u->ninfo, upcall_done, u);
+    if (rc != PMIX_SUCCESS) {
+        upcall_done(rc, u);
+    }
+}
+
 static void upcall(const px_srv_event_t *e)
 {
     if (px_srv->module.notify_event == NULL) {
@@ -457,10 +471,11 @@ static void upcall(const px_srv_event_t *e)
         return;
     }
     u->ninfo = e->ninfo;
-    pmix_status_t rc = px_srv->module.notify_event(e->status, &e->source, e->range, u->info,
-                                                   u->ninfo, upcall_done, u);
-    if (rc != PMIX_SUCCESS) {
-        upcall_done(rc, u);
+    u->status = e->status;
+    u->source = e->source;
+    u->range = e->range;
+    if (px_srv_upcall(notify_upcall, u) != 0) {
+        upcall_done(PMIX_ERR_OUT_OF_RESOURCE, u);
     }
 }
 
@@ -533,8 +548,10 @@ static host_code_t *host_code(pmix_status_t code, bool add)
 }
 
 typedef struct {
+    bool reg;             /* register_events, else deregister_events */
     pmix_status_t *codes; /* owned */
-    pmix_info_t *info;    /* owned */
+    size_t n;
+    pmix_info_t *info; /* owned */
     size_t ninfo;
 } host_reg_t;
 
@@ -550,10 +567,25 @@ static void host_reg_done(pmix_status_t status, void *cbdata)
     free(r);
 }
 
+/* Loop, no lock held (px_srv_upcall). */
+static void host_reg_upcall(void *arg)
+{
+    host_reg_t *r = arg;
+    pmix_status_t rc =
+        r->reg ? px_srv->module.register_events(r->codes, r->n, r->info, r->ninfo, host_reg_done, r)
+               : px_srv->module.deregister_events(r->codes, r->n, host_reg_done, r);
+    if (rc != PMIX_SUCCESS) {
+        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    }
+}
+
 /* Hand codes (taken) to the host's register_events (ids = the registrant's uid and gid,
- * added to info) or, ids NULL, deregister_events. */
+ * added to info) or, ids NULL, deregister_events. now: the caller holds no library lock
+ * (the server process's own registration on its own thread), the upcall is made in
+ * this call, so a blocking registration returns after the host heard of it; else it
+ * is made later through px_srv_upcall. */
 static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
-                          const pmix_info_t *info, size_t ninfo)
+                          const pmix_info_t *info, size_t ninfo, bool now)
 {
     bool reg = ids != NULL;
     if (n == 0 ||
@@ -586,10 +618,13 @@ static void host_reg_call(const uint32_t *ids, pmix_status_t *codes, size_t n,
         return;
     }
     r->codes = codes;
-    rc = reg ? px_srv->module.register_events(codes, n, r->info, r->ninfo, host_reg_done, r)
-             : px_srv->module.deregister_events(codes, n, host_reg_done, r);
-    if (rc != PMIX_SUCCESS) {
-        host_reg_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+    r->n = n;
+    r->reg = reg;
+    if (now) {
+        host_reg_upcall(r);
+    } else if (px_srv_upcall(host_reg_upcall, r) != 0) {
+        px_debug(1, "server", "cannot ask the host for events: shutting down");
+        host_reg_done(PMIX_SUCCESS, r);
     }
 }
 
@@ -631,7 +666,7 @@ void px_srv_evt_client_gone(px_srv_client_t *c)
     size_t nlast;
     pmix_status_t *last = count_down(c->ev_codes, c->nev_codes, &nlast);
     c->nev_codes = 0; /* counted out once */
-    host_reg_call(NULL, last, nlast, NULL, 0);
+    host_reg_call(NULL, last, nlast, NULL, 0, false);
 }
 
 static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
@@ -663,7 +698,7 @@ static void own_register(size_t id, const pmix_status_t *codes, size_t ncodes,
     pmix_status_t *first = count_up(o->codes, NULL, o->n, &nfirst);
     pthread_mutex_unlock(&px_srv->lock);
     uint32_t ids[2] = {(uint32_t)getuid(), (uint32_t)getgid()};
-    host_reg_call(ids, first, nfirst, info, ninfo);
+    host_reg_call(ids, first, nfirst, info, ninfo, !px_srv_on_loop());
 }
 
 static void own_deregister(size_t id)
@@ -683,7 +718,7 @@ static void own_deregister(size_t id)
     if (o != NULL) {
         free(o->codes);
         free(o);
-        host_reg_call(NULL, last, nlast, NULL, 0);
+        host_reg_call(NULL, last, nlast, NULL, 0, !px_srv_on_loop());
     }
 }
 
@@ -734,7 +769,7 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
         size_t nfirst;
         pmix_status_t *first = count_up(codes, fresh, n, &nfirst);
         uint32_t ids[2] = {(uint32_t)c->uid, (uint32_t)c->gid};
-        host_reg_call(ids, first, nfirst, info, ninfo);
+        host_reg_call(ids, first, nfirst, info, ninfo, false);
     }
     free(fresh);
     if (rc == PMIX_SUCCESS) {
@@ -780,7 +815,7 @@ void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
     size_t nlast;
     pmix_status_t *last = count_down(codes, ndropped, &nlast);
     free(codes);
-    host_reg_call(NULL, last, nlast, NULL, 0);
+    host_reg_call(NULL, last, nlast, NULL, 0, false);
 }
 
 /* Unpack "int32 status, proc source, uint8 range, info[]". */
@@ -946,5 +981,5 @@ pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cb
     if (rc != PMIX_SUCCESS || cbfunc == NULL) {
         return rc;
     }
-    return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    return px_progress_op_later(px_srv->prog, cbfunc, cbdata, PMIX_SUCCESS);
 }

@@ -333,6 +333,32 @@ static void req_started(iof_req_t *r, pmix_status_t rc)
     }
 }
 
+/* Loop, no lock held (px_srv_upcall): iof_pull or push_stdin by r->tag; the immediate
+ * answer is handled under the lock. */
+static void req_upcall(void *arg)
+{
+    iof_req_t *r = arg;
+    pmix_status_t rc;
+    if (r->tag == PX_TAG_IOF_PULL) {
+        rc = px_srv->module.iof_pull(r->procs, r->nprocs, r->info, r->ninfo, r->channels,
+                                     req_host_cb, r);
+    } else {
+        /* bo is never NULL for the host: end of input is size 0 + PMIX_IOF_COMPLETE */
+        rc = px_srv->module.push_stdin(&r->client->proc, r->procs, r->nprocs, r->info, r->ninfo,
+                                       &r->bo, req_host_cb, r);
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    req_started(r, rc);
+    pthread_mutex_unlock(&px_srv->lock);
+}
+
+static void req_launch(iof_req_t *r)
+{
+    if (px_srv_upcall(req_upcall, r) != 0) {
+        req_started(r, PMIX_ERR_OUT_OF_RESOURCE);
+    }
+}
+
 /* "size n, proc[n], uint16 channels": n >= 1, output channels only. */
 static pmix_status_t unpack_procs_channels(pmix_data_buffer_t *payload, iof_req_t *r)
 {
@@ -373,9 +399,7 @@ void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
         req_started(r, PMIX_OPERATION_SUCCEEDED);
         return;
     }
-    rc = px_srv->module.iof_pull(r->procs, r->nprocs, r->info, r->ninfo, r->channels, req_host_cb,
-                                 r);
-    req_started(r, rc);
+    req_launch(r);
 }
 
 void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
@@ -414,9 +438,8 @@ void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
         rc = PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS) {
-        /* bo is never NULL for the host: end of input is size 0 + PMIX_IOF_COMPLETE */
-        rc = px_srv->module.push_stdin(&c->proc, r->procs, r->nprocs, r->info, r->ninfo, &r->bo,
-                                       req_host_cb, r);
+        req_launch(r);
+        return;
     }
     req_started(r, rc);
 }

@@ -1,7 +1,8 @@
 /* server: client requests the host answers through its module — finalize, publish,
  * lookup, unpublish, abort, job control, log — and the cleanup registrations job
- * control may carry. Requests arrive on the loop (lock held); the host's callbacks may
- * come from any thread and are shifted back to the loop to send the reply.
+ * control may carry. Requests arrive on the loop (lock held); the upcalls are made later
+ * on the loop without it (px_srv_upcall); the host's callbacks may come from any thread
+ * and are shifted back to the loop to send the reply.
  */
 #include <ftw.h>
 #include <stdio.h>
@@ -16,9 +17,11 @@
 #include "common/px_proto.h"
 #include "server/px_server.h"
 
+typedef struct up up_t;
+
 /* One request in the host's hands. Everything the upcall borrowed lives here until the
  * host calls back. */
-typedef struct {
+struct up {
     px_srv_client_t *client; /* counted */
     uint32_t seq;
     uint32_t tag;
@@ -32,7 +35,10 @@ typedef struct {
     pmix_proc_t *procs; /* owned */
     size_t nprocs;
     char *msg; /* owned */
-} up_t;
+    int32_t abort_status;
+    /* the upcall itself (no lock held): its immediate answer, as the module gives it */
+    pmix_status_t (*call)(up_t *u);
+};
 
 /* NULL when out of memory, the client already answered. */
 static up_t *up_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
@@ -115,6 +121,25 @@ static void up_started(up_t *u, pmix_status_t rc)
     up_finish(u);
 }
 
+/* Loop, no lock held: the module call, then its immediate answer under the lock. */
+static void up_upcall(void *arg)
+{
+    up_t *u = arg;
+    pmix_status_t rc = u->call(u);
+    pthread_mutex_lock(&px_srv->lock);
+    up_started(u, rc);
+    pthread_mutex_unlock(&px_srv->lock);
+}
+
+/* Hand u to the host: call(u) runs later, outside the lock (px_srv_upcall). */
+static void up_launch(up_t *u, pmix_status_t (*call)(up_t *u))
+{
+    u->call = call;
+    if (px_srv_upcall(up_upcall, u) != 0) {
+        up_started(u, PMIX_ERR_OUT_OF_RESOURCE);
+    }
+}
+
 /* info + PMIX_USERID + PMIX_GRPID of the requesting client. */
 static pmix_status_t add_ids(up_t *u)
 {
@@ -153,6 +178,14 @@ static pmix_status_t unpack_keys(pmix_data_buffer_t *payload, char ***keys)
 
 /* ---- finalize ---- */
 
+static pmix_status_t call_finalized(up_t *u)
+{
+    px_srv_client_t *c = u->client;
+    pmix_status_t rc = px_srv->module.client_finalized(&c->proc, c->server_object, up_op_cb, u);
+    /* the client is finalized whatever the host answered */
+    return rc == PMIX_SUCCESS ? rc : PMIX_OPERATION_SUCCEEDED;
+}
+
 void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq)
 {
     c->finalized = true;
@@ -164,12 +197,26 @@ void px_srv_finalize_req(px_srv_client_t *c, uint32_t seq)
         up_started(u, PMIX_OPERATION_SUCCEEDED);
         return;
     }
-    pmix_status_t rc = px_srv->module.client_finalized(&c->proc, c->server_object, up_op_cb, u);
-    /* the client is finalized whatever the host answered */
-    up_started(u, rc == PMIX_SUCCESS ? rc : PMIX_OPERATION_SUCCEEDED);
+    up_launch(u, call_finalized);
 }
 
 /* ---- publish / lookup / unpublish ---- */
+
+static pmix_status_t call_publish(up_t *u)
+{
+    return px_srv->module.publish(&u->client->proc, u->info, u->ninfo, up_op_cb, u);
+}
+
+static pmix_status_t call_lookup(up_t *u)
+{
+    return px_srv->module.lookup(&u->client->proc, u->keys, u->info, u->ninfo, up_lookup_cb, u);
+}
+
+static pmix_status_t call_unpublish(up_t *u)
+{
+    /* NULL keys: everything this process published */
+    return px_srv->module.unpublish(&u->client->proc, u->keys, u->info, u->ninfo, up_op_cb, u);
+}
 
 void px_srv_publish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
@@ -182,7 +229,8 @@ void px_srv_publish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payloa
         rc = px_srv->module.publish ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_srv->module.publish(&c->proc, u->info, u->ninfo, up_op_cb, u);
+        up_launch(u, call_publish);
+        return;
     }
     up_started(u, rc);
 }
@@ -204,7 +252,8 @@ void px_srv_lookup(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
         rc = px_srv->module.lookup ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_srv->module.lookup(&c->proc, u->keys, u->info, u->ninfo, up_lookup_cb, u);
+        up_launch(u, call_lookup);
+        return;
     }
     up_started(u, rc);
 }
@@ -223,13 +272,20 @@ void px_srv_unpublish(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
         rc = px_srv->module.unpublish ? add_ids(u) : PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS) {
-        /* NULL keys: everything this process published */
-        rc = px_srv->module.unpublish(&c->proc, u->keys, u->info, u->ninfo, up_op_cb, u);
+        up_launch(u, call_unpublish);
+        return;
     }
     up_started(u, rc);
 }
 
 /* ---- abort ---- */
+
+static pmix_status_t call_abort(up_t *u)
+{
+    px_srv_client_t *c = u->client;
+    return px_srv->module.abort(&c->proc, c->server_object, u->abort_status, u->msg, u->procs,
+                                u->nprocs, up_op_cb, u);
+}
 
 void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
@@ -249,9 +305,12 @@ void px_srv_abort(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
     if (rc == PMIX_SUCCESS) {
         px_debug(1, "server", "%s:%u aborts with status %d: %s", c->proc.nspace, c->proc.rank,
                  (int)status, u->msg ? u->msg : "");
-        rc = px_srv->module.abort ? px_srv->module.abort(&c->proc, c->server_object, status, u->msg,
-                                                         u->procs, u->nprocs, up_op_cb, u)
-                                  : PMIX_ERR_NOT_SUPPORTED;
+        u->abort_status = status;
+        rc = px_srv->module.abort ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        up_launch(u, call_abort);
+        return;
     }
     up_started(u, rc);
 }
@@ -321,6 +380,12 @@ void px_srv_run_cleanup(px_srv_client_t *c)
     c->cleanup_files = c->cleanup_dirs = NULL;
 }
 
+static pmix_status_t call_job_control(up_t *u)
+{
+    return px_srv->module.job_control(&u->client->proc, u->procs, u->nprocs, u->info, u->ninfo,
+                                      up_info_cb, u);
+}
+
 void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     up_t *u = up_new(c, seq, PX_TAG_JOBCTL);
@@ -345,10 +410,11 @@ void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
         return;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_srv->module.job_control
-                 ? px_srv->module.job_control(&c->proc, u->procs, u->nprocs, u->info, u->ninfo,
-                                              up_info_cb, u)
-                 : PMIX_ERR_NOT_SUPPORTED;
+        rc = px_srv->module.job_control ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc == PMIX_SUCCESS) {
+        up_launch(u, call_job_control);
+        return;
     }
     up_started(u, rc);
 }
@@ -373,6 +439,12 @@ static pmix_status_t log_locally(const pmix_info_t *data, size_t ndata)
     return rc;
 }
 
+static pmix_status_t call_log(up_t *u)
+{
+    px_srv->module.log(&u->client->proc, u->info, u->ninfo, u->info2, u->ninfo2, up_op_cb, u);
+    return PMIX_SUCCESS; /* the host always calls back */
+}
+
 void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     up_t *u = up_new(c, seq, PX_TAG_LOG);
@@ -384,8 +456,8 @@ void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = px_bfrops_unpack_info_array(payload, &u->info2, &u->ninfo2);
     }
     if (rc == PMIX_SUCCESS && px_srv->module.log != NULL) {
-        px_srv->module.log(&c->proc, u->info, u->ninfo, u->info2, u->ninfo2, up_op_cb, u);
-        return; /* the host always calls back */
+        up_launch(u, call_log);
+        return;
     }
     if (rc == PMIX_SUCCESS) {
         rc = log_locally(u->info, u->ninfo);

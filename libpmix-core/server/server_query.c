@@ -444,6 +444,20 @@ static void host_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void 
     }
 }
 
+/* Loop, no lock held (px_srv_upcall). */
+static void query_upcall(void *arg)
+{
+    qreq_t *r = arg;
+    pmix_status_t rc = px_srv->module.query(&r->requester, r->hq, r->nhq, host_cb, r);
+    if (rc != PMIX_SUCCESS) {
+        /* answered at once (nothing to add) or refused: the library's answers stand */
+        pthread_mutex_lock(&px_srv->lock);
+        r->hstatus = rc;
+        finish(r);
+        pthread_mutex_unlock(&px_srv->lock);
+    }
+}
+
 /* Start answering (loop, lock held). q is taken. done runs exactly once: inside this call
  * when the host is not involved, else later on the loop. */
 static void query_start(const pmix_proc_t *requester, uint32_t uid, uint32_t gid, pmix_query_t *q,
@@ -472,10 +486,8 @@ static void query_start(const pmix_proc_t *requester, uint32_t uid, uint32_t gid
         finish(r);
         return;
     }
-    rc = px_srv->module.query(&r->requester, r->hq, r->nhq, host_cb, r);
-    if (rc != PMIX_SUCCESS) {
-        /* answered at once (nothing to add) or refused: the library's answers stand */
-        r->hstatus = rc;
+    if (px_srv_upcall(query_upcall, r) != 0) {
+        r->hstatus = PMIX_ERR_OUT_OF_RESOURCE;
         finish(r);
     }
 }

@@ -14,38 +14,6 @@
 #include "common/px_proto.h"
 #include "server/px_server.h"
 
-/* ---- deferred op callbacks ---- */
-
-typedef struct {
-    pmix_op_cbfunc_t cb;
-    void *cbdata;
-    pmix_status_t status;
-} op_later_t;
-
-static void op_later_run(void *arg)
-{
-    op_later_t *o = arg;
-    o->cb(o->status, o->cbdata);
-    free(o);
-}
-
-pmix_status_t px_srv_op_later(pmix_op_cbfunc_t cb, void *cbdata, pmix_status_t status)
-{
-    if (cb == NULL) {
-        return status == PMIX_SUCCESS ? PMIX_SUCCESS : status;
-    }
-    op_later_t *o = malloc(sizeof(*o));
-    if (o == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    *o = (op_later_t){cb, cbdata, status};
-    if (px_progress_shift(px_srv->prog, op_later_run, o) != 0) {
-        free(o);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    return PMIX_SUCCESS;
-}
-
 /* ---- namespaces ---- */
 
 /* Per-namespace server extension: the job's environment directives (several
@@ -152,7 +120,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     if (rc == PMIX_SUCCESS) {
         px_debug(2, "server", "registered namespace %s (%d local procs, %zu nodes)", nspace,
                  nlocalprocs, ns->nnodes);
-        rc = px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+        rc = px_progress_op_later(px_srv->prog, cbfunc, cbdata, PMIX_SUCCESS);
     } else if (ns != NULL) {
         srv_ns_free(ns);
         px_store_remove(&px_srv->store, nspace);
@@ -219,7 +187,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, u
     if (pr != NULL) {
         pr->ext = c;
     }
-    rc = px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    rc = px_progress_op_later(px_srv->prog, cbfunc, cbdata, PMIX_SUCCESS);
 out:
     pthread_mutex_unlock(&px_srv->lock);
     return rc;
@@ -588,7 +556,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    return px_srv_op_later(cbfunc, cbdata, PMIX_SUCCESS);
+    return px_progress_op_later(px_srv->prog, cbfunc, cbdata, PMIX_SUCCESS);
 }
 
 /* ---- process sets ---- */

@@ -100,6 +100,24 @@ static void spawn_host_cb(pmix_status_t status, pmix_nspace_t nspace, void *cbda
     }
 }
 
+/* Loop, no lock held (px_srv_upcall). */
+static void spawn_upcall(void *arg)
+{
+    spawn_req_t *s = arg;
+    pmix_status_t rc = px_srv->module.spawn(&s->client->proc, s->info, s->ninfo, s->apps, s->napps,
+                                            spawn_host_cb, s);
+    if (rc == PMIX_SUCCESS) {
+        return; /* the callback comes */
+    }
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_ERR_BAD_PARAM; /* a spawn cannot succeed without naming its namespace */
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_reply(s->client, s->seq, PX_TAG_SPAWN, rc, NULL);
+    spawn_free(s);
+    pthread_mutex_unlock(&px_srv->lock);
+}
+
 void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     spawn_req_t *s = calloc(1, sizeof(*s));
@@ -135,13 +153,10 @@ void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_srv->module.spawn(&c->proc, s->info, s->ninfo, s->apps, s->napps, spawn_host_cb, s);
-        if (rc == PMIX_SUCCESS) {
-            return; /* the callback comes */
+        if (px_srv_upcall(spawn_upcall, s) == 0) {
+            return;
         }
-        if (rc == PMIX_OPERATION_SUCCEEDED) {
-            rc = PMIX_ERR_BAD_PARAM; /* a spawn cannot succeed without naming its namespace */
-        }
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
     }
     px_srv_reply(c, seq, PX_TAG_SPAWN, rc, NULL);
     spawn_free(s);

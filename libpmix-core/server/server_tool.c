@@ -228,6 +228,13 @@ static pmix_status_t info_add(pmix_info_t **info, size_t *n, const char *key, co
     return PMIX_SUCCESS;
 }
 
+/* Loop, no lock held (px_srv_upcall); tool_connected has no immediate answer. */
+static void tool_upcall(void *arg)
+{
+    tool_req_t *r = arg;
+    px_srv->module.tool_connected(r->info, r->ninfo, tool_cb, r);
+}
+
 /* PX_TAG_TOOL_ATTACH: info[] of the tool -> the host's tool_connected. */
 static void tool_attach(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
@@ -256,6 +263,9 @@ static void tool_attach(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pa
                  (int)c->pid);
         rc = PMIX_ERR_NOT_SUPPORTED;
     }
+    if (rc == PMIX_SUCCESS && px_srv_upcall(tool_upcall, r) != 0) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+    }
     if (rc != PMIX_SUCCESS) {
         px_srv_reply(c, seq, PX_TAG_TOOL_ATTACH, rc, NULL);
         if (r != NULL) {
@@ -263,7 +273,6 @@ static void tool_attach(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pa
         }
         return;
     }
-    px_srv->module.tool_connected(r->info, r->ninfo, tool_cb, r);
 }
 
 /* A tool's messages: before approval only its one attach request is served. */

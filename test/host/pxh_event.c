@@ -53,6 +53,7 @@ static void print_codes(const char *what, const pmix_status_t *codes, size_t nco
 pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
                                      size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("register_events");
     (void)cbfunc;
     (void)cbdata;
     bool uid = false, gid = false;
@@ -79,6 +80,7 @@ pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const 
 pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc,
                                        void *cbdata)
 {
+    pxh_reenter("deregister_events");
     (void)cbfunc;
     (void)cbdata;
     pthread_mutex_lock(&reg_lock);
@@ -103,6 +105,7 @@ pmix_status_t pxh_up_notify_event(pmix_status_t code, const pmix_proc_t *source,
                                   pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("notify_event");
     pxh_work_t *w = calloc(1, sizeof(*w));
 
     if (!w)

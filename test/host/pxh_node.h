@@ -104,6 +104,10 @@ pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes, pmix
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
                         void *cbdata);
 
+/* --reenter (pxh_reenter.c): called first in every upcall; another thread calls back
+ * into the library and this waits (bounded) for it; a timeout is a host error. */
+void pxh_reenter(const char *upcall);
+
 /* Hand a work item to the loop thread (any thread). */
 void pxh_node_post(pxh_work_t *w);
 void pxh_work_free(pxh_work_t *w);

@@ -28,6 +28,7 @@ static uint32_t nqueries_seen;
 pmix_status_t pxh_query_upcall(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                                pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("query");
     pxh_work_t *w = calloc(1, sizeof(*w));
 
     if (!w)

@@ -39,6 +39,7 @@ pmix_status_t pxh_spawn_upcall(const pmix_proc_t *proc, const pmix_info_t job_in
                                const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                                void *cbdata)
 {
+    pxh_reenter("spawn");
     pxh_work_t *w = calloc(1, sizeof(*w));
 
     if (!w)
@@ -60,6 +61,7 @@ pmix_status_t pxh_push_stdin_upcall(const pmix_proc_t *source, const pmix_proc_t
                                     const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
                                     void *cbdata)
 {
+    pxh_reenter("push_stdin");
     pxh_work_t *w = calloc(1, sizeof(*w));
 
     if (!w)

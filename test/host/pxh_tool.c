@@ -16,6 +16,7 @@ static atomic_int ntools;
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
                         void *cbdata)
 {
+    pxh_reenter("tool_connected");
     pmix_proc_t proc;
     const char *ns = NULL;
     pmix_rank_t rank = 0;

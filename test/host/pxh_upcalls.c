@@ -32,6 +32,7 @@ static char **keys_dup(char **keys)
 static pmix_status_t up_connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
                                    size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("client_connected2");
     pxh_work_t *w = work_new(PXH_W_CONNECTED, proc);
 
     if (!w)
@@ -51,6 +52,7 @@ static pmix_status_t up_connected(const pmix_proc_t *proc, void *server_object,
 static pmix_status_t up_finalized(const pmix_proc_t *proc, void *server_object,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("client_finalized");
     pxh_work_t *w = work_new(PXH_W_FINALIZED, proc);
 
     if (!w)
@@ -65,6 +67,7 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *server_object, int 
                               const char msg[], pmix_proc_t procs[], size_t nprocs,
                               pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("abort");
     pxh_work_t *w = work_new(PXH_W_ABORT, proc);
 
     if (!w)
@@ -81,6 +84,7 @@ static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
+    pxh_reenter("fence_nb");
     pxh_work_t *w = work_new(PXH_W_FENCE, NULL);
 
     if (!w)
@@ -103,6 +107,7 @@ static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pm
 static pmix_status_t up_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("direct_modex");
     pxh_work_t *w = work_new(PXH_W_DMODEX, proc);
 
     if (!w)
@@ -118,6 +123,7 @@ static pmix_status_t up_dmodex(const pmix_proc_t *proc, const pmix_info_t info[]
 static pmix_status_t up_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("publish");
     pxh_work_t *w = work_new(PXH_W_PUBLISH, proc);
 
     if (!w)
@@ -133,6 +139,7 @@ static pmix_status_t up_publish(const pmix_proc_t *proc, const pmix_info_t info[
 static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("lookup");
     pxh_work_t *w = work_new(PXH_W_LOOKUP, proc);
 
     if (!w)
@@ -149,6 +156,7 @@ static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys, const pmix_
 static pmix_status_t up_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                   size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("unpublish");
     pxh_work_t *w = work_new(PXH_W_UNPUBLISH, proc);
 
     if (!w)
@@ -166,6 +174,7 @@ static pmix_status_t up_job_control(const pmix_proc_t *requestor, const pmix_pro
                                     size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                                     pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
+    pxh_reenter("job_control");
     pxh_work_t *w = work_new(PXH_W_JOBCTL, requestor);
 
     if (!w)
@@ -182,6 +191,7 @@ static pmix_status_t up_log2(const pmix_proc_t *client, const pmix_info_t data[]
                              const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
                              void *cbdata)
 {
+    pxh_reenter("log2");
     pxh_work_t *w = work_new(PXH_W_LOG, client);
 
     if (!w)

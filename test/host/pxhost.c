@@ -49,6 +49,8 @@ static const char usage[] =
     "  --remote             allow remote tool connections (TCP on every interface)\n"
     "  --system-server      the servers are system servers (pmix.sys.<host> files)\n"
     "  --shared-tmpdir      every node's server uses one tmpdir (node 0's)\n"
+    "  --reenter            every upcall first has another thread call back into the\n"
+    "                       library and waits for it (no library lock may be held)\n"
     "  --help, --version\n"
     "Exit status: 0 if every rank exited 0, the status given to PMIx_Abort, 1 otherwise,\n"
     "77 when the test cannot run here (--nobody without root).\n";
@@ -177,6 +179,9 @@ static void parse_args(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--system-server") == 0) {
             pxh_opts.system_server = true;
+            continue;
+        } else if (strcmp(a, "--reenter") == 0) {
+            pxh_opts.reenter = true;
             continue;
         } else if (strcmp(a, "--shared-tmpdir") == 0) {
             pxh_opts.shared_tmpdir = true;

@@ -55,6 +55,7 @@ typedef struct {
     pid_t top_pid;
     int evcache;    /* --evcache: the server's event cache size, -1 = default */
     int host_event; /* --host-event: code each node raises before its clients start */
+    bool reenter;   /* --reenter: every upcall calls back into the library (pxh_reenter.c) */
 } pxh_opts_t;
 
 extern pxh_opts_t pxh_opts;

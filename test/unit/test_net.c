@@ -189,6 +189,58 @@ static void set_flag(void *arg)
     *(int *)arg = 42;
 }
 
+/* ---- px_progress_op_later ---- */
+
+typedef struct op_later {
+    px_progress_t *p;
+    atomic_bool returned; /* the caller's call returned */
+    int calls;
+    pmix_status_t status;
+    bool ok; /* on the loop, after the call returned */
+    px_latch_t done;
+} op_later_t;
+
+static void op_later_cb(pmix_status_t status, void *cbdata)
+{
+    op_later_t *o = cbdata;
+
+    o->calls++;
+    o->status = status;
+    o->ok = o->returned && px_progress_on_loop(o->p);
+    px_latch_release(&o->done);
+}
+
+static void op_later_marker(void *arg)
+{
+    px_latch_release(arg);
+}
+
+Test(net, op_later_calls_back_once_later_with_status)
+{
+    op_later_t o = {0};
+    px_latch_t after;
+
+    o.p = px_progress_create(NULL);
+    cr_assert_not_null(o.p);
+    cr_assert_eq(px_latch_init(&o.done, 1), 0);
+    cr_assert_eq(px_latch_init(&after, 1), 0);
+    cr_assert_eq(px_progress_start(o.p), 0);
+    /* no callback: the status comes straight back and nothing is queued */
+    cr_assert_eq(px_progress_op_later(o.p, NULL, &o, PMIX_ERR_NOT_FOUND), PMIX_ERR_NOT_FOUND);
+    cr_assert_eq(px_progress_op_later(o.p, NULL, &o, PMIX_SUCCESS), PMIX_SUCCESS);
+    cr_assert_eq(px_progress_op_later(o.p, op_later_cb, &o, PMIX_ERR_TIMEOUT), PMIX_SUCCESS);
+    o.returned = true;
+    cr_assert_eq(px_progress_shift(o.p, op_later_marker, &after), 0);
+    cr_assert_eq(px_latch_wait(&o.done, WAIT_MS), 0);
+    cr_assert_eq(px_latch_wait(&after, WAIT_MS), 0);
+    px_progress_destroy(o.p); /* joins the loop: nothing more can run */
+    cr_assert_eq(o.calls, 1);
+    cr_assert_eq(o.status, PMIX_ERR_TIMEOUT);
+    cr_assert(o.ok);
+    px_latch_fini(&o.done);
+    px_latch_fini(&after);
+}
+
 Test(net, shift_wait_and_stop)
 {
     px_progress_t *p = px_progress_create(NULL);
