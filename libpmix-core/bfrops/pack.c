@@ -5,6 +5,7 @@
 
 #include "bfrops/bfrops_int.h"
 #include "bfrops/px_bfrops.h"
+#include "types/px_hwtypes.h"
 #include "types/px_types.h"
 
 px_bfrops_tinfo_t px_bfrops_tinfo(pmix_data_type_t t)
@@ -280,6 +281,18 @@ static pmix_status_t w_str(pmix_data_buffer_t *b, const char *s)
 static pmix_status_t w_strn(pmix_data_buffer_t *b, const char *s, size_t max)
 {
     return w_blob(b, s, strnlen(s, max));
+}
+
+/* A cpuset or topology: str source, str text form (px_hwtypes.h; NULL when there is no
+ * bitmap/topology). text is malloc'd by the caller's px_hw_*_text (status rc) and freed. */
+static pmix_status_t enc_hw(pmix_data_buffer_t *b, const char *source, char *text, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, source);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, text);
+    free(text);
+    return rc;
 }
 
 static pmix_status_t w_argv(pmix_data_buffer_t *b, char *const *argv)
@@ -650,23 +663,14 @@ static pmix_status_t enc_struct(pmix_data_buffer_t *b, const void *e, pmix_data_
         return rc;
     }
     case PMIX_PROC_CPUSET: {
-        /* The bitmap needs the cpuset code's text form; until then only an empty one. */
-        const pmix_cpuset_t *c = e;
-        if (c->bitmap)
-            return PMIX_ERR_NOT_SUPPORTED;
-        rc = w_str(b, c->source);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, NULL);
-        return rc;
+        char *text;
+        rc = px_hw_cpuset_text(e, &text);
+        return enc_hw(b, ((const pmix_cpuset_t *)e)->source, text, rc);
     }
     case PMIX_TOPO: {
-        const pmix_topology_t *tp = e;
-        if (tp->topology)
-            return PMIX_ERR_NOT_SUPPORTED;
-        rc = w_str(b, tp->source);
-        if (rc == PMIX_SUCCESS)
-            rc = w_str(b, NULL);
-        return rc;
+        char *text;
+        rc = px_hw_topology_text(e, &text);
+        return enc_hw(b, ((const pmix_topology_t *)e)->source, text, rc);
     }
     case PMIX_GEOMETRY: {
         const pmix_geometry_t *g = e;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "types/px_hwtypes.h"
 #include "types/px_types_int.h"
 
 /* What the generic code must do with an element: the "kind" of its representation. */
@@ -428,12 +429,10 @@ void px_type_destruct(void *elem, pmix_data_type_t t)
         px_types_argv_free(((pmix_regattr_t *)elem)->description);
         break;
     case PX_K_CPUSET:
-        /* the bitmap is borrowed (see px_types.h) */
-        free(((pmix_cpuset_t *)elem)->source);
+        px_hw_cpuset_release(elem);
         break;
     case PX_K_TOPO:
-        /* the topology is borrowed (see px_types.h) */
-        free(((pmix_topology_t *)elem)->source);
+        px_hw_topology_release(elem);
         break;
     case PX_K_GEOMETRY: {
         pmix_geometry_t *g = elem;
@@ -674,20 +673,10 @@ static pmix_status_t px_copy_struct(void *dest, const void *src, enum px_kind ki
         }
         break;
     }
-    case PX_K_CPUSET: {
-        pmix_cpuset_t *d = dest;
-        const pmix_cpuset_t *s = src;
-        d->bitmap = s->bitmap; /* borrowed, see px_types.h */
-        PX_DUP(source);
-        break;
-    }
-    case PX_K_TOPO: {
-        pmix_topology_t *d = dest;
-        const pmix_topology_t *s = src;
-        d->topology = s->topology; /* borrowed, see px_types.h */
-        PX_DUP(source);
-        break;
-    }
+    case PX_K_CPUSET:
+        return px_hw_cpuset_copy(dest, src);
+    case PX_K_TOPO:
+        return px_hw_topology_copy(dest, src);
     case PX_K_GEOMETRY: {
         pmix_geometry_t *d = dest;
         const pmix_geometry_t *s = src;
@@ -1170,20 +1159,10 @@ pmix_value_cmp_t px_type_compare(const void *a, const void *b, pmix_data_type_t 
         }
         return px_array_cmp(x->qualifiers, x->nqual, y->qualifiers, y->nqual, PMIX_INFO);
     }
-    case PX_K_CPUSET: {
-        const pmix_cpuset_t *x = a, *y = b;
-        if (PMIX_EQUAL != (c = px_str_cmp(x->source, y->source))) {
-            return c;
-        }
-        return x->bitmap == y->bitmap ? PMIX_EQUAL : PMIX_VALUE_COMPARISON_NOT_AVAIL;
-    }
-    case PX_K_TOPO: {
-        const pmix_topology_t *x = a, *y = b;
-        if (PMIX_EQUAL != (c = px_str_cmp(x->source, y->source))) {
-            return c;
-        }
-        return x->topology == y->topology ? PMIX_EQUAL : PMIX_VALUE_COMPARISON_NOT_AVAIL;
-    }
+    case PX_K_CPUSET:
+        return px_hw_cpuset_cmp(a, b);
+    case PX_K_TOPO:
+        return px_hw_topology_cmp(a, b);
     case PX_K_GEOMETRY: {
         const pmix_geometry_t *x = a, *y = b;
         if (x->fabric != y->fabric) {

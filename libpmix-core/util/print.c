@@ -11,6 +11,7 @@
 #include <sys/time.h>
 
 #include "pmix.h"
+#include "types/px_hwtypes.h"
 #include "types/px_types.h"
 #include "util/px_names.h"
 #include "util/px_print.h"
@@ -142,6 +143,16 @@ static void px_print_argv(struct px_sbuf *b, char **argv)
 
 /* Where a pmix_value_t keeps its datum, as a pointer to one element (see px_print.h):
  * by-value members are at &v->data, pointer members point to the element themselves. */
+/* Appends a malloc'd description and frees it (NULL: out of memory, nothing added). */
+static bool px_print_owned(struct px_sbuf *b, char *text)
+{
+    if (text != NULL) {
+        px_sbuf_add(b, "%s", text);
+        free(text);
+    }
+    return true;
+}
+
 static const void *px_print_value_elem(const pmix_value_t *v)
 {
     switch (v->type) {
@@ -362,11 +373,9 @@ static bool px_print_struct(struct px_sbuf *b, const void *elem, pmix_data_type_
         return true;
     }
     case PMIX_PROC_CPUSET:
-        px_sbuf_add(b, "source=%s", px_print_str(((const pmix_cpuset_t *)elem)->source));
-        return true;
+        return px_print_owned(b, px_hw_cpuset_describe(elem));
     case PMIX_TOPO:
-        px_sbuf_add(b, "source=%s", px_print_str(((const pmix_topology_t *)elem)->source));
-        return true;
+        return px_print_owned(b, px_hw_topology_describe(elem));
     case PMIX_GEOMETRY: {
         const pmix_geometry_t *g = elem;
 
