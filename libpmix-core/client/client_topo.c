@@ -63,3 +63,57 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
     topo->topology = t; /* the library's, read-only: destruct leaves it (px_hwtypes.h) */
     return PMIX_SUCCESS;
 }
+
+/* PMIx_Compute_distances_nb: computed in the call, answered later on the client's loop
+ * (never inside the call). Partial: only a connected client or tool has that loop; a
+ * process that is neither gets PMIX_ERR_INIT. */
+typedef struct {
+    pmix_status_t status;
+    pmix_device_distance_t *dist; /* owned until release */
+    size_t n;
+    pmix_device_dist_cbfunc_t cb;
+    void *cbdata;
+} dist_req_t;
+
+static void dist_release(void *arg)
+{
+    dist_req_t *r = arg;
+    PMIx_Device_distance_free(r->dist, r->n);
+    free(r);
+}
+
+static void dist_answer(void *arg)
+{
+    dist_req_t *r = arg;
+    r->cb(r->status, r->dist, r->n, r->cbdata, dist_release, r);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_device_dist_cbfunc_t cbfunc, void *cbdata)
+{
+    if (cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    dist_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    r->status = PMIx_Compute_distances(topo, cpuset, info, ninfo, &r->dist, &r->n);
+    if (r->status == PMIX_ERR_BAD_PARAM || r->status == PMIX_ERR_NOT_SUPPORTED) {
+        pmix_status_t refused = r->status; /* refused at once, without a callback */
+        free(r);
+        return refused;
+    }
+    r->cb = cbfunc;
+    r->cbdata = cbdata;
+    pmix_status_t rc = px_cl_later(dist_answer, r);
+    if (rc != PMIX_SUCCESS) {
+        PMIx_Device_distance_free(r->dist, r->n);
+        free(r);
+    }
+    return rc;
+}

@@ -191,3 +191,142 @@ PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, cons
     *locality = loc;
     return PMIX_SUCCESS;
 }
+
+/* ---- device distances ---- */
+
+/* What a hwloc OS device is in the Standard's terms (0: none we report). */
+static pmix_device_type_t devtype(hwloc_obj_t osdev)
+{
+    switch (osdev->attr->osdev.type) {
+    case HWLOC_OBJ_OSDEV_BLOCK:
+        return PMIX_DEVTYPE_BLOCK;
+    case HWLOC_OBJ_OSDEV_GPU:
+        return PMIX_DEVTYPE_GPU;
+    case HWLOC_OBJ_OSDEV_NETWORK:
+        return PMIX_DEVTYPE_NETWORK;
+    case HWLOC_OBJ_OSDEV_OPENFABRICS:
+        return PMIX_DEVTYPE_OPENFABRICS;
+    case HWLOC_OBJ_OSDEV_DMA:
+        return PMIX_DEVTYPE_DMA;
+    case HWLOC_OBJ_OSDEV_COPROC:
+        return PMIX_DEVTYPE_COPROC;
+    default:
+        return 0;
+    }
+}
+
+/* A device's identifier: the hardware's own (InfiniBand node GUID, network address)
+ * when hwloc knows one, else its OS name. */
+static const char *devid(hwloc_obj_t osdev)
+{
+    const char *names[] = {"NodeGUID", "Address"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = hwloc_obj_get_info_by_name(osdev, names[i]);
+        if (v != NULL) {
+            return v;
+        }
+    }
+    return osdev->name;
+}
+
+/* Hops in the tree between a PU and the device's locality object. */
+static unsigned hops(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_obj_t at)
+{
+    hwloc_obj_t common = hwloc_get_common_ancestor_obj(topo, pu, at);
+    return (unsigned)(pu->depth - common->depth) + (unsigned)(at->depth - common->depth);
+}
+
+/* Distances from cpus to every OS device of topo matching types (0: any) and id (NULL:
+ * any), into a new array (PMIX_ERR_NOT_FOUND when none matches). */
+static pmix_status_t distances(hwloc_topology_t topo, hwloc_const_bitmap_t cpus,
+                               pmix_device_type_t types, const char *id,
+                               pmix_device_distance_t **out, size_t *nout)
+{
+    size_t n = 0;
+    for (hwloc_obj_t d = NULL; (d = hwloc_get_next_osdev(topo, d)) != NULL;) {
+        n++;
+    }
+    pmix_device_distance_t *dist = n ? PMIx_Device_distance_create(n) : NULL;
+    if (n > 0 && dist == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (hwloc_obj_t d = NULL; (d = hwloc_get_next_osdev(topo, d)) != NULL;) {
+        pmix_device_type_t t = devtype(d);
+        if (t == 0 || (types != 0 && (types & t) == 0) || d->name == NULL ||
+            (id != NULL && strcmp(id, devid(d)) != 0 && strcmp(id, d->name) != 0)) {
+            continue;
+        }
+        hwloc_obj_t at = hwloc_get_non_io_ancestor_obj(topo, d);
+        unsigned lo = UINT16_MAX, hi = 0;
+        for (hwloc_obj_t pu = NULL; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu));) {
+            if (hwloc_bitmap_isset(cpus, pu->os_index)) {
+                unsigned h = hops(topo, pu, at);
+                lo = h < lo ? h : lo;
+                hi = h > hi ? h : hi;
+            }
+        }
+        if (hi < lo) {
+            continue; /* cpus holds no PU of this topology: caught below */
+        }
+        dist[k].uuid = strdup(devid(d));
+        dist[k].osname = strdup(d->name);
+        if (dist[k].uuid == NULL || dist[k].osname == NULL) {
+            PMIx_Device_distance_free(dist, n);
+            return PMIX_ERR_NOMEM;
+        }
+        dist[k].type = t;
+        dist[k].mindist = (uint16_t)lo;
+        dist[k].maxdist = (uint16_t)hi;
+        k++;
+    }
+    if (k == 0) {
+        PMIx_Device_distance_free(dist, n);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *out = dist;
+    *nout = k; /* the array holds n; the elements past k are constructed (empty) */
+    return PMIX_SUCCESS;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
+                                                 pmix_info_t info[], size_t ninfo,
+                                                 pmix_device_distance_t *distances_out[],
+                                                 size_t *ndist)
+{
+    if (cpuset == NULL || cpuset->bitmap == NULL || distances_out == NULL || ndist == NULL ||
+        (ninfo > 0 && info == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *distances_out = NULL;
+    *ndist = 0;
+    if (!px_hw_is_source(cpuset->source) ||
+        (topo != NULL && topo->topology != NULL && !px_hw_is_source(topo->source))) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    pmix_device_type_t types = 0;
+    const char *id = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_DEVICE_TYPE) && info[i].value.type == PMIX_DEVTYPE) {
+            types |= info[i].value.data.devtype;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_DEVICE_ID) && info[i].value.type == PMIX_STRING) {
+            id = info[i].value.data.string;
+        } else {
+            return PMIX_ERR_NOT_SUPPORTED; /* a directive we cannot honour */
+        }
+    }
+    hwloc_topology_t t = topo != NULL ? topo->topology : NULL;
+    if (t == NULL) {
+        pmix_topology_t local = {.source = NULL, .topology = NULL};
+        pmix_status_t rc = PMIx_Load_topology(&local);
+        if (rc != PMIX_SUCCESS) {
+            return rc;
+        }
+        free(local.source);
+        t = local.topology;
+    }
+    if (!hwloc_bitmap_intersects(cpuset->bitmap, hwloc_topology_get_topology_cpuset(t))) {
+        return PMIX_ERR_BAD_PARAM; /* not a location on that node */
+    }
+    return distances(t, cpuset->bitmap, types, id, distances_out, ndist);
+}

@@ -10,6 +10,7 @@
  *              Without it: no PMIX_CPUSET, a locality string covering the node.
  * Prints "pxc_topo: rank R ok" when every check passed.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,53 @@ static void check_topology(bool shared)
         pxc_fail("PMIx_Load_topology: the server did not share its topology, got it anyway");
     }
     PMIx_Topology_destruct(&t);
+}
+
+static pthread_t caller;
+static volatile bool called_inside;
+
+static void dist_cb(pmix_status_t status, pmix_device_distance_t *dist, size_t ndist, void *cbdata,
+                    pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)dist;
+    (void)ndist;
+    if (pthread_equal(pthread_self(), caller)) {
+        called_inside = true; /* from the caller's own stack: inside the call */
+    }
+    pxc_cb_mark(cbdata, status);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+}
+
+/* PMIx_Compute_distances_nb from this process's binding on the local topology: one
+ * callback, after the call. The synthetic topology has no devices: PMIX_ERR_NOT_FOUND. */
+static void check_distances_nb(bool shared)
+{
+    pxc_cb_t cb;
+    pmix_cpuset_t c;
+    pxc_cb_init(&cb);
+    PMIx_Cpuset_construct(&c);
+    pmix_status_t rc = PMIx_Get_cpuset(&c, PMIX_CPUBIND_PROCESS);
+    if (rc != PMIX_SUCCESS) {
+        pxc_fail("PMIx_Get_cpuset: %s", PMIx_Error_string(rc));
+    }
+    caller = pthread_self();
+    rc = PMIx_Compute_distances_nb(NULL, &c, NULL, 0, dist_cb, &cb);
+    if (rc != PMIX_SUCCESS) {
+        pxc_fail("PMIx_Compute_distances_nb: %s", PMIx_Error_string(rc));
+    }
+    if (called_inside) {
+        pxc_fail("PMIx_Compute_distances_nb called back inside the call");
+    }
+    if (!pxc_cb_wait(&cb, 5.0) || cb.calls != 1) {
+        pxc_fail("PMIx_Compute_distances_nb: %d callbacks", cb.calls);
+    }
+    if (shared && cb.status != PMIX_ERR_NOT_FOUND) {
+        pxc_fail("PMIx_Compute_distances_nb on a topology without devices: %s",
+                 PMIx_Error_string(cb.status));
+    }
+    PMIx_Cpuset_destruct(&c);
 }
 
 static void expect_str(const char *what, const char *got, const char *want)
@@ -140,6 +188,7 @@ int main(int argc, char **argv)
     }
     free(mine);
     free(other);
+    check_distances_nb(shared);
     printf("pxc_topo: rank %u ok\n", me.rank);
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) {

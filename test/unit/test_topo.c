@@ -278,3 +278,88 @@ Test(topo, load_topology_and_get_cpuset)
     PMIx_Topology_destruct(&t);
     px_hw_local_fini();
 }
+
+/* A synthetic topology with one network device under package 1, through hwloc XML (the
+ * form a topology travels in): 2 packages of 2 cores of 2 PUs. */
+static hwloc_topology_t with_device(void)
+{
+    hwloc_topology_t s = synthetic("pack:2 core:2 pu:2");
+    char *xml;
+    int len;
+    cr_assert_eq(hwloc_topology_export_xmlbuffer(s, &xml, &len, 0), 0);
+    const char *dev = "<object type=\"OSDev\" gp_index=\"100\" name=\"eth9\" osdev_type=\"2\">"
+                      "<info name=\"Address\" value=\"aa:bb\"/></object>\n";
+    /* package 1 is the machine's last child: insert before its closing tag */
+    char *at = strstr(xml, "    </object>\n  </object>\n  <support");
+    cr_assert_not_null(at);
+    size_t head = (size_t)(at - xml);
+    char *edited = malloc(strlen(xml) + strlen(dev) + 1);
+    cr_assert_not_null(edited);
+    memcpy(edited, xml, head);
+    strcpy(edited + head, dev);
+    strcat(edited, at);
+    hwloc_free_xmlbuffer(s, xml);
+    hwloc_topology_destroy(s);
+    hwloc_topology_t t = px_hw_from_xml(edited, false);
+    free(edited);
+    cr_assert_not_null(t);
+    return t;
+}
+
+Test(topo, compute_distances)
+{
+    pmix_topology_t topo = {.source = "hwloc", .topology = with_device()};
+    pmix_cpuset_t all = {.source = "hwloc", .bitmap = cpus("0-7")};
+    pmix_cpuset_t pu0 = {.source = "hwloc", .bitmap = cpus("0")};
+    pmix_cpuset_t pu5 = {.source = "hwloc", .bitmap = cpus("5")};
+    pmix_device_distance_t *d = NULL;
+    size_t n = 0;
+
+    cr_assert_eq(PMIx_Compute_distances(&topo, &all, NULL, 0, &d, &n), PMIX_SUCCESS);
+    cr_assert_eq(n, 1);
+    cr_expect_str_eq(d[0].osname, "eth9");
+    cr_expect_str_eq(d[0].uuid, "aa:bb");
+    cr_expect_eq(d[0].type, PMIX_DEVTYPE_NETWORK);
+    /* PU 4-7 sit 2 hops below the device's package, PU 0-3 4 hops away via the machine */
+    cr_expect_eq(d[0].mindist, 2);
+    cr_expect_eq(d[0].maxdist, 4);
+    PMIx_Device_distance_free(d, n);
+    cr_assert_eq(PMIx_Compute_distances(&topo, &pu0, NULL, 0, &d, &n), PMIX_SUCCESS);
+    cr_expect_eq(d[0].mindist, 4);
+    cr_expect_eq(d[0].maxdist, 4);
+    PMIx_Device_distance_free(d, n);
+
+    /* directives: by type and by id */
+    pmix_info_t info[1];
+    pmix_device_type_t gpu = PMIX_DEVTYPE_GPU, net = PMIX_DEVTYPE_NETWORK;
+    PMIx_Info_load(&info[0], PMIX_DEVICE_TYPE, &net, PMIX_DEVTYPE);
+    cr_assert_eq(PMIx_Compute_distances(&topo, &pu5, info, 1, &d, &n), PMIX_SUCCESS);
+    cr_expect_eq(d[0].mindist, 2);
+    PMIx_Device_distance_free(d, n);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_load(&info[0], PMIX_DEVICE_TYPE, &gpu, PMIX_DEVTYPE);
+    cr_expect_eq(PMIx_Compute_distances(&topo, &pu5, info, 1, &d, &n), PMIX_ERR_NOT_FOUND);
+    cr_expect_eq(n, 0);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_load(&info[0], PMIX_DEVICE_ID, "aa:bb", PMIX_STRING);
+    cr_assert_eq(PMIx_Compute_distances(&topo, &pu5, info, 1, &d, &n), PMIX_SUCCESS);
+    PMIx_Device_distance_free(d, n);
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_load(&info[0], PMIX_TIMEOUT, &(int){1}, PMIX_INT);
+    cr_expect_eq(PMIx_Compute_distances(&topo, &pu5, info, 1, &d, &n), PMIX_ERR_NOT_SUPPORTED);
+    PMIx_Info_destruct(&info[0]);
+
+    /* bad input */
+    pmix_cpuset_t none = {.source = "hwloc", .bitmap = cpus("100")};
+    cr_expect_eq(PMIx_Compute_distances(&topo, &none, NULL, 0, &d, &n), PMIX_ERR_BAD_PARAM);
+    cr_expect_eq(PMIx_Compute_distances(&topo, NULL, NULL, 0, &d, &n), PMIX_ERR_BAD_PARAM);
+    cr_expect_eq(PMIx_Compute_distances(&topo, &all, NULL, 0, NULL, &n), PMIX_ERR_BAD_PARAM);
+    /* the non-blocking form needs a callback (its answer is tested in pxc_topo) */
+    cr_expect_eq(PMIx_Compute_distances_nb(&topo, &all, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM);
+
+    hwloc_bitmap_free(none.bitmap);
+    hwloc_bitmap_free(all.bitmap);
+    hwloc_bitmap_free(pu0.bitmap);
+    hwloc_bitmap_free(pu5.bitmap);
+    hwloc_topology_destroy(topo.topology);
+}
