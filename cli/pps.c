@@ -73,8 +73,9 @@ static const char *state_name(pmix_proc_state_t st)
     return strncmp(s, prefix, strlen(prefix)) == 0 ? s + strlen(prefix) : s;
 }
 
-/* The CPUs a process holds in the DVM's pool: its binding (PMIX_CPUSET, "0-1"), "-" when
- * it is not bound or no longer runs. Malloc'd; NULL when out of memory. */
+/* The CPUs a process holds in the DVM's pool: its binding (PMIX_CPUSET, "hwloc:0-1",
+ * shown without the source), "-" when it is not bound or no longer runs. Malloc'd; NULL
+ * when out of memory. */
 static char *cpus_of(const pmix_proc_info_t *pi)
 {
     pmix_value_t *v = NULL;
@@ -82,7 +83,8 @@ static char *cpus_of(const pmix_proc_info_t *pi)
     if (pi->state != PMIX_PROC_STATE_TERMINATED &&
         PMIx_Get(&pi->proc, PMIX_CPUSET, NULL, 0, &v) == PMIX_SUCCESS && v != NULL &&
         v->type == PMIX_STRING && v->data.string != NULL) {
-        s = strdup(v->data.string);
+        const char *colon = strchr(v->data.string, ':');
+        s = strdup(colon != NULL ? colon + 1 : v->data.string);
     }
     if (v != NULL) {
         PMIx_Value_free(v, 1);

@@ -658,8 +658,12 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     snprintf(px_dvm.nspace, sizeof(px_dvm.nspace), "prte-%s-%d", px_dvm.hostname, (int)getpid());
     pmix_rank_t zero = 0;
     bool yes = true;
-    pmix_info_t info[4];
+    pmix_info_t info[5];
     size_t n = 0;
+    /* the server library takes our topology (its own copy) and gives it to the clients,
+     * which then do not each discover the node (docs/ARCHITECTURE.md, "Cpusets") */
+    pmix_topology_t topo = {.source = "hwloc", .topology = px_dvm.topo};
+    PMIX_INFO_LOAD(&info[n++], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, px_dvm.nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);

@@ -615,8 +615,10 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         PMIx_Info_list_add(pl, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
         px_job_reg_proc_keys(j, rank, pl);
         if (mp->cpuset != NULL) {
+            /* "hwloc:<list>"; the server library adds PMIX_LOCALITY_STRING from it */
             char *cs = NULL;
-            if (hwloc_bitmap_list_asprintf(&cs, mp->cpuset) >= 0) {
+            pmix_cpuset_t bound = {.source = "hwloc", .bitmap = mp->cpuset};
+            if (PMIx_server_generate_cpuset_string(&bound, &cs) == PMIX_SUCCESS) {
                 PMIx_Info_list_add(pl, PMIX_CPUSET, cs, PMIX_STRING);
                 free(cs);
             }

@@ -5,6 +5,7 @@
 
 #include "bfrops/bfrops_int.h"
 #include "bfrops/px_bfrops.h"
+#include "types/px_hwtypes.h"
 #include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 
@@ -378,31 +379,33 @@ PX_ENC_FN(regattr)
     return rc;
 }
 
+/* A cpuset or topology: str source, str text form (px_hwtypes.h: hwloc's list string or
+ * XML; NULL when there is no bitmap/topology). text comes from px_hw_*_text (status rc)
+ * and is freed here. */
+static pmix_status_t enc_hw(pmix_data_buffer_t *b, const char *source, char *text, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, source);
+    if (rc == PMIX_SUCCESS)
+        rc = w_str(b, text);
+    free(text);
+    return rc;
+}
+
 PX_ENC_FN(cpuset)
 {
-    /* The bitmap needs the cpuset code's text form; until then only an empty one. */
-    const pmix_cpuset_t *c = e;
-    pmix_status_t rc;
+    char *text = NULL;
+    pmix_status_t rc = px_hw_cpuset_text(e, &text);
 
-    if (c->bitmap)
-        return PMIX_ERR_NOT_SUPPORTED;
-    rc = w_str(b, c->source);
-    if (rc == PMIX_SUCCESS)
-        rc = w_str(b, NULL);
-    return rc;
+    return enc_hw(b, ((const pmix_cpuset_t *)e)->source, text, rc);
 }
 
 PX_ENC_FN(topo)
 {
-    const pmix_topology_t *tp = e;
-    pmix_status_t rc;
+    char *text = NULL;
+    pmix_status_t rc = px_hw_topology_text(e, &text);
 
-    if (tp->topology)
-        return PMIX_ERR_NOT_SUPPORTED;
-    rc = w_str(b, tp->source);
-    if (rc == PMIX_SUCCESS)
-        rc = w_str(b, NULL);
-    return rc;
+    return enc_hw(b, ((const pmix_topology_t *)e)->source, text, rc);
 }
 
 PX_ENC_FN(geometry)

@@ -5,6 +5,7 @@
 
 #include "bfrops/bfrops_int.h"
 #include "bfrops/px_bfrops.h"
+#include "types/px_hwtypes.h"
 #include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 
@@ -135,17 +136,6 @@ static pmix_status_t r_strn(px_bfrops_reader_t *r, char *dst, size_t max)
     rc = r_raw(r, dst, n);
     if (rc == PMIX_SUCCESS)
         dst[n] = '\0';
-    return rc;
-}
-
-/* An absent-only field (the cpuset bitmap / topology slot, see pack.c). */
-static pmix_status_t r_none(px_bfrops_reader_t *r)
-{
-    uint32_t n;
-    pmix_status_t rc = r_u32(r, &n);
-
-    if (rc == PMIX_SUCCESS && n != PX_BFROPS_NONE)
-        rc = BAD;
     return rc;
 }
 
@@ -491,18 +481,26 @@ PX_DEC_FN(regattr)
 
 PX_DEC_FN(cpuset)
 {
+    char *text = NULL;
     pmix_cpuset_t *c = e;
     pmix_status_t rc = r_str(r, &c->source);
 
-    return rc == PMIX_SUCCESS ? r_none(r) : rc;
+    if (rc == PMIX_SUCCESS && (rc = r_str(r, &text)) == PMIX_SUCCESS)
+        rc = px_hw_cpuset_from_text(c, text) == PMIX_SUCCESS ? PMIX_SUCCESS : BAD;
+    free(text);
+    return rc;
 }
 
 PX_DEC_FN(topo)
 {
+    char *text = NULL;
     pmix_topology_t *tp = e;
     pmix_status_t rc = r_str(r, &tp->source);
 
-    return rc == PMIX_SUCCESS ? r_none(r) : rc;
+    if (rc == PMIX_SUCCESS && (rc = r_str(r, &text)) == PMIX_SUCCESS)
+        rc = px_hw_topology_from_text(tp, text) == PMIX_SUCCESS ? PMIX_SUCCESS : BAD;
+    free(text);
+    return rc;
 }
 
 PX_DEC_FN(geometry)

@@ -18,6 +18,7 @@
 #include "event/px_event.h"
 #include "help/px_help.h"
 #include "net/px_usock.h"
+#include "types/px_hwtypes.h"
 
 px_client_state_t px_cl = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -458,6 +459,7 @@ void px_cl_teardown(void)
     pthread_mutex_unlock(&px_cl.lock);
     px_cl_query_fini();
     px_cl_iof_fini();
+    px_hw_local_fini(); /* what PMIx_Load_topology handed out (Standard: ours to clean) */
 }
 
 /* ---- one start and one stop for both sides (client and tool) ---- */

@@ -55,6 +55,8 @@ enum px_tag {
     /* events, continued */
     PX_TAG_EVT_DEREGISTER = 22, /* -> size n, int32 code[n]: codes no handler of the sender
                                  * names any more (no reply) */
+    /* topology */
+    PX_TAG_TOPOLOGY = 23, /* -> (empty) <- string: the server's node topology as hwloc XML */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

@@ -19,6 +19,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "server/px_server.h"
+#include "server/px_srv_topo.h"
 
 px_server_t *px_srv = NULL;
 
@@ -187,6 +188,9 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     }
     case PX_TAG_FINALIZE:
         px_srv_finalize_req(c, seq);
+        break;
+    case PX_TAG_TOPOLOGY:
+        px_srv_topology_req(c, seq);
         break;
     case PX_TAG_COMMIT:
         px_srv_commit(c, payload);
@@ -600,6 +604,9 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
     s->keepalive_fd = -1;
     px_srv = s;
     rc = px_srv_event_init(info, ninfo);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv_topo_init(info, ninfo);
+    }
     if (rc != PMIX_SUCCESS) {
         goto error;
     }
@@ -637,6 +644,7 @@ error:
     free(env_launcher);
     if (px_srv != NULL) {
         px_srv_event_fini();
+        px_srv_topo_fini();
     }
     px_srv = NULL;
     if (s->listener != NULL) {
@@ -736,6 +744,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
         return PMIX_ERR_TIMEOUT;
     }
     px_srv_event_fini();
+    px_srv_topo_fini();
     px_progress_destroy(s->prog);
     for (size_t i = 0; s->rndz_files != NULL && s->rndz_files[i] != NULL; i++) {
         if (rndz_pid(s->rndz_files[i]) == getpid()) {

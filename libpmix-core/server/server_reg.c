@@ -13,6 +13,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "server/px_server.h"
+#include "server/px_srv_topo.h"
 
 /* ---- namespaces ---- */
 
@@ -103,6 +104,9 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
     if (ns != NULL) {
         ns->nlocal_expected = nlocalprocs;
         rc = px_ns_register(&px_srv->store, ns, info, ninfo);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv_topo_ns(ns);
     }
     if (rc == PMIX_SUCCESS) {
         rc = keep_env_directives(ns, info, ninfo);

@@ -384,7 +384,7 @@ void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src)
     }
 }
 
-/* ---- pmix_cpuset_t / pmix_topology_t (placeholders: see px_types.h) ---- */
+/* ---- pmix_cpuset_t / pmix_topology_t (ownership: see px_hwtypes.h) ---- */
 
 void PMIx_Cpuset_construct(pmix_cpuset_t *cpuset)
 {

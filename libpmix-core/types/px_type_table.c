@@ -218,7 +218,7 @@ static const struct px_type_ops px_type_table[PX_TYPE_TABLE_LEN] = {
                     .vunload = px_value_unload_bo},
     PX_UINT(PMIX_JOB_STATE, pmix_job_state_t, 1, px_print_jstate, false),
     PX_UINT(PMIX_LINK_STATE, pmix_link_state_t, 1, px_print_lstate, false),
-    /* cpuset/topology: placeholders until their own code takes over (px_types.h) */
+    /* cpuset/topology: backed by hwloc (px_hwtypes.h) */
     PX_STRUCT(PMIX_PROC_CPUSET, pmix_cpuset_t, PX_VS_BOXED, 8, cpuset),
     PX_STRUCT(PMIX_GEOMETRY, pmix_geometry_t, PX_VS_BOXED, 20, geometry),
     [PMIX_DEVICE_DIST] = {.type = PMIX_DEVICE_DIST,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "types/px_hwtypes.h"
 #include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 
@@ -287,14 +288,12 @@ void px_types_release_regattr(void *e)
 
 void px_types_release_cpuset(void *e)
 {
-    /* the bitmap is borrowed (see px_types.h) */
-    free(((pmix_cpuset_t *)e)->source);
+    px_hw_cpuset_release(e); /* owns its hwloc bitmap (px_hwtypes.h) */
 }
 
 void px_types_release_topo(void *e)
 {
-    /* the topology is borrowed (see px_types.h) */
-    free(((pmix_topology_t *)e)->source);
+    px_hw_topology_release(e); /* owns its hwloc topology (px_hwtypes.h) */
 }
 
 void px_types_release_geometry(void *e)
@@ -584,22 +583,12 @@ pmix_status_t px_types_copy_regattr(void *dest, const void *src)
 
 pmix_status_t px_types_copy_cpuset(void *dest, const void *src)
 {
-    pmix_cpuset_t *d = dest;
-    const pmix_cpuset_t *s = src;
-
-    d->bitmap = s->bitmap; /* borrowed, see px_types.h */
-    PX_DUP(source);
-    return PMIX_SUCCESS;
+    return px_hw_cpuset_copy(dest, src);
 }
 
 pmix_status_t px_types_copy_topo(void *dest, const void *src)
 {
-    pmix_topology_t *d = dest;
-    const pmix_topology_t *s = src;
-
-    d->topology = s->topology; /* borrowed, see px_types.h */
-    PX_DUP(source);
-    return PMIX_SUCCESS;
+    return px_hw_topology_copy(dest, src);
 }
 
 pmix_status_t px_types_copy_geometry(void *dest, const void *src)

@@ -90,9 +90,9 @@
  *  - PMIX_BUFFER (removed from the Standard in v4.1, still defined by 4.2.2) is treated
  *    as a pmix_data_buffer_t. Copying a data buffer copies base_ptr[0..bytes_allocated)
  *    and keeps pack_ptr/unpack_ptr at the same offsets; destruct frees base_ptr.
- *  - PMIX_PROC_CPUSET / PMIX_TOPO are placeholders for now: copy duplicates `source`, but
- *    the opaque `bitmap` / `topology` pointer is shared (shallow copy) and destruct does
- *    not free it (borrowed). The cpuset/topology code will take these over.
+ *  - PMIX_PROC_CPUSET / PMIX_TOPO with source "hwloc" own an hwloc bitmap / topology
+ *    (deep copy, freed by destruct); see types/px_hwtypes.h for the rules, including the
+ *    process's local topology, which destruct leaves alone.
  *  - PMIX_POINTER elements are copied as the pointer value; nothing is freed.
  *  - PMIX_REGEX is a NUL-terminated string (what PMIx_generate_regex/ppn return) as an
  *    element - PMIx_Data_pack/unpack/copy/print and data arrays - but a pmix_value_t

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "types/px_hwtypes.h"
 #include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 
@@ -432,26 +433,14 @@ pmix_value_cmp_t px_types_cmp_query(const void *a, const void *b, const struct p
 
 pmix_value_cmp_t px_types_cmp_cpuset(const void *a, const void *b, const struct px_type_ops *o)
 {
-    const pmix_cpuset_t *x = a, *y = b;
-    pmix_value_cmp_t c;
-
     (void)o;
-    if (PMIX_EQUAL != (c = px_str_cmp(x->source, y->source))) {
-        return c;
-    }
-    return x->bitmap == y->bitmap ? PMIX_EQUAL : PMIX_VALUE_COMPARISON_NOT_AVAIL;
+    return px_hw_cpuset_cmp(a, b);
 }
 
 pmix_value_cmp_t px_types_cmp_topo(const void *a, const void *b, const struct px_type_ops *o)
 {
-    const pmix_topology_t *x = a, *y = b;
-    pmix_value_cmp_t c;
-
     (void)o;
-    if (PMIX_EQUAL != (c = px_str_cmp(x->source, y->source))) {
-        return c;
-    }
-    return x->topology == y->topology ? PMIX_EQUAL : PMIX_VALUE_COMPARISON_NOT_AVAIL;
+    return px_hw_topology_cmp(a, b);
 }
 
 pmix_value_cmp_t px_types_cmp_geometry(const void *a, const void *b, const struct px_type_ops *o)

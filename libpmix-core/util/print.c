@@ -11,6 +11,7 @@
 #include <sys/time.h>
 
 #include "pmix.h"
+#include "types/px_hwtypes.h"
 #include "types/px_type_ops.h"
 #include "types/px_types_int.h"
 #include "util/px_names.h"
@@ -486,14 +487,23 @@ PX_PRINT_FN(regattr)
     px_print_argv(b, r->description);
 }
 
+/* Appends a malloc'd description and frees it (NULL: out of memory, nothing added). */
+static void px_print_owned(struct px_sbuf *b, char *text)
+{
+    if (text != NULL) {
+        px_sbuf_add(b, "%s", text);
+        free(text);
+    }
+}
+
 PX_PRINT_FN(cpuset)
 {
-    px_sbuf_add(b, "source=%s", px_print_str(((const pmix_cpuset_t *)e)->source));
+    px_print_owned(b, px_hw_cpuset_describe(e));
 }
 
 PX_PRINT_FN(topo)
 {
-    px_sbuf_add(b, "source=%s", px_print_str(((const pmix_topology_t *)e)->source));
+    px_print_owned(b, px_hw_topology_describe(e));
 }
 
 PX_PRINT_FN(geometry)

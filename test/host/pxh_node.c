@@ -22,6 +22,8 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <hwloc.h>
+
 #include "pxh_node.h"
 
 pxh_node_t pxh_node;
@@ -525,6 +527,24 @@ static void server_init(void)
     if (pxh_opts.system_server) {
         PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
         PMIX_INFO_LOAD(&info[n++], PMIX_SYSTEM_TMPDIR, pxh_opts.tmpdirs[pxh_node.id], PMIX_STRING);
+    }
+    if (pxh_opts.topology != NULL) {
+        /* the library keeps its own copy: ours is destroyed below */
+        pmix_topology_t topo = {.source = "hwloc", .topology = NULL};
+        hwloc_topology_t t;
+        if (hwloc_topology_init(&t) != 0 ||
+            hwloc_topology_set_synthetic(t, pxh_opts.topology) != 0 ||
+            hwloc_topology_load(t) != 0) {
+            fprintf(stderr, "pxhost: bad --topology \"%s\"\n", pxh_opts.topology);
+            exit(2);
+        }
+        topo.topology = t;
+        PMIX_INFO_LOAD(&info[n++], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+        hwloc_topology_destroy(t);
+    }
+    if (pxh_opts.no_share_topology) {
+        bool no = false;
+        PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SHARE_TOPOLOGY, &no, PMIX_BOOL);
     }
     rc = PMIx_server_init(&pxh_module, info, n);
     for (size_t i = 0; i < n; i++)

@@ -133,6 +133,12 @@ static pmix_status_t add_proc(void *list, int rank)
     ADD(p, PMIX_APPNUM, &appnum, PMIX_UINT32);
     ADD(p, PMIX_GLOBAL_RANK, &r, PMIX_PROC_RANK);
     ADD(p, PMIX_APP_RANK, &r, PMIX_PROC_RANK);
+    if (pxh_opts.cpusets) {
+        /* bound to the PU of its local rank (not really: the library only reads it) */
+        char cpuset[32];
+        snprintf(cpuset, sizeof(cpuset), "hwloc:%u", (unsigned)lrank);
+        ADD(p, PMIX_CPUSET, cpuset, PMIX_STRING);
+    }
     return add_array(list, PMIX_PROC_INFO_ARRAY, p);
 }
 

@@ -48,6 +48,10 @@ static const char usage[] =
     "                       (MODE approve|refuse|nohook)\n"
     "  --remote             allow remote tool connections (TCP on every interface)\n"
     "  --system-server      the servers are system servers (pmix.sys.<host> files)\n"
+    "  --topology DESC      give each server the hwloc synthetic topology DESC\n"
+    "                       (PMIX_TOPOLOGY2)\n"
+    "  --cpusets            register local rank k with PMIX_CPUSET \"hwloc:k\"\n"
+    "  --no-share-topology  PMIX_SERVER_SHARE_TOPOLOGY false\n"
     "  --shared-tmpdir      every node's server uses one tmpdir (node 0's)\n"
     "  --reenter            every upcall first has another thread call back into the\n"
     "                       library and waits for it (no library lock may be held)\n"
@@ -186,6 +190,12 @@ static void parse_args(int argc, char **argv)
         } else if (strcmp(a, "--shared-tmpdir") == 0) {
             pxh_opts.shared_tmpdir = true;
             continue;
+        } else if (strcmp(a, "--cpusets") == 0) {
+            pxh_opts.cpusets = true;
+            continue;
+        } else if (strcmp(a, "--no-share-topology") == 0) {
+            pxh_opts.no_share_topology = true;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "pxhost: option %s needs a value (see pxhost --help)\n", a);
@@ -211,6 +221,8 @@ static void parse_args(int argc, char **argv)
             parse_rankcmd(v);
         else if (strcmp(a, "--tools") == 0)
             pxh_opts.tools = parse_tools(v);
+        else if (strcmp(a, "--topology") == 0)
+            pxh_opts.topology = v;
         else {
             fprintf(stderr, "pxhost: unknown option \"%s\" (see pxhost --help)\n", a);
             exit(2);

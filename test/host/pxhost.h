@@ -56,6 +56,11 @@ typedef struct {
     int evcache;    /* --evcache: the server's event cache size, -1 = default */
     int host_event; /* --host-event: code each node raises before its clients start */
     bool reenter;   /* --reenter: every upcall calls back into the library (pxh_reenter.c) */
+    /* cpusets and topology: --topology DESC (an hwloc synthetic topology given to each
+     * server as PMIX_TOPOLOGY2), --cpusets (local rank k registered with PMIX_CPUSET
+     * "hwloc:k"), --no-share-topology (PMIX_SERVER_SHARE_TOPOLOGY false) */
+    const char *topology; /* borrowed from argv, NULL: none */
+    bool cpusets, no_share_topology;
 } pxh_opts_t;
 
 extern pxh_opts_t pxh_opts;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwloc.h>
 #include <pmix.h>
 
 #include "types/px_type_ops.h"
@@ -293,14 +294,27 @@ void tt_fill_sample(void *elem, pmix_data_type_t t, int variant, int depth)
         PMIx_Regattr_load(elem, variant ? "NAME_B" : "NAME_A", "pmix.attr", PMIX_INT, "first line");
         PMIx_Regattr_load(elem, NULL, NULL, PMIX_INT, "second line");
         break;
-    case PMIX_PROC_CPUSET:
-        ((pmix_cpuset_t *)elem)->source = xstrdup(variant ? "hwloc2" : "hwloc");
-        ((pmix_cpuset_t *)elem)->bitmap = (char *)NULL + 0x40;
+    case PMIX_PROC_CPUSET: {
+        /* a real hwloc bitmap, owned by the cpuset (types/px_hwtypes.h) */
+        hwloc_bitmap_t bm = hwloc_bitmap_alloc();
+        cr_assert_not_null(bm);
+        hwloc_bitmap_set_range(bm, (unsigned)variant, (int)(variant + k + 1));
+        ((pmix_cpuset_t *)elem)->source = xstrdup("hwloc");
+        ((pmix_cpuset_t *)elem)->bitmap = bm;
         break;
-    case PMIX_TOPO:
+    }
+    case PMIX_TOPO: {
+        /* a real (synthetic) hwloc topology: 1 package, k+1+variant cores of 2 PUs */
+        hwloc_topology_t topo;
+        char desc[64];
+        snprintf(desc, sizeof(desc), "pack:1 core:%d pu:2", k + 1 + variant);
+        cr_assert_eq(hwloc_topology_init(&topo), 0);
+        cr_assert_eq(hwloc_topology_set_synthetic(topo, desc), 0);
+        cr_assert_eq(hwloc_topology_load(topo), 0);
         ((pmix_topology_t *)elem)->source = xstrdup("hwloc");
-        ((pmix_topology_t *)elem)->topology = (char *)NULL + 0x80 * k;
+        ((pmix_topology_t *)elem)->topology = topo;
         break;
+    }
     case PMIX_GEOMETRY: {
         pmix_geometry_t *g = elem;
         g->fabric = (size_t)k;
@@ -671,24 +685,45 @@ Test(types_registry, data_buffer_copy_keeps_offsets)
     cr_expect_null(b.base_ptr);
 }
 
-Test(types_registry, cpuset_topology_share_opaque_pointer)
+Test(types_registry, cpuset_topology_copy_deep)
 {
     pmix_cpuset_t a, b;
     pmix_topology_t t, u;
 
     tt_fill_sample(&a, PMIX_PROC_CPUSET, 0, 0);
     cr_assert_eq(px_type_copy(&b, &a, PMIX_PROC_CPUSET), PMIX_SUCCESS);
-    cr_expect_eq(a.bitmap, b.bitmap);
+    cr_expect_neq(a.bitmap, b.bitmap);
+    cr_expect(hwloc_bitmap_isequal(a.bitmap, b.bitmap));
     cr_expect_neq(a.source, b.source);
     cr_expect_str_eq(b.source, "hwloc");
+    cr_expect_eq(px_type_compare(&a, &b, PMIX_PROC_CPUSET), PMIX_EQUAL);
+    hwloc_bitmap_set(b.bitmap, 40);
+    cr_expect_eq(px_type_compare(&a, &b, PMIX_PROC_CPUSET), PMIX_VALUE2_GREATER);
     px_type_destruct(&a, PMIX_PROC_CPUSET);
     px_type_destruct(&b, PMIX_PROC_CPUSET);
+    cr_expect_null(b.bitmap);
     tt_fill_sample(&t, PMIX_TOPO, 0, 0);
     cr_assert_eq(px_type_copy(&u, &t, PMIX_TOPO), PMIX_SUCCESS);
-    cr_expect_eq(t.topology, u.topology);
+    cr_expect_neq(t.topology, u.topology);
+    cr_expect_eq(hwloc_get_nbobjs_by_type(u.topology, HWLOC_OBJ_PU), 4);
+    cr_expect_eq(px_type_compare(&t, &u, PMIX_TOPO), PMIX_EQUAL);
     PMIx_Topology_destruct(&t);
     PMIx_Topology_destruct(&u);
     cr_expect_null(u.source);
+    cr_expect_null(u.topology);
+}
+
+/* A bitmap of a source we cannot interpret is refused, not shared. */
+Test(types_registry, cpuset_other_source_refused)
+{
+    pmix_cpuset_t a = {.source = "other", .bitmap = &a}, b;
+    pmix_topology_t t = {.source = "other", .topology = &t}, u;
+
+    PMIx_Cpuset_construct(&b);
+    PMIx_Topology_construct(&u);
+    cr_expect_eq(px_type_copy(&b, &a, PMIX_PROC_CPUSET), PMIX_ERR_NOT_SUPPORTED);
+    cr_expect_eq(px_type_copy(&u, &t, PMIX_TOPO), PMIX_ERR_NOT_SUPPORTED);
+    cr_expect_null(b.bitmap);
     cr_expect_null(u.topology);
 }
 

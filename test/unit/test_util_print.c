@@ -297,7 +297,7 @@ Test(print, structs)
            "uuid=u osname=mlx5 type=PMIX_DEVTYPE_NETWORK mindist=1 maxdist=9");
     expect(px_print_elem(&geo, PMIX_GEOMETRY),
            "fabric=2 uuid=g osname=os coordinates={PMIX_COORD_LOGICAL_VIEW (1, 2, 3)}");
-    expect(px_print_elem(&cs, PMIX_PROC_CPUSET), "source=hwloc");
+    expect(px_print_elem(&cs, PMIX_PROC_CPUSET), "source=hwloc cpus=(none)");
     expect(px_print_elem(&np, PMIX_NODE_PID), "hostname=node1 nodeid=5 pid=99");
     expect(px_print_elem(&dev, PMIX_DEVICE), "uuid=id osname=gpu0 type=PMIX_DEVTYPE_GPU");
     memset(&db, 0, sizeof(db));
