@@ -430,7 +430,7 @@ Test(map, display)
     px_map_t map;
     mkapps(2, 1);
     MAP_OK(nodes, 2, 2, mkinfo(PMIX_MAPBY, "node", NULL, NULL));
-    char *d = px_map_display(&map, nodes, 2, "prte-x@1");
+    char *d = px_map_render(&map, nodes, 2, "prte-x@1");
     cr_assert_not_null(d);
     cr_assert(strstr(d, "map of job prte-x@1") != NULL, "%s", d);
     cr_assert(strstr(d, "3 processes on 2 nodes; map-by node, rank-by node, bind-to package") !=
