@@ -1,5 +1,6 @@
 /* cli: --host name[:slots],... and --hostfile (lines "name [slots=N]", # comments) into
- * px_cmd_t.hosts, validated. Single-threaded, called from the option parser. */
+ * px_cmd_t.hosts, validated, and those hosts as the mapper's node list. Single-threaded,
+ * called from the option parser and the commands' main. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -132,4 +133,55 @@ out:
     free(line);
     fclose(f);
     return rc;
+}
+
+/* Order of host entries: by name, then by position (so each name's first entry leads). */
+static const px_host_t *px_opts_sort_hosts;
+
+static int px_opts_host_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(px_opts_sort_hosts[x].name, px_opts_sort_hosts[y].name);
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+int px_opts_host_nodes(const px_cmd_t *cmd, px_map_node_t **nodes, size_t *nnodes)
+{
+    size_t n = cmd->nhosts, k = 0;
+    size_t *idx = calloc(n + 1, sizeof(size_t)), *lead = calloc(n + 1, sizeof(size_t));
+    int *slots = calloc(n + 1, sizeof(int));
+    px_map_node_t *out = calloc(n + 1, sizeof(*out));
+
+    if (idx == NULL || lead == NULL || slots == NULL || out == NULL) {
+        free(out);
+        out = NULL;
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    px_opts_sort_hosts = cmd->hosts;
+    qsort(idx, n, sizeof(size_t), px_opts_host_cmp);
+    for (size_t j = 0; j < n; j++) { /* each entry's lead: its name's first entry */
+        size_t i = idx[j];
+        lead[i] = j > 0 && strcmp(cmd->hosts[idx[j - 1]].name, cmd->hosts[i].name) == 0
+                      ? lead[idx[j - 1]]
+                      : i;
+        slots[lead[i]] += cmd->hosts[i].slots > 0 ? cmd->hosts[i].slots : 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lead[i] != i)
+            continue;
+        out[k].name = cmd->hosts[i].name;
+        out[k].slots = slots[i];
+        out[k].slots_given = true;
+        k++;
+    }
+out:
+    free(idx);
+    free(lead);
+    free(slots);
+    *nodes = out;
+    *nnodes = out != NULL ? k : 0;
+    return out != NULL ? 0 : -1;
 }

@@ -14,6 +14,8 @@
 
 #include <pmix_common.h>
 
+#include "launcher/px_map.h"
+
 typedef enum {
     PX_CMD_PRTE,
     PX_CMD_PRTERUN,
@@ -94,5 +96,13 @@ void px_opts_fini(px_cmd_t *cmd);
  * PRTE_ALLOW_RUN_AS_ROOT and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM, NULL if unset) are both "1". */
 bool px_opts_root_allowed(uid_t euid, bool allow_flag, const char *env_allow,
                           const char *env_confirm);
+
+/* The hosts of --host and --hostfile as the mapper's nodes (launcher/px_map.h): one per
+ * distinct name, in the order first named; its slots are the sum over its entries (an
+ * entry without a count is 1 slot: "--host a,a,b:2" is a:2, b:2), counted as given;
+ * topo NULL and nothing held (the node's daemon reports its topology later). *nodes is
+ * malloc'd (the caller frees it, names are borrowed from cmd->hosts); 0 nodes when no
+ * host was given. O(n log n). 0, or -1 with errno = ENOMEM. */
+int px_opts_host_nodes(const px_cmd_t *cmd, px_map_node_t **nodes, size_t *nnodes);
 
 #endif /* PX_OPTS_H */

@@ -963,7 +963,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
 
 static void show_map(px_job_t *j)
 {
-    char *text = px_map_display(&j->map, &px_dvm.node, 1, j->label);
+    char *text = px_map_render(&j->map, &px_dvm.node, 1, j->label);
     if (text != NULL) {
         px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);

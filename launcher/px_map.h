@@ -13,6 +13,21 @@
  * are the limit (the error names the jobs holding the rest), and processes are bound to
  * cores (PUs for hwthread) that no running process is bound to; those beyond the free
  * cores are not bound. Without given slots, a job may still oversubscribe.
+ *
+ * Many nodes: every policy works across the nodes given, in their order (slot and the
+ * object policies fill node after node, node deals one process per node in turn, ranks
+ * and local ranks are per the policies below). A node whose topology is not known yet
+ * (topo == NULL: a remote node before its daemon reported it) has slots only: its
+ * slots count as given (1 when slots <= 0), it takes processes under --map-by slot,
+ * node and ppr:N:node and --rank-by slot or node (a policy naming cores, packages or
+ * hwthreads is refused with PMIX_ERR_NOT_SUPPORTED naming the node), and its processes
+ * are not bound here: each is marked bind_deferred, and the node's daemon computes
+ * the binding from map->bind_obj / map->pe and the process's local rank. A node with
+ * a topology is mapped exactly like the local node.
+ *
+ * Cost: O(P log P + nnodes + cores) for P processes (ranking sorts on a key); binding
+ * inside a target object (map-by package with bind-to core, ppr, :PE) scans the node's
+ * cores: O(P x cores per node) at worst.
  */
 #ifndef PX_MAP_H
 #define PX_MAP_H
@@ -24,6 +39,17 @@
 #include <hwloc.h>
 #include <pmix_common.h>
 
+/* The objects of the policies (parsers below). */
+typedef enum {
+    PX_MAP_OBJ_NONE = 0,
+    PX_MAP_OBJ_SLOT,
+    PX_MAP_OBJ_NODE,
+    PX_MAP_OBJ_PACKAGE,
+    PX_MAP_OBJ_CORE,
+    PX_MAP_OBJ_HWTHREAD,
+    PX_MAP_OBJ_PPR, /* map-by only */
+} px_map_obj_t;
+
 /* A running job's share of a node (for the message when slots run out). */
 typedef struct {
     const char *job; /* borrowed: its namespace */
@@ -34,7 +60,7 @@ typedef struct {
     char *name;            /* borrowed: host name */
     int slots;             /* slot count */
     bool slots_given;      /* from --host/--hostfile/RM (else: hwloc's core count) */
-    hwloc_topology_t topo; /* borrowed, loaded */
+    hwloc_topology_t topo; /* borrowed, loaded; NULL = not known yet (slots only) */
     /* what the DVM's running jobs hold here; all zero/NULL = nothing */
     int slots_inuse;                 /* their live processes */
     hwloc_const_bitmap_t inuse_cpus; /* borrowed: the PUs those are bound to; NULL = none */
@@ -51,6 +77,8 @@ typedef struct {
     uint16_t node_rank;    /* among all the job's processes on the node (same here) */
     hwloc_bitmap_t cpuset; /* owned: where it is bound (what it holds in the DVM's pool);
                               NULL = not bound */
+    bool bind_deferred;    /* its node has no topology: the node's daemon binds it (per
+                              the map's bind_obj and pe) */
 } px_map_proc_t;
 
 typedef struct {
@@ -62,6 +90,8 @@ typedef struct {
     char *mapby;         /* owned: the policies as applied, PRRTE spellings */
     char *rankby;
     char *bindto;
+    px_map_obj_t bind_obj; /* bind-to as applied (NONE, CORE, PACKAGE, HWTHREAD) */
+    int pe;                /* :PE=n, cores per process; 0 = none */
 } px_map_t;
 
 /* Map a job. Policies come from the job info (PMIX_MAPBY "slot|node|core|package|
@@ -77,10 +107,14 @@ pmix_status_t px_map_job(const px_map_node_t *nodes, size_t nnodes, const pmix_a
                          char **msg);
 void px_map_free(px_map_t *map);
 
-/* Human-readable map (--display map) and one binding line per process
- * (--report-bindings / --display bind), each a malloc'd string. */
-char *px_map_display(const px_map_t *map, const px_map_node_t *nodes, size_t nnodes,
-                     const char *job);
+/* --display map: the map as text in a malloc'd buffer: a header (job, processes, nodes,
+ * policies), one line per node (slots, processes, oversubscribed), under it one line
+ * per process on it in rank order (rank, app, local rank, binding or "bound by the
+ * node's daemon"). O(P + nnodes). NULL when out of memory. */
+char *px_map_render(const px_map_t *map, const px_map_node_t *nodes, size_t nnodes,
+                    const char *job);
+
+/* --report-bindings / --display bind: one process's binding line, malloc'd. */
 char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_rank_t rank,
                           const char *job);
 
@@ -88,15 +122,6 @@ char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_
  * Compatible addition to the contract: the parsers px_map_job() itself uses, so that
  * the command line rejects exactly what the mapper would. Case-insensitive; "socket"
  * is accepted for "package". */
-typedef enum {
-    PX_MAP_OBJ_NONE = 0,
-    PX_MAP_OBJ_SLOT,
-    PX_MAP_OBJ_NODE,
-    PX_MAP_OBJ_PACKAGE,
-    PX_MAP_OBJ_CORE,
-    PX_MAP_OBJ_HWTHREAD,
-    PX_MAP_OBJ_PPR, /* map-by only */
-} px_map_obj_t;
 
 typedef struct {
     px_map_obj_t by;      /* PX_MAP_OBJ_NONE when only modifiers were given */

@@ -8,7 +8,7 @@
 
 #include "launcher/px_map.h"
 
-static hwloc_topology_t topos[4];
+static hwloc_topology_t topos[8];
 
 static hwloc_topology_t topo(int i, const char *synthetic)
 {
@@ -20,7 +20,7 @@ static hwloc_topology_t topo(int i, const char *synthetic)
 
 static void fini(void)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
         if (topos[i] != NULL)
             hwloc_topology_destroy(topos[i]);
         topos[i] = NULL;
@@ -430,7 +430,7 @@ Test(map, display)
     px_map_t map;
     mkapps(2, 1);
     MAP_OK(nodes, 2, 2, mkinfo(PMIX_MAPBY, "node", NULL, NULL));
-    char *d = px_map_display(&map, nodes, 2, "prte-x@1");
+    char *d = px_map_render(&map, nodes, 2, "prte-x@1");
     cr_assert_not_null(d);
     cr_assert(strstr(d, "map of job prte-x@1") != NULL, "%s", d);
     cr_assert(strstr(d, "3 processes on 2 nodes; map-by node, rank-by node, bind-to package") !=
@@ -584,4 +584,355 @@ Test(map, pool_given_slots_are_a_dvm_wide_limit)
     free(msg);
     hwloc_bitmap_free(held);
     held = NULL;
+}
+
+/* ---- many nodes: different synthetic topologies, nodes without topology ---- */
+
+static px_map_node_t het[4];
+
+/* Node i of het: synthetic topology (NULL: none, slots only), slots (< 0: not given). */
+static void hnode(int i, const char *synthetic, int slots)
+{
+    memset(&het[i], 0, sizeof(het[i]));
+    het[i].name = (char *)names[i];
+    het[i].topo = synthetic != NULL ? topo(4 + i, synthetic) : NULL;
+    het[i].slots_given = slots >= 0;
+    het[i].slots = slots >= 0            ? slots
+                   : het[i].topo != NULL ? hwloc_get_nbobjs_by_type(het[i].topo, HWLOC_OBJ_CORE)
+                                         : 0;
+}
+
+/* n0: 2 cores x 2 PUs in 1 package, n1: 2 packages x 2 cores, n2: 3 cores */
+static void three_nodes(void)
+{
+    hnode(0, "package:1 core:2 pu:2", -1);
+    hnode(1, "package:2 core:2 pu:1", -1);
+    hnode(2, "package:1 core:3 pu:1", -1);
+}
+
+/* rank r of map: node, local rank (= node rank), and bound to the object type/idx of
+ * its node (idx < 0: not bound) */
+static void expect(const px_map_t *map, const uint32_t *node, const uint16_t *local,
+                   hwloc_obj_type_t type, const int *idx)
+{
+    for (size_t r = 0; r < map->nprocs; r++) {
+        const px_map_proc_t *p = &map->procs[r];
+        cr_assert_eq(p->rank, (pmix_rank_t)r);
+        cr_assert_eq(p->node, node[r], "rank %zu on node %u, not %u", r, p->node, node[r]);
+        cr_assert_eq(p->local_rank, local[r], "rank %zu local rank %u", r, p->local_rank);
+        cr_assert_eq(p->node_rank, local[r], "rank %zu node rank %u", r, p->node_rank);
+        if (idx == NULL)
+            continue;
+        if (idx[r] < 0)
+            cr_assert_null(p->cpuset, "rank %zu", r);
+        else
+            cr_assert(is_obj(het[node[r]].topo, p->cpuset, type, (unsigned)idx[r]),
+                      "rank %zu not on object %d of node %u", r, idx[r], node[r]);
+    }
+}
+
+Test(map, nodes_slot_fills_node_after_node)
+{
+    px_map_t map;
+    three_nodes();
+    mkapps(9, 0);
+    MAP_OK(het, 3, 1, mkinfo(NULL, NULL, NULL, NULL));
+    cr_assert_str_eq(map.bindto, "package");
+    uint32_t node[] = {0, 0, 1, 1, 1, 1, 2, 2, 2};
+    uint16_t local[] = {0, 1, 0, 1, 2, 3, 0, 1, 2};
+    int pkg[] = {0, 0, 0, 0, 1, 1, 0, 0, 0};
+    expect(&map, node, local, HWLOC_OBJ_PACKAGE, pkg);
+    cr_assert(!map.oversubscribed);
+    px_map_free(&map);
+
+    MAP_OK(het, 3, 1, mkinfo(PMIX_BINDTO, "core", NULL, NULL));
+    int core[] = {0, 1, 0, 1, 2, 3, 0, 1, 2};
+    expect(&map, node, local, HWLOC_OBJ_CORE, core);
+    px_map_free(&map);
+
+    /* rank-by node: the k-th process of each node in turn */
+    MAP_OK(het, 3, 1, mkinfo(PMIX_RANKBY, "node", PMIX_BINDTO, "core"));
+    uint32_t node2[] = {0, 1, 2, 0, 1, 2, 1, 2, 1};
+    uint16_t local2[] = {0, 0, 0, 1, 1, 1, 2, 2, 3};
+    int core2[] = {0, 0, 0, 1, 1, 1, 2, 2, 3};
+    expect(&map, node2, local2, HWLOC_OBJ_CORE, core2);
+    px_map_free(&map);
+}
+
+Test(map, nodes_by_node_skips_full_nodes)
+{
+    px_map_t map;
+    three_nodes();
+    mkapps(8, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node", PMIX_BINDTO, "core"));
+    cr_assert_str_eq(map.rankby, "node");
+    uint32_t node[] = {0, 1, 2, 0, 1, 2, 1, 2};
+    uint16_t local[] = {0, 0, 0, 1, 1, 1, 2, 2};
+    int core[] = {0, 0, 0, 1, 1, 1, 2, 2};
+    expect(&map, node, local, HWLOC_OBJ_CORE, core);
+    px_map_free(&map);
+
+    /* rank-by slot: each node's processes together */
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node", PMIX_RANKBY, "slot"));
+    uint32_t node2[] = {0, 0, 1, 1, 1, 2, 2, 2};
+    uint16_t local2[] = {0, 1, 0, 1, 2, 0, 1, 2};
+    expect(&map, node2, local2, HWLOC_OBJ_CORE, NULL);
+    px_map_free(&map);
+
+    /* beyond every node's slots (none given): one more per node in turn */
+    mkapps(11, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node", PMIX_BINDTO, "core"));
+    cr_assert(map.oversubscribed);
+    uint32_t node3[] = {0, 1, 2, 0, 1, 2, 1, 2, 1, 2, 0};
+    uint16_t local3[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 2};
+    int core3[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, -1, -1};
+    expect(&map, node3, local3, HWLOC_OBJ_CORE, core3);
+    px_map_free(&map);
+}
+
+Test(map, nodes_by_objects)
+{
+    px_map_t map;
+    three_nodes();
+    mkapps(9, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "core", NULL, NULL));
+    uint32_t node[] = {0, 0, 1, 1, 1, 1, 2, 2, 2};
+    uint16_t local[] = {0, 1, 0, 1, 2, 3, 0, 1, 2};
+    int core[] = {0, 1, 0, 1, 2, 3, 0, 1, 2};
+    expect(&map, node, local, HWLOC_OBJ_CORE, core);
+    px_map_free(&map);
+
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "hwthread", NULL, NULL));
+    int pu[] = {0, 1, 0, 1, 2, 3, 0, 1, 2}; /* n0: both PUs of core 0 */
+    expect(&map, node, local, HWLOC_OBJ_PU, pu);
+    px_map_free(&map);
+
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "package", NULL, NULL));
+    int pkg[] = {0, 0, 0, 1, 0, 1, 0, 0, 0}; /* n1 alternates its two packages */
+    expect(&map, node, local, HWLOC_OBJ_PACKAGE, pkg);
+    px_map_free(&map);
+
+    /* map-by package, bind-to core, rank-by core: n1's ranks follow its cores */
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "package", PMIX_BINDTO, "core"));
+    int core2[] = {0, 1, 0, 2, 1, 3, 0, 1, 2};
+    expect(&map, node, local, HWLOC_OBJ_CORE, core2);
+    px_map_free(&map);
+    infos[2] = infos[1];
+    memset(&infos[1], 0, sizeof(infos[1]));
+    PMIx_Info_load(&infos[1], PMIX_RANKBY, "core", PMIX_STRING);
+    MAP_OK(het, 3, 1, 3);
+    cr_assert_str_eq(map.rankby, "core");
+    expect(&map, node, local, HWLOC_OBJ_CORE, core);
+    px_map_free(&map);
+    PMIX_INFO_DESTRUCT(&infos[2]);
+    memset(&infos[2], 0, sizeof(infos[2]));
+}
+
+Test(map, nodes_ppr_and_pe)
+{
+    px_map_t map;
+    char *msg = NULL;
+    three_nodes();
+    mkapps(0, 0); /* ppr:1:package: 1 + 2 + 1 */
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "ppr:1:package", NULL, NULL));
+    cr_assert_eq(map.nprocs, 4);
+    uint32_t node[] = {0, 1, 1, 2};
+    uint16_t local[] = {0, 0, 1, 0};
+    int pkg[] = {0, 0, 1, 0};
+    expect(&map, node, local, HWLOC_OBJ_PACKAGE, pkg);
+    px_map_free(&map);
+
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "ppr:2:node", NULL, NULL));
+    cr_assert_eq(map.nprocs, 6);
+    uint32_t node2[] = {0, 0, 1, 1, 2, 2};
+    uint16_t local2[] = {0, 1, 0, 1, 0, 1};
+    int pkg2[] = {0, 0, 0, 0, 0, 0}; /* ppr:N:node binds to package by default */
+    expect(&map, node2, local2, HWLOC_OBJ_PACKAGE, pkg2);
+    px_map_free(&map);
+
+    /* :PE=2: each process's two cores on one node; n0 and n2 hold one, n1 two */
+    mkapps(4, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "slot:PE=2", NULL, NULL));
+    uint32_t node3[] = {0, 1, 1, 2};
+    uint16_t local3[] = {0, 0, 1, 0};
+    int first[] = {0, 0, 2, 0};
+    expect(&map, node3, local3, HWLOC_OBJ_CORE, NULL);
+    for (int r = 0; r < 4; r++) {
+        cr_assert_eq(first_core(het[node3[r]].topo, map.procs[r].cpuset), first[r], "rank %d", r);
+        cr_assert_eq(hwloc_bitmap_weight(map.procs[r].cpuset), r == 0 ? 4 : 2, "rank %d", r);
+    }
+    px_map_free(&map);
+
+    mkapps(5, 0);
+    mkinfo(PMIX_MAPBY, "node:PE=2", NULL, NULL);
+    cr_assert_eq(px_map_job(het, 3, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "need 10 cores, but only 9") != NULL, "%s", msg);
+    cr_assert(strstr(msg, "3 nodes (n0, n1, n2)") != NULL, "%s", msg);
+    free(msg);
+}
+
+Test(map, nodes_given_slots_and_oversubscribe)
+{
+    px_map_t map;
+    char *msg = NULL;
+    hnode(0, "package:1 core:4 pu:1", 1);
+    hnode(1, "package:1 core:4 pu:1", 2);
+    mkapps(4, 0);
+    mkinfo(NULL, NULL, NULL, NULL);
+    cr_assert_eq(px_map_job(het, 2, apps, 1, infos, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "only 3 slots are on 2 nodes (n0, n1)") != NULL, "%s", msg);
+    free(msg);
+    MAP_OK(het, 2, 1, mkinfo(PMIX_MAPBY, "slot:OVERSUBSCRIBE", PMIX_BINDTO, "core"));
+    cr_assert(map.oversubscribed);
+    uint32_t node[] = {0, 1, 1, 0};
+    uint16_t local[] = {0, 0, 1, 1};
+    int core[] = {0, 0, 1, 1};
+    expect(&map, node, local, HWLOC_OBJ_CORE, core);
+    px_map_free(&map);
+}
+
+Test(map, nodes_without_topology)
+{
+    px_map_t map;
+    char *msg = NULL;
+    hnode(0, "package:1 core:2 pu:1", -1);
+    hnode(1, NULL, 3);  /* --host n1:3, not reported yet */
+    hnode(2, NULL, -1); /* --host n2: one slot */
+    mkapps(6, 0);
+    MAP_OK(het, 3, 1, mkinfo(NULL, NULL, NULL, NULL));
+    uint32_t node[] = {0, 0, 1, 1, 1, 2};
+    uint16_t local[] = {0, 1, 0, 1, 2, 0};
+    int pkg[] = {0, 0, -1, -1, -1, -1};
+    expect(&map, node, local, HWLOC_OBJ_PACKAGE, pkg);
+    cr_assert_eq(map.bind_obj, PX_MAP_OBJ_PACKAGE);
+    for (int r = 0; r < 6; r++)
+        cr_assert_eq(map.procs[r].bind_deferred, r >= 2, "rank %d", r);
+    cr_assert(!map.oversubscribed);
+    char *line = px_map_binding_line(&map, het, 3, NULL);
+    cr_assert_str_eq(line, "[n1:rank 3] bound to package by the node's daemon (its topology is "
+                           "not known here yet)\n");
+    free(line);
+    char *d = px_map_render(&map, het, 3, "j");
+    cr_assert(strstr(d, "Node n1: 3 slots, 3 processes\n    rank 2 (app 0, local rank 0): "
+                        "bind-to package by the node's daemon") != NULL,
+              "%s", d);
+    cr_assert(strstr(d, "Node n2: 1 slots, 1 processes\n    rank 5") != NULL, "%s", d);
+    free(d);
+    px_map_free(&map);
+
+    /* their slots count as given: no more than them without :OVERSUBSCRIBE */
+    mkapps(7, 0);
+    cr_assert_eq(px_map_job(het, 3, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "only 6 slots") != NULL, "%s", msg);
+    free(msg);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node:OVERSUBSCRIBE", NULL, NULL));
+    uint32_t node2[] = {0, 1, 2, 0, 1, 1, 2};
+    uint16_t local2[] = {0, 0, 0, 1, 1, 2, 1};
+    expect(&map, node2, local2, HWLOC_OBJ_PACKAGE, NULL);
+    cr_assert(map.oversubscribed);
+    px_map_free(&map);
+
+    /* ppr over node, :PE and bind-to none */
+    mkapps(0, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "ppr:2:node", NULL, NULL));
+    cr_assert_eq(map.nprocs, 6);
+    uint32_t node3[] = {0, 0, 1, 1, 2, 2};
+    uint16_t local3[] = {0, 1, 0, 1, 0, 1};
+    expect(&map, node3, local3, HWLOC_OBJ_PACKAGE, NULL);
+    cr_assert(map.procs[5].bind_deferred);
+    px_map_free(&map);
+    mkapps(3, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node:PE=2", NULL, NULL));
+    cr_assert_eq(map.pe, 2);
+    cr_assert_not_null(map.procs[0].cpuset);
+    cr_assert(map.procs[1].bind_deferred && map.procs[2].bind_deferred);
+    px_map_free(&map);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_BINDTO, "none", NULL, NULL));
+    cr_assert(!map.procs[2].bind_deferred);
+    line = px_map_binding_line(&map, het, 2, NULL);
+    cr_assert_str_eq(line, "[n1:rank 2] not bound\n");
+    free(line);
+    px_map_free(&map);
+
+    /* what needs the hardware is refused, naming the node */
+    const char *refused[][2] = {{PMIX_MAPBY, "core"},
+                                {PMIX_MAPBY, "package"},
+                                {PMIX_MAPBY, "hwthread"},
+                                {PMIX_MAPBY, "ppr:1:package"},
+                                {PMIX_RANKBY, "core"}};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        mkinfo(refused[i][0], refused[i][1], NULL, NULL);
+        cr_assert_eq(px_map_job(het, 3, apps, 1, infos, 1, &map, &msg), PMIX_ERR_NOT_SUPPORTED,
+                     "%s", refused[i][1]);
+        cr_assert(strstr(msg, "topology of node n1") != NULL, "%s", msg);
+        cr_assert_null(map.procs);
+        free(msg);
+    }
+}
+
+Test(map, render_groups_by_node_in_rank_order)
+{
+    px_map_t map;
+    three_nodes();
+    mkapps(5, 0);
+    MAP_OK(het, 3, 1, mkinfo(PMIX_MAPBY, "node", PMIX_BINDTO, "core"));
+    char *d = px_map_render(&map, het, 3, "j@1");
+    cr_assert_not_null(d);
+    cr_assert_str_eq(d, "======================== map of job j@1 ========================\n"
+                        "5 processes on 3 nodes; map-by node, rank-by node, bind-to core\n"
+                        "Node n0: 2 slots, 2 processes\n"
+                        "    rank 0 (app 0, local rank 0): package[0][core:0]\n"
+                        "    rank 3 (app 0, local rank 1): package[0][core:1]\n"
+                        "Node n1: 4 slots, 2 processes\n"
+                        "    rank 1 (app 0, local rank 0): package[0][core:0]\n"
+                        "    rank 4 (app 0, local rank 1): package[0][core:1]\n"
+                        "Node n2: 3 slots, 1 processes\n"
+                        "    rank 2 (app 0, local rank 0): package[0][core:0]\n"
+                        "================================================================\n");
+    free(d);
+    px_map_free(&map);
+}
+
+/* A large map: 512 nodes x 64 cores (32768 processes), every rank-by. Sorting on a key
+ * keeps this O(P log P) (well under a second); the insertion sort and the round-robin
+ * scans it replaced were quadratic in the processes of an app: map-by node with
+ * rank-by core alone took far beyond the timeout. */
+Test(map, large_map_is_not_quadratic, .timeout = 30)
+{
+    enum { NN = 512, PER = 64 };
+    static px_map_node_t big[NN];
+    static char bnames[NN][16];
+    hwloc_topology_t t = topo(0, "package:2 core:32 pu:1");
+    const char *policies[][2] = {{NULL, NULL},       {"node", NULL},   {"node", "slot"},
+                                 {"slot", "node"},   {"node", "core"}, {"package", "core"},
+                                 {"core", "package"}};
+    for (int i = 0; i < NN; i++) {
+        snprintf(bnames[i], sizeof(bnames[i]), "n%d", i);
+        memset(&big[i], 0, sizeof(big[i]));
+        big[i].name = bnames[i];
+        big[i].topo = t;
+        big[i].slots = PER;
+        big[i].slots_given = true;
+    }
+    for (size_t k = 0; k < sizeof(policies) / sizeof(policies[0]); k++) {
+        px_map_t map;
+        size_t n = mkinfo(policies[k][0] ? PMIX_MAPBY : NULL, policies[k][0],
+                          policies[k][1] ? PMIX_RANKBY : NULL, policies[k][1]);
+        if (policies[k][0] == NULL && policies[k][1] != NULL)
+            n = mkinfo(PMIX_RANKBY, policies[k][1], NULL, NULL);
+        mkapps(0, 0);
+        MAP_OK(big, NN, 1, n);
+        cr_assert_eq(map.nprocs, (size_t)NN * PER);
+        static int seen[NN];
+        memset(seen, 0, sizeof(seen));
+        for (size_t r = 0; r < map.nprocs; r++) {
+            const px_map_proc_t *p = &map.procs[r];
+            cr_assert_eq(p->rank, (pmix_rank_t)r);
+            cr_assert_eq(p->local_rank, seen[p->node]++, "policy %zu rank %zu", k, r);
+            cr_assert_not_null(p->cpuset);
+        }
+        for (int i = 0; i < NN; i++)
+            cr_assert_eq(seen[i], PER);
+        px_map_free(&map);
+    }
 }

@@ -708,6 +708,34 @@ Test(opts, host_entries)
     px_opts_fini(&c);
 }
 
+Test(opts, host_nodes_for_the_mapper)
+{
+    px_cmd_t c;
+    px_map_node_t *nodes = NULL;
+    size_t n = 0;
+    char *f = write_temp("b slots=3\nc\na slots=2\n");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--host", "a,b:2,a", "--hostfile", f, "--host", "d:4,a");
+    cr_assert_eq(px_opts_host_nodes(&c, &nodes, &n), 0);
+    cr_assert_eq(n, 4);
+    const char *want[] = {"a", "b", "c", "d"};
+    int slots[] = {5, 5, 1, 4}; /* a: 1 + 1 + 2 + 1, b: 2 + 3 */
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_str_eq(nodes[i].name, want[i]);
+        cr_assert_eq(nodes[i].slots, slots[i], "%s: %d", want[i], nodes[i].slots);
+        cr_assert(nodes[i].slots_given);
+        cr_assert_null(nodes[i].topo);
+        cr_assert_eq(nodes[i].slots_inuse, 0);
+    }
+    free(nodes);
+    px_opts_fini(&c);
+    unlink(f);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--daemonize");
+    cr_assert_eq(px_opts_host_nodes(&c, &nodes, &n), 0);
+    cr_assert_eq(n, 0);
+    free(nodes);
+    px_opts_fini(&c);
+}
+
 Test(opts, host_bad)
 {
     EXPECT_ERR(PX_CMD_PRTE, "--host \"a:0\" is not valid: the slot count", "--host", "a:0");
