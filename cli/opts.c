@@ -57,6 +57,7 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_NO_READY_MSG, "no-ready-msg", 0, NULL, PX_ARG_NONE, PRTE, "opt-no-ready-msg"},
     {PX_O_ALLOW_USERS, "allow-users", 0, NULL, PX_ARG_REQ, DVM, "opt-allow-users"},
     {PX_O_ALLOW_GROUPS, "allow-groups", 0, NULL, PX_ARG_REQ, DVM, "opt-allow-groups"},
+    {PX_O_PRTEMCA, "prtemca", 0, "prtemca", PX_ARG_REQ, DVM, "opt-prtemca"},
     {PX_O_DVM_URI, "dvm-uri", 0, NULL, PX_ARG_REQ, CONN, "opt-dvm-uri"},
     {PX_O_PID, "pid", 0, NULL, PX_ARG_REQ, CONN, "opt-pid"},
     {PX_O_NAMESPACE, "namespace", 0, NULL, PX_ARG_REQ, CONN, "opt-namespace"},
@@ -435,6 +436,17 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
                 val = argv[++i];
         }
 
+        if (d->id == PX_O_PRTEMCA) { /* two values: --prtemca <key> <value> */
+            if (i + 1 >= argc) {
+                px_show_help("help-prte-cli.txt", "missing-value", cmd->prog, name,
+                             "--prtemca <key> <value>");
+                return -1;
+            }
+            if (px_opts_prtemca(cmd, name, val, argv[++i]) < 0)
+                return -1;
+            continue;
+        }
+
         switch (d->id) {
         case PX_O_HELP:
             if (val == NULL)
@@ -485,6 +497,8 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
     }
     if (px_opts_is_job(kind) && px_opts_job_finish(cmd, &js) < 0)
         goto error;
+    if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_prtemca_env(cmd) < 0)
+        goto error;
     if (!px_opts_root_allowed(geteuid(), cmd->allow_run_as_root, getenv("PRTE_ALLOW_RUN_AS_ROOT"),
                               getenv("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM"))) {
         px_show_help("help-prte-cli.txt", "run-as-root", cmd->prog);
@@ -512,6 +526,8 @@ void px_opts_fini(px_cmd_t *cmd)
     free(cmd->nspace);
     free(cmd->report_uri);
     free(cmd->report_pid);
+    free(cmd->plm_ssh_agent);
+    cmd->plm_ssh_agent = NULL;
     for (size_t i = 0; i < cmd->nhosts; i++)
         free(cmd->hosts[i].name);
     free(cmd->hosts);

@@ -49,6 +49,7 @@ typedef enum {
     PX_O_NO_READY_MSG,
     PX_O_ALLOW_USERS,
     PX_O_ALLOW_GROUPS,
+    PX_O_PRTEMCA,
     /* connection (prun, pterm, pps) */
     PX_O_DVM_URI,
     PX_O_PID,
@@ -120,5 +121,11 @@ int px_opts_add_hosts(px_cmd_t *cmd, const char *spec);
  * of names or numeric ids appended to cmd. 0, or -1 after a clear message. */
 int px_opts_add_allowed(px_cmd_t *cmd, const char *list, bool group);
 int px_opts_add_hostfile(px_cmd_t *cmd, const char *path);
+
+/* opts_prtemca.c: --prtemca <key> <value> (opt: the option as typed) and, for what the
+ * command line did not set, the PRTE_MCA_<key> environment variables of the known keys.
+ * 0, or -1 after a clear message; an unknown key is refused. */
+int px_opts_prtemca(px_cmd_t *cmd, const char *opt, const char *key, const char *value);
+int px_opts_prtemca_env(px_cmd_t *cmd);
 
 #endif /* PX_OPTS_INT_H */

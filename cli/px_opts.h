@@ -72,6 +72,10 @@ typedef struct {
     size_t nallow_uids;
     gid_t *allow_gids; /* owned: --allow-groups, resolved */
     size_t nallow_gids;
+    /* owned: the remote shell that starts remote daemons, "<agent> <host> <prted command
+     * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
+     * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
+    char *plm_ssh_agent;
 
     /* --- every command --- */
     int verbose; /* -v, repeatable */

@@ -14,6 +14,7 @@
 #include <pmix_tool.h>
 
 #include "cli/px_cli.h"
+#include "common/px_common.h"
 #include "help/px_help.h"
 
 double px_cli_now_ms(void)
@@ -73,29 +74,10 @@ int px_cli_tool_start(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd, 
     return -1;
 }
 
-/* A zombie counts as gone: it no longer runs and holds nothing of ours. */
-static bool gone(pid_t pid)
-{
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
-        return true;
-    }
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return true;
-    }
-    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[len] = '\0';
-    const char *paren = strrchr(buf, ')');
-    return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
-}
-
 bool px_cli_wait_gone(pid_t pid, int ms)
 {
     double end = px_cli_now_ms() + ms;
-    while (!gone(pid)) {
+    while (!px_pid_gone(pid)) { /* a zombie counts as gone */
         if (px_cli_now_ms() > end) {
             return false;
         }

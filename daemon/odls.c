@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -542,6 +543,7 @@ typedef struct {
     cpu_set_t *affinity; /* owned: the binding hwloc computed, NULL = not bound */
     size_t affinity_size;
     long max_fd;
+    pid_t parent; /* the daemon: the child's life is tied to it */
 } px_odls_exec_t;
 
 static const char *px_odls_env_path(char *const *env)
@@ -631,6 +633,15 @@ static void px_odls_child(const px_odls_exec_t *x)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     setpgid(0, 0);
+    /* Tie the child's life to the daemon's: SIGKILL when the thread that forked it (the
+     * loop thread) ends, even when the daemon itself is SIGKILLed. Set before exec, and
+     * then the parent is checked: had it died before the prctl, nothing would fire. This
+     * covers the child only; what it forks itself is reached through its process group
+     * by a living daemon, not by this. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        px_odls_child_fail(x->status_fd, PX_STAGE_SETUP, errno);
+    if (getppid() != x->parent)
+        _exit(127); /* the daemon is gone: no one to report to */
 
     /* Move every source above 2 first, so a source that is itself 0..2 survives the
      * dup2s; the status pipe goes to fd 3 (close-on-exec) and everything above is
@@ -767,6 +778,7 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
         }
     }
     x.max_fd = o->max_fd;
+    x.parent = getpid();
 
     /* Block every signal around fork: no handler of the daemon runs in the child. */
     sigset_t all, old;

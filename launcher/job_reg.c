@@ -4,6 +4,7 @@
  * handed to PMIx_server_setup_local_support before the processes are forked). Controller
  * loop, except the setup callback (library thread), which shifts back to it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -15,14 +16,51 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/px_common.h"
 #include "launcher/dvm_int.h"
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw);
+
+/* A controller killed without cleaning up (kill -9) left its jobs' directories: once
+ * their pid is gone and they are ours, the next controller removes them. */
+static void sweep_stale_dirs(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    if (d == NULL) {
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, end = 0;
+        unsigned jobid;
+        char *path = NULL;
+        struct stat st;
+        if (sscanf(e->d_name, "prte.%d.%u%n", &pid, &jobid, &end) != 2 || e->d_name[end] != '\0' ||
+            pid == (int)getpid() || !px_pid_gone((pid_t)pid) ||
+            asprintf(&path, "%s/%s", tmp, e->d_name) < 0) {
+            continue;
+        }
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+            px_dvm_log(1, "removing %s: its controller (pid %d) is gone", path, pid);
+            nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        }
+        free(path);
+    }
+    closedir(d);
+}
 
 /* The job's temporary directory (PMIX_NSDIR) "<TMPDIR or /tmp>/prte.<pid>.<jobid>",
  * with one PMIX_PROCDIR per rank inside, made at registration and removed with
- * everything in them when the job is freed. */
+ * everything in them when the job is freed. The first job also removes the stale
+ * directories of dead controllers. */
 static void make_dirs(px_job_t *j)
 {
+    static bool swept;
     const char *tmp = getenv("TMPDIR");
+    if (!swept) {
+        swept = true;
+        sweep_stale_dirs(tmp && *tmp ? tmp : "/tmp");
+    }
     if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp && *tmp ? tmp : "/tmp", (int)getpid(), j->jobid) <
         0) {
         j->nsdir = NULL;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,27 @@ const char *px_hostname(void)
 {
     pthread_once(&host_once, host_read);
     return host;
+}
+
+bool px_pid_gone(pid_t pid)
+{
+    if (pid <= 0) {
+        return false;
+    }
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+        return true;
+    }
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (f == NULL) {
+        return errno == ENOENT;
+    }
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 bool px_key_reserved(const char *key)

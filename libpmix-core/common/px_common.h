@@ -5,6 +5,7 @@
 #define PX_COMMON_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include <pmix_common.h>
 
@@ -40,6 +41,11 @@ char *px_uri_make_tcp(const pmix_proc_t *server, const char *addr, unsigned shor
 
 /* gethostname(), never NULL (static storage). */
 const char *px_hostname(void);
+
+/* True when process pid no longer runs: no such process, or a zombie (it holds nothing;
+ * its parent may never reap it, e.g. a daemonized process under an init that does not
+ * reap). False for pid <= 0 and for a live process of another user. */
+bool px_pid_gone(pid_t pid);
 
 /* Is the key one of the Standard's reserved "pmix." keys? */
 bool px_key_reserved(const char *key);

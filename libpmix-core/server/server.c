@@ -2,6 +2,7 @@
  * checks), message dispatch, connection loss, and the rendezvous files. Handlers run on
  * the progress loop with px_srv->lock held.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -471,10 +472,68 @@ static int rndz_write(const char *path, bool force)
     return rc;
 }
 
+/* Remove from dir what a server killed without finalizing left behind: the rendezvous
+ * files named prefix* whose recorded pid is dead, with that server's socket, and any
+ * "pmix-<pid>.sock" socket of a dead pid. Only entries of our own user, only regular
+ * files and sockets; a file being written (".tmp") or without a pid is left alone. */
+static void rndz_sweep_stale(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        return;
+    }
+    size_t plen = strlen(prefix);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        bool rndz = strncmp(n, prefix, plen) == 0 && (len < 4 || strcmp(n + len - 4, ".tmp") != 0);
+        int spid = 0, end = 0;
+        bool sock = sscanf(n, "pmix-%d.sock%n", &spid, &end) == 1 && (size_t)end == len;
+        char *path = NULL;
+        struct stat st;
+        if ((!rndz && !sock) || asprintf(&path, "%s/%s", dir, n) < 0) {
+            continue;
+        }
+        if (lstat(path, &st) == 0 && st.st_uid == geteuid()) {
+            pid_t pid = -1;
+            if (rndz && S_ISREG(st.st_mode)) {
+                pid = rndz_pid(path);
+            } else if (sock && S_ISSOCK(st.st_mode)) {
+                pid = (pid_t)spid;
+            }
+            if (px_pid_gone(pid)) {
+                px_debug(1, "server", "removing %s: its server (pid %d) is gone", path, (int)pid);
+                unlink(path);
+                if (rndz) {
+                    char *s = NULL;
+                    if (asprintf(&s, "%s/pmix-%d.sock", px_srv->tmpdir, (int)pid) >= 0) {
+                        unlink(s);
+                        free(s);
+                    }
+                }
+            }
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
 static void rndz_create(const char *launcher_file)
 {
     char *path = NULL;
     const char *host = px_hostname();
+    /* A server killed without finalizing (kill -9) left its files: stale once its pid is
+     * gone, so the next server removes them before it writes its own. */
+    if (asprintf(&path, "pmix.%s.tool", host) >= 0) {
+        rndz_sweep_stale(px_srv->tmpdir, path);
+        free(path);
+    }
+    if (px_srv->system_support && asprintf(&path, "pmix.sys.%s", host) >= 0) {
+        rndz_sweep_stale(px_srv->systmpdir, path);
+        free(path);
+    }
+    path = NULL;
     if (px_srv->system_support) {
         if (asprintf(&path, "%s/pmix.sys.%s", px_srv->systmpdir, host) >= 0) {
             rndz_write(path, false);

@@ -666,6 +666,52 @@ Test(opts, allow_users_and_groups)
     EXPECT_ERR(PX_CMD_PRUN, "not an option of prun", "--allow-users", "root", "./a");
 }
 
+Test(opts, prtemca_ssh_agent)
+{
+    px_cmd_t c;
+    unsetenv("PRTE_MCA_plm_ssh_agent");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--daemonize");
+    cr_assert_null(c.plm_ssh_agent);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "plm_ssh_agent", "/x/agent -q", "--daemonize");
+    cr_assert_str_eq(c.plm_ssh_agent, "/x/agent -q");
+    cr_assert(c.daemonize);
+    px_opts_fini(&c);
+    cr_assert_null(c.plm_ssh_agent);
+    /* PRRTE's single-dash spelling, "=" for the key, the last one wins; prterun too */
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-prtemca", "plm_ssh_agent", "a1", "--prtemca=plm_ssh_agent",
+               "a2", "-n", "1", "./a");
+    cr_assert_str_eq(c.plm_ssh_agent, "a2");
+    cr_assert_eq(c.napps, 1);
+    px_opts_fini(&c);
+    /* the environment, and the command line over it */
+    setenv("PRTE_MCA_plm_ssh_agent", "ssh -x", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_str_eq(c.plm_ssh_agent, "ssh -x");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "plm_ssh_agent", "mine");
+    cr_assert_str_eq(c.plm_ssh_agent, "mine");
+    px_opts_fini(&c);
+    setenv("PRTE_MCA_plm_ssh_agent", "", 1);
+    EXPECT_ERR(PX_CMD_PRTE, "PRTE_MCA_plm_ssh_agent gives an empty value for \"plm_ssh_agent\"",
+               "-v");
+    unsetenv("PRTE_MCA_plm_ssh_agent");
+    /* refusals: an unknown key, an empty value, a missing value, the wrong command */
+    EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
+               "--prtemca", "plm_rsh_agent", "ssh");
+    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent.") != NULL, "%s", g_err);
+    EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
+    EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
+               "plm_ssh_agent");
+    EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value", "--prtemca");
+    EXPECT_ERR(PX_CMD_PRUN, "not an option of prun", "--prtemca", "plm_ssh_agent", "x", "./a");
+    /* --help prtemca explains it */
+    cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", "prtemca", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
+    cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", NULL), PX_OPTS_EXIT_OK);
+    cr_assert(strstr(g_out, "--prtemca, -prtemca <key> <value>") != NULL, "%s", g_out);
+}
+
 Test(opts, connection_options)
 {
     px_cmd_t c;
