@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pmix.h>
+
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
 #include "daemon/px_dtopo.h"
@@ -301,8 +303,7 @@ int main(int argc, char **argv)
             close(fd);
         }
         if (d.peer == NULL) {
-            px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,
-                         strerror(errno));
+            px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr, strerror(errno));
         }
     }
     if (d.peer != NULL) {

@@ -23,39 +23,39 @@
 /* Message tags (px_msg header). Values are fixed: new messages get new numbers. The
  * ones marked "specified" are written down in PROTOCOL.md and not implemented yet. */
 enum {
-    PX_DP_TOPO_ASK = 1,  /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
-    PX_DP_TOPO = 2,      /* daemon -> ctl, the reply: str signature, str XML */
-    PX_DP_EXIT = 3,      /* ctl -> daemon: i32 reason; kill your processes and exit */
-    PX_DP_XCAST = 4,     /* specified: envelope relayed down the tree */
-    PX_DP_LAUNCH = 5,    /* specified: one per job, the map */
-    PX_DP_PSTATE = 6,    /* specified: process started / exited */
-    PX_DP_SIGNAL = 7,    /* specified: signal / kill processes */
-    PX_DP_STDIN = 8,     /* specified: stdin bytes for local processes */
-    PX_DP_IOF = 9,       /* specified: output on its way to the tools */
-    PX_DP_FENCE_UP = 10, /* specified: a subtree's fence contribution */
-    PX_DP_FENCE_REL = 11, /* specified: the fence's release (allgathered data) */
+    PX_DP_TOPO_ASK = 1,    /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
+    PX_DP_TOPO = 2,        /* daemon -> ctl, the reply: str signature, str XML */
+    PX_DP_EXIT = 3,        /* ctl -> daemon: i32 reason; kill your processes and exit */
+    PX_DP_XCAST = 4,       /* specified: envelope relayed down the tree */
+    PX_DP_LAUNCH = 5,      /* specified: one per job, the map */
+    PX_DP_PSTATE = 6,      /* specified: process started / exited */
+    PX_DP_SIGNAL = 7,      /* specified: signal / kill processes */
+    PX_DP_STDIN = 8,       /* specified: stdin bytes for local processes */
+    PX_DP_IOF = 9,         /* specified: output on its way to the tools */
+    PX_DP_FENCE_UP = 10,   /* specified: a subtree's fence contribution */
+    PX_DP_FENCE_REL = 11,  /* specified: the fence's release (allgathered data) */
     PX_DP_DMODEX_REQ = 12, /* specified: direct modex request to the peer's daemon */
     PX_DP_DMODEX_RESP = 13,
-    PX_DP_EVENT = 14,      /* specified: an event routed by range */
-    PX_DP_PSET = 15,       /* specified: define / delete a pset */
+    PX_DP_EVENT = 14,       /* specified: an event routed by range */
+    PX_DP_PSET = 15,        /* specified: define / delete a pset */
     PX_DP_JOB_CLEANUP = 16, /* specified: a job's end on every daemon */
-    PX_DP_REPORT = 17,     /* specified: a rendered help message for the controller */
+    PX_DP_REPORT = 17,      /* specified: a rendered help message for the controller */
 };
 
 /* Reasons in PX_DP_EXIT. */
 enum {
-    PX_DP_EXIT_NORMAL = 0,   /* pterm / the DVM's end */
-    PX_DP_EXIT_ABORTED = 1,  /* the controller gives up on the DVM (a daemon failed) */
+    PX_DP_EXIT_NORMAL = 0,  /* pterm / the DVM's end */
+    PX_DP_EXIT_ABORTED = 1, /* the controller gives up on the DVM (a daemon failed) */
 };
 
 /* The hello (daemon -> controller, the handshake's payload after the DVM's secret). */
 typedef struct {
-    uint32_t version;  /* PX_DP_VERSION */
-    uint32_t id;       /* the daemon id the controller gave on the command line */
-    char *node;        /* owned: the node's name */
-    char **aliases;    /* owned, NULL-terminated (may be NULL): other names of the node */
+    uint32_t version; /* PX_DP_VERSION */
+    uint32_t id;      /* the daemon id the controller gave on the command line */
+    char *node;       /* owned: the node's name */
+    char **aliases;   /* owned, NULL-terminated (may be NULL): other names of the node */
     size_t naliases;
-    char *topo_sig;    /* owned: the hwloc topology signature */
+    char *topo_sig; /* owned: the hwloc topology signature */
 } px_dp_hello_t;
 
 pmix_status_t px_dp_hello_pack(pmix_data_buffer_t *buf, const px_dp_hello_t *h);
