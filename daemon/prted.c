@@ -244,7 +244,9 @@ static int connect_back(prted_t *d, const args_t *a, const char *secret)
         char where[96];
         snprintf(where, sizeof(where), "%s:%lu", a->addr, a->port);
         px_show_help("help-prted.txt", "daemon-connect", d->id, d->node, where,
-                     errno == ECONNREFUSED ? PMIx_Error_string(st) : strerror(errno));
+                     errno == ECONNREFUSED && st != PMIX_SUCCESS && st != PMIX_ERR_UNREACH
+                         ? PMIx_Error_string(st)
+                         : strerror(errno));
     }
     return fd;
 }

@@ -402,6 +402,17 @@ static void on_topo(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *r
     check_progress(ds);
 }
 
+static void ask_topo(void *arg)
+{
+    px_dmn_t *dm = arg;
+    if (dm->state == DMN_TOPO &&
+        (dm->peer == NULL ||
+         px_peer_send_request(dm->peer, PX_DP_TOPO_ASK, NULL, on_topo, dm) != 0)) {
+        dmn_fail(dm, strerror(errno ? errno : ENOTCONN));
+        check_progress(dm->owner);
+    }
+}
+
 static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t *hello,
                                void *cbdata)
 {
@@ -447,7 +458,8 @@ static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t 
     dlog(ds, "daemon %u hello: node %s, topology %s%s", dm->id, dm->node, t->sig,
          ask ? " (new: asked for)" : "");
     if (ask) {
-        if (px_peer_send_request(dm->peer, PX_DP_TOPO_ASK, NULL, on_topo, dm) != 0) {
+        /* after the handshake's answer, which is written when we return */
+        if (px_progress_shift(ds->prog, ask_topo, dm) != 0) {
             dmn_fail(dm, strerror(errno));
         }
     } else if (t->topo != NULL) {
@@ -565,11 +577,16 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     if (ds->failed || !all_up(ds)) {
         goto error;
     }
-    size_t ntopo = 0;
+    size_t ntopo = 0, nxml = 0;
     for (px_topo_t *t = ds->topos; t != NULL; t = t->next) {
         ntopo++;
+        nxml += t->nxml;
     }
-    dlog(ds, "daemons: %zu up, %zu distinct topolog%s", ds->n, ntopo, ntopo == 1 ? "y" : "ies");
+    dlog(ds, "daemons: %zu up, %zu distinct topologies, %zu received as XML", ds->n, ntopo, nxml);
+    for (size_t i = 0; i < ds->n; i++) {
+        dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i].id, ds->d[i].host,
+             ds->d[i].node, ds->d[i].topo->sig);
+    }
     return ds;
 nomem:
     px_show_help("help-prte.txt", "server-init", o->prog, strerror(ENOMEM));

@@ -129,7 +129,8 @@ typedef struct {
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
     size_t evhdlr;
-    px_pubsub_t *pubsub;        /* owned: the name service's datastore (dvm_pubsub.c) */
+    px_pubsub_t *pubsub; /* owned: the name service's datastore (dvm_pubsub.c) */
+
     struct px_daemons *daemons; /* owned: the daemon table (daemons.c) */
 } px_dvm_t;
 
