@@ -23,7 +23,11 @@ static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
     int32_t one = 1;
     *out = NULL;
     pmix_status_t rc = px_bfrops_unpack(buf, out, &one, PMIX_STRING);
-    if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
+    if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
+        /* an item of several strings where one belongs: the first was stored */
+        free(*out);
+        *out = NULL;
+    } else if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
         free(*out);
         *out = NULL;
         rc = PMIX_ERR_UNPACK_FAILURE;

@@ -238,3 +238,16 @@ Test(dproto, topology_signature)
     hwloc_topology_destroy(b);
     hwloc_topology_destroy(c);
 }
+
+/* found by fuzz_dproto: an item of several strings where one belongs leaked the first */
+Test(dproto, several_strings_in_one_item)
+{
+    const char *two[2] = {"a", "b"};
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    px_bfrops_pack(&b, two, 2, PMIX_STRING);
+    char *sig = NULL, *xml = NULL;
+    cr_assert_eq(px_dp_topo_unpack(&b, &sig, &xml), PMIX_ERR_UNPACK_INADEQUATE_SPACE);
+    cr_assert_null(sig);
+    px_bfrops_buf_free(&b);
+}
