@@ -174,7 +174,7 @@ static int parse_args(int argc, char **argv, args_t *a)
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            px_show_help("help-prted.txt", "usage", "prted");
+            px_help_fshow(stdout, "help-prted.txt", "usage", "prted");
             return 1;
         }
         if (strcmp(o, "--version") == 0 || strcmp(o, "-V") == 0) {

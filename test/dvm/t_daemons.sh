@@ -13,6 +13,15 @@ HERE=$(hostname)
 export PX_AGENT_PIDS=$T/pids
 mkdir -p "$PX_AGENT_PIDS"
 
+# prted by hand: --help, a bad option, no secret on stdin: clear messages, no hang
+PRTED=$B/daemon/prted
+run_to 10 "$PRTED" --help >"$T/help" 2>&1 || fail "prted --help failed"
+expect_in "$T/help" "Usage: prted --controller"
+run_to 10 "$PRTED" --controller 127.0.0.1:1 --id x >"$T/bad" 2>&1 && fail "prted took --id x"
+expect_in "$T/bad" "bad or missing option: --id"
+run_to 10 "$PRTED" --controller 127.0.0.1:1 --id 1 </dev/null >"$T/bad" 2>&1 && fail "prted ran without a secret"
+expect_in "$T/bad" "did not read the DVM's secret on fd 0"
+
 # no agent: a remote host is refused, with the way out named
 run_to 20 env -u PRTE_MCA_plm_ssh_agent "$PRTE" $RR --host "$HERE,fake1" >"$T/noagent" 2>&1 &&
     fail "prte started with a remote host and no agent"
