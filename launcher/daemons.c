@@ -75,6 +75,7 @@ struct px_daemons {
     size_t n;
     px_topo_t *topos;
     struct event *sigchld, *timer;
+    bool starting; /* px_daemons_start runs the loop: break it when done */
     bool failed;   /* a daemon failed during start-up */
     bool stopping; /* px_daemons_stop ran */
     void (*done)(void *arg);
@@ -161,7 +162,7 @@ static bool all_up(const px_daemons_t *ds)
 /* Every change of a daemon's state may end the start-up wait or the stop. */
 static void check_progress(px_daemons_t *ds)
 {
-    if (!ds->stopping && (ds->failed || all_up(ds))) {
+    if (ds->starting && (ds->failed || all_up(ds))) {
         event_base_loopbreak(ds->o.base);
     }
     if (ds->stopping && ds->done != NULL && px_daemons_stopped(ds)) {
@@ -568,11 +569,13 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     struct timeval tv = {START_TIMEOUT_MS / 1000, 0};
     evtimer_add(ds->timer, &tv);
     /* start-up: the loop runs only here until every daemon is up or one failed */
+    ds->starting = true;
     while (!ds->failed && !all_up(ds)) {
         if (event_base_loop(o->base, EVLOOP_ONCE) < 0) {
             break;
         }
     }
+    ds->starting = false;
     event_del(ds->timer);
     if (ds->failed || !all_up(ds)) {
         goto error;

@@ -63,6 +63,12 @@ for p in $(prted_pids); do
     # the secret is never on the command line
     tr '\0' ' ' <"/proc/$p/cmdline" | grep -Eq '[0-9a-f]{32}' && fail "a secret in prted's argv"
 done
+# jobs still run on this node with daemons up, one after the other (a job's processes
+# ending must not disturb the DVM)
+for i in 1 2; do
+    run_to 30 "$PRUN" $RR -n 1 "$APP" hello >"$T/job" 2>&1 || fail "job $i with daemons up: $(cat "$T/job")"
+    expect_in "$T/job" "hello rank 0 of 1"
+done
 stop_dvm
 poll_until all_gone || fail "prted left after pterm: $(prted_pids)"
 check_clean
