@@ -19,6 +19,7 @@
 
 #include "help/px_help.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 
 px_dvm_t px_dvm;
 
@@ -579,6 +580,9 @@ static int check_hosts(const px_dvm_opts_t *o, int *slots)
         const char *h = o->hosts[i].name;
         bool here = strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
                     strcmp(h, px_dvm.hostname) == 0 || strcmp(h, shortname) == 0;
+        if (!here && px_daemons_agent() != NULL) {
+            continue; /* daemons: a prted is started there (launcher/daemons.c) */
+        }
         if (!here) {
             px_show_help("help-prte.txt", "remote-host", o->prog, h, px_dvm.hostname);
             return -1;
@@ -699,6 +703,13 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     if (rc >= 0) {
         px_dvm.evhdlr = (size_t)rc;
     }
+    /* daemons: one prted per other host, up before the DVM says it is ready */
+    px_daemons_opts_t dopts = {base,     o->prog,   px_dvm.hostname, px_dvm.topo,
+                               o->hosts, o->nhosts, px_dvm.verbose};
+    if ((px_dvm.daemons = px_daemons_start(&dopts)) == NULL) {
+        px_dvm_fini();
+        return -1;
+    }
     px_dvm_log(1, "DVM %s up at %s (%d slots%s)", px_dvm.nspace, px_dvm.uri ? px_dvm.uri : "?",
                px_dvm.node.slots, px_dvm.node.slots_given ? ", given" : " from hwloc");
     return 0;
@@ -728,10 +739,17 @@ static void shutdown_done_cb(evutil_socket_t fd, short what, void *arg)
 
 void px_dvm_maybe_shutdown_done(void)
 {
-    if (px_dvm.shutting_down && px_dvm.jobs == NULL && px_dvm.shutdown_done != NULL) {
+    if (px_dvm.shutting_down && px_dvm.jobs == NULL && px_dvm.shutdown_done != NULL &&
+        px_daemons_stopped(px_dvm.daemons)) {
         struct timeval now = {0, 0};
         event_base_once(px_dvm.base, -1, EV_TIMEOUT, shutdown_done_cb, NULL, &now);
     }
+}
+
+static void daemons_stopped(void *arg)
+{
+    (void)arg;
+    px_dvm_maybe_shutdown_done();
 }
 
 void px_dvm_shutdown(void (*done)(void *arg), void *arg)
@@ -742,6 +760,7 @@ void px_dvm_shutdown(void (*done)(void *arg), void *arg)
     px_dvm.shutting_down = true;
     px_dvm.shutdown_done = done;
     px_dvm.shutdown_arg = arg;
+    px_daemons_stop(px_dvm.daemons, daemons_stopped, NULL); /* daemons: send the exit */
     for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
         if (!j->terminating) {
             px_job_kill(j, PX_WHY_KILLED, false);
@@ -760,6 +779,8 @@ void px_dvm_fini(void)
     px_dvm.pubsub = NULL;
     px_odls_destroy(px_dvm.odls);
     px_dvm.odls = NULL;
+    px_daemons_destroy(px_dvm.daemons); /* daemons: whatever did not exit is killed */
+    px_dvm.daemons = NULL;
     PMIx_server_finalize();
     px_dvm_auth_fini();
     px_out_fini();

@@ -130,6 +130,8 @@ typedef struct {
     void *terminate_arg;
     size_t evhdlr;
     px_pubsub_t *pubsub; /* owned: the name service's datastore (dvm_pubsub.c) */
+
+    struct px_daemons *daemons; /* owned: the daemon table (daemons.c) */
 } px_dvm_t;
 
 extern px_dvm_t px_dvm;

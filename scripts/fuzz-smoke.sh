@@ -1,9 +1,10 @@
 #!/bin/sh
 # Fuzz for SECONDS in all (default 60), split between the libFuzzer targets: the bfrops
-# decoder (half), the server's message dispatch and the client's namespace unpacking (a
-# quarter each). Configures a clang libFuzzer build in build-fuzz if needed, builds
-# test/fuzz/fuzz_*, runs each from its committed seeds (test/fuzz/corpus,
-# corpus-server, corpus-nspace; new inputs go to a scratch directory, the seeds stay
+# decoder (what is left), the server's message dispatch, the client's namespace
+# unpacking and the daemon protocol's decoders (a fifth each). Configures a clang
+# libFuzzer build in build-fuzz if needed, builds test/fuzz/fuzz_*, runs each from its
+# committed seeds (test/fuzz/corpus, corpus-server, corpus-nspace, corpus-dproto; new
+# inputs go to a scratch directory, the seeds stay
 # untouched). Exits non-zero when a fuzzer reports a crash, a sanitizer error or a leak;
 # the reproducer is left in build-fuzz/fuzz-artifacts/.
 set -eu
@@ -15,17 +16,18 @@ build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Dtests=true
 fi
-ninja -C "$build" test/fuzz/fuzz_unpack test/fuzz/fuzz_server test/fuzz/fuzz_nspace
+ninja -C "$build" test/fuzz/fuzz_unpack test/fuzz/fuzz_server test/fuzz/fuzz_nspace \
+    test/fuzz/fuzz_dproto
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$build/fuzz-artifacts"
 
-quarter=$((seconds / 4))
-[ "$quarter" -ge 1 ] || quarter=1
+fifth=$((seconds / 5))
+[ "$fifth" -ge 1 ] || fifth=1
 failed=0
-for target in "unpack:$((seconds - 2 * quarter)):corpus" "server:$quarter:corpus-server" \
-    "nspace:$quarter:corpus-nspace"; do
+for target in "unpack:$((seconds - 3 * fifth)):corpus" "server:$fifth:corpus-server" \
+    "nspace:$fifth:corpus-nspace" "dproto:$fifth:corpus-dproto"; do
     name=${target%%:*}
     rest=${target#*:}
     secs=${rest%%:*}

@@ -1,0 +1,334 @@
+/* prted: the node daemon. Started by the controller (through a remote-shell agent or a
+ * local fork), it reads the DVM's secret from an inherited fd (stdin by default, never
+ * argv), connects back over TCP, says hello (node name, topology signature), answers
+ * the controller's requests and exits on PX_DP_EXIT or when the controller is gone.
+ * Everything runs on the main thread's libevent loop (docs/PROTOCOL.md).
+ *
+ * Partial (issue 14): the embedded PMIx server and the launch path through the node
+ * agent (daemon/odls.c) are not here yet, so a daemon has no processes to kill when it
+ * loses its controller; the loss path is where they will be killed.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
+#include "daemon/px_dtopo.h"
+#include "help/px_help.h"
+#include "net/px_peer.h"
+#include "net/px_progress.h"
+#include "net/px_tcp.h"
+
+#define CONNECT_TIMEOUT_MS 10000
+
+typedef struct {
+    struct event_base *base;
+    px_progress_t *prog;
+    px_peer_t *peer;
+    hwloc_topology_t topo;
+    char sig[PX_DTOPO_SIG_LEN];
+    char node[HOST_NAME_MAX + 1];
+    unsigned id;
+    int verbose;
+    int status; /* exit status of the daemon */
+} prted_t;
+
+static void dlog(const prted_t *d, const char *fmt, const char *arg)
+{
+    if (d->verbose > 0) {
+        fprintf(stderr, "[prted %u %s:%d] ", d->id, d->node, (int)getpid());
+        fprintf(stderr, fmt, arg);
+        fputc('\n', stderr);
+    }
+}
+
+/* The controller is gone or told us to go: our processes die with us (none are started
+ * by prted yet, see the file comment), then the loop ends. */
+static void stop(prted_t *d, int status)
+{
+    d->status = status;
+    event_base_loopbreak(d->base);
+}
+
+static void send_topology(prted_t *d, uint32_t seq)
+{
+    char *xml = NULL;
+    int len = 0;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (hwloc_topology_export_xmlbuffer(d->topo, &xml, &len, 0) != 0 ||
+        px_dp_topo_pack(&b, d->sig, xml) != PMIX_SUCCESS ||
+        px_peer_send_reply(d->peer, seq, PX_DP_TOPO, &b) != 0) {
+        px_show_help("help-prted.txt", "daemon-send", d->id, d->node, "topology",
+                     strerror(errno ? errno : EIO));
+        stop(d, 1);
+    } else {
+        dlog(d, "sent topology %s", d->sig);
+    }
+    if (xml != NULL) {
+        hwloc_free_xmlbuffer(d->topo, xml);
+    }
+    px_bfrops_buf_free(&b);
+}
+
+static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                   void *cbdata)
+{
+    (void)peer;
+    prted_t *d = cbdata;
+    px_dp_ctl_msg_t m;
+    pmix_status_t rc = px_dp_ctl_decode(tag, payload, &m);
+    if (rc != PMIX_SUCCESS) {
+        char what[32];
+        snprintf(what, sizeof(what), "%u", tag);
+        px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
+                     PMIx_Error_string(rc));
+        stop(d, 1);
+        return;
+    }
+    switch (m.tag) {
+    case PX_DP_TOPO_ASK:
+        send_topology(d, seq);
+        break;
+    case PX_DP_EXIT:
+        dlog(d, "%s", "told to exit");
+        stop(d, m.reason == PX_DP_EXIT_NORMAL ? 0 : 1);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    (void)peer;
+    prted_t *d = cbdata;
+    dlog(d, "lost the controller (%s)", err ? strerror(err) : "closed");
+    stop(d, 1);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    prted_t *d = arg;
+    dlog(d, "signal %s", strsignal((int)sig));
+    stop(d, 1);
+}
+
+/* Up to PX_TCP_SECRET_HEX hex digits and a newline (or EOF) from fd. */
+static int read_secret(int fd, char out[PX_TCP_SECRET_HEX + 1])
+{
+    size_t have = 0;
+    while (have < PX_TCP_SECRET_HEX) {
+        ssize_t n = read(fd, out + have, PX_TCP_SECRET_HEX - have);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        have += (size_t)n;
+    }
+    out[have] = '\0';
+    if (have != PX_TCP_SECRET_HEX || strspn(out, "0123456789abcdef") != have) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long x = strtoul(s, &end, 10);
+    if (s[0] == '\0' || s[0] == '-' || *end != '\0' || errno != 0 || x > max) {
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+typedef struct {
+    char addr[64];
+    unsigned long port, id, secret_fd;
+    int verbose;
+} args_t;
+
+/* 0 run, 1 exit 0 (help/version printed), -1 error (message printed). */
+static int parse_args(int argc, char **argv, args_t *a)
+{
+    bool have_ctl = false, have_id = false;
+    a->secret_fd = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            px_help_fshow(stdout, "help-prted.txt", "usage", "prted");
+            return 1;
+        }
+        if (strcmp(o, "--version") == 0 || strcmp(o, "-V") == 0) {
+            printf("prted (protocol version %d)\n", PX_DP_VERSION);
+            return 1;
+        }
+        if (strcmp(o, "-v") == 0 || strcmp(o, "--verbose") == 0) {
+            a->verbose++;
+            continue;
+        }
+        bool ok = v != NULL;
+        if (ok && strcmp(o, "--controller") == 0) {
+            const char *colon = strrchr(v, ':');
+            ok = colon != NULL && (size_t)(colon - v) < sizeof(a->addr) && colon != v &&
+                 parse_uint(colon + 1, 65535, &a->port) == 0 && a->port > 0;
+            if (ok) {
+                memcpy(a->addr, v, (size_t)(colon - v));
+                a->addr[colon - v] = '\0';
+                have_ctl = true;
+            }
+        } else if (ok && strcmp(o, "--id") == 0) {
+            ok = parse_uint(v, UINT32_MAX - 1, &a->id) == 0;
+            have_id = ok;
+        } else if (ok && strcmp(o, "--secret-fd") == 0) {
+            ok = parse_uint(v, INT_MAX, &a->secret_fd) == 0;
+        } else {
+            px_show_help("help-prted.txt", "bad-arg", "prted", o);
+            return -1;
+        }
+        if (!ok) {
+            px_show_help("help-prted.txt", "bad-arg", "prted", o);
+            return -1;
+        }
+        i++;
+    }
+    if (!have_ctl || !have_id) {
+        px_show_help("help-prted.txt", "bad-arg", "prted",
+                     have_ctl ? "--id (missing)" : "--controller (missing)");
+        return -1;
+    }
+    return 0;
+}
+
+static int connect_back(prted_t *d, const args_t *a, const char *secret)
+{
+    char shortname[HOST_NAME_MAX + 1];
+    snprintf(shortname, sizeof(shortname), "%s", d->node);
+    shortname[strcspn(shortname, ".")] = '\0';
+    char *aliases[1] = {shortname};
+    px_dp_hello_t h = {.version = PX_DP_VERSION,
+                       .id = d->id,
+                       .node = d->node,
+                       .aliases = aliases,
+                       .naliases = strcmp(shortname, d->node) != 0 ? 1 : 0,
+                       .topo_sig = d->sig};
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    pmix_status_t st = PMIX_SUCCESS;
+    int fd = -1;
+    if (px_dp_hello_pack(&b, &h) != PMIX_SUCCESS) {
+        errno = ENOMEM;
+    } else {
+        fd = px_tcp_connect(a->addr, (uint16_t)a->port, secret, &b, CONNECT_TIMEOUT_MS, &st);
+    }
+    px_bfrops_buf_free(&b);
+    if (fd < 0) {
+        char where[96];
+        snprintf(where, sizeof(where), "%s:%lu", a->addr, a->port);
+        px_show_help("help-prted.txt", "daemon-connect", d->id, d->node, where,
+                     errno == ECONNREFUSED && st != PMIX_SUCCESS && st != PMIX_ERR_UNREACH
+                         ? PMIx_Error_string(st)
+                         : strerror(errno));
+    }
+    return fd;
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    memset(&a, 0, sizeof(a));
+    int r = parse_args(argc, argv, &a);
+    if (r != 0) {
+        return r > 0 ? 0 : 1;
+    }
+    prted_t d;
+    memset(&d, 0, sizeof(d));
+    d.id = (unsigned)a.id;
+    d.verbose = a.verbose;
+    d.status = 1;
+    /* developer-only (tests on one machine): the node name this daemon reports */
+    const char *fake = getenv("PX_PRTED_TEST_NODENAME");
+    if (fake != NULL && *fake != '\0') {
+        snprintf(d.node, sizeof(d.node), "%s", fake);
+    } else if (gethostname(d.node, sizeof(d.node)) != 0) {
+        snprintf(d.node, sizeof(d.node), "localhost");
+    }
+    d.node[sizeof(d.node) - 1] = '\0';
+
+    char secret[PX_TCP_SECRET_HEX + 1];
+    if (read_secret((int)a.secret_fd, secret) != 0) {
+        px_show_help("help-prted.txt", "daemon-secret", d.id, d.node, (int)a.secret_fd);
+        return 1;
+    }
+    /* the secret's fd is of no further use; stdin becomes /dev/null */
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) {
+        dup2(devnull, (int)a.secret_fd);
+        if (devnull != (int)a.secret_fd) {
+            close(devnull);
+        }
+    }
+    if (px_dtopo_load(&d.topo) != 0) {
+        px_show_help("help-prted.txt", "daemon-topology", d.id, d.node, strerror(errno));
+        return 1;
+    }
+    px_dtopo_signature(d.topo, d.sig);
+
+    signal(SIGPIPE, SIG_IGN);
+    evthread_use_pthreads();
+    d.base = event_base_new();
+    int fd = d.base != NULL ? connect_back(&d, &a, secret) : -1;
+    memset(secret, 0, sizeof(secret));
+    struct event *sigs[3] = {NULL, NULL, NULL};
+    if (fd >= 0) {
+        d.prog = px_progress_create(d.base);
+        d.peer = d.prog != NULL ? px_peer_create(d.prog, fd, on_msg, on_lost, &d) : NULL;
+        if (d.prog == NULL) {
+            close(fd);
+        }
+        if (d.peer == NULL) {
+            px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr, strerror(errno));
+        }
+    }
+    if (d.peer != NULL) {
+        dlog(&d, "connected, topology %s", d.sig);
+        int signos[3] = {SIGTERM, SIGINT, SIGHUP};
+        for (int i = 0; i < 3; i++) {
+            sigs[i] = evsignal_new(d.base, signos[i], on_signal, &d);
+            if (sigs[i] != NULL) {
+                event_add(sigs[i], NULL);
+            }
+        }
+        event_base_dispatch(d.base);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (sigs[i] != NULL) {
+            event_free(sigs[i]);
+        }
+    }
+    px_peer_destroy(d.peer);
+    px_progress_destroy(d.prog);
+    if (d.base != NULL) {
+        event_base_free(d.base);
+    }
+    hwloc_topology_destroy(d.topo);
+    return d.status;
+}

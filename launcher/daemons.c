@@ -1,0 +1,697 @@
+/* launcher: the daemons of the DVM, controller side (px_daemons.h, docs/PROTOCOL.md):
+ * start each prted through the remote-shell agent, accept its hello on a TCP listener
+ * with the DVM's secret, fetch a topology only for a signature not seen before, send
+ * the exit at the DVM's end. Main thread, on the controller's libevent loop.
+ *
+ * Partial (issue 14): daemon 0 is an entry of the table (this node's name and
+ * topology) and no messages go to it in-process yet; jobs are not launched through the
+ * daemons yet (launcher/job.c still starts processes here).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
+#include "daemon/px_dtopo.h"
+#include "help/px_help.h"
+#include "launcher/px_daemons.h"
+#include "net/px_peer.h"
+#include "net/px_progress.h"
+#include "net/px_tcp.h"
+
+/* How long start-up waits for every daemon's hello and topology; how long the exit
+ * waits for the daemons to go before killing them. */
+#define START_TIMEOUT_MS 60000
+#define STOP_TIMEOUT_MS  10000
+
+/* A topology, stored once per signature. */
+typedef struct px_topo {
+    struct px_topo *next;
+    char *sig;             /* owned */
+    hwloc_topology_t topo; /* owned (borrowed for daemon 0's); NULL while asked for */
+    bool borrowed;
+    unsigned nxml; /* times its XML came over the wire (0 or 1) */
+} px_topo_t;
+
+/* One daemon's life: each move goes through set_state. */
+typedef enum {
+    DMN_STARTING, /* agent forked, no hello yet */
+    DMN_TOPO,     /* hello accepted, its topology asked for (or asked of another) */
+    DMN_UP,       /* hello and topology known */
+    DMN_EXITING,  /* told to exit, waiting for EOF and the agent */
+    DMN_GONE,     /* connection closed and agent reaped */
+    DMN_FAILED,   /* did not start, or lost: the message was shown */
+} px_dmn_state_t;
+
+static const char *const state_names[] = {"starting", "topology", "up",
+                                          "exiting",  "gone",     "failed"};
+
+typedef struct {
+    px_daemons_t *owner; /* borrowed */
+    unsigned id;
+    char *host;  /* owned: as given on the command line */
+    char *node;  /* owned: as the daemon reported it */
+    pid_t agent; /* 0 for daemon 0 */
+    bool reaped;
+    px_peer_t *peer; /* owned */
+    bool closed;     /* the connection is gone (or never was) */
+    px_topo_t *topo; /* borrowed from the topology list */
+    px_dmn_state_t state;
+} px_dmn_t;
+
+struct px_daemons {
+    px_daemons_opts_t o;
+    px_progress_t *prog; /* wraps o.base for the peers and the listener */
+    px_tcp_listener_t *listener;
+    char secret[PX_TCP_SECRET_HEX + 1];
+    px_dmn_t *d; /* owned, by id; d[0] is this node */
+    size_t n;
+    px_topo_t *topos;
+    struct event *sigchld, *timer;
+    bool starting; /* px_daemons_start runs the loop: break it when done */
+    bool failed;   /* a daemon failed during start-up */
+    bool stopping; /* px_daemons_stop ran */
+    void (*done)(void *arg);
+    void *done_arg;
+};
+
+static void dlog(const px_daemons_t *ds, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void dlog(const px_daemons_t *ds, const char *fmt, ...)
+{
+    if (ds->o.verbose < 1) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%s:%d] ", ds->o.prog, (int)getpid());
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void set_state(px_dmn_t *dm, px_dmn_state_t to)
+{
+    dlog(dm->owner, "daemon %u (%s): %s -> %s", dm->id, dm->host, state_names[dm->state],
+         state_names[to]);
+    dm->state = to;
+}
+
+const char *px_daemons_agent(void)
+{
+    const char *a = getenv("PRTE_MCA_plm_ssh_agent");
+    return a != NULL && a[strspn(a, " \t")] != '\0' ? a : NULL;
+}
+
+bool px_daemons_is_here(const char *name, const char *node)
+{
+    size_t short_len = strcspn(node, ".");
+    return strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
+           strcmp(name, node) == 0 ||
+           (strlen(name) == short_len && strncmp(name, node, short_len) == 0);
+}
+
+size_t px_daemons_count(const px_daemons_t *d)
+{
+    return d != NULL ? d->n : 0;
+}
+
+/* ---- topologies ---- */
+
+static px_topo_t *topo_find(px_daemons_t *ds, const char *sig)
+{
+    for (px_topo_t *t = ds->topos; t != NULL; t = t->next) {
+        if (strcmp(t->sig, sig) == 0) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+static px_topo_t *topo_add(px_daemons_t *ds, const char *sig)
+{
+    px_topo_t *t = calloc(1, sizeof(*t));
+    if (t == NULL || (t->sig = strdup(sig)) == NULL) {
+        free(t);
+        return NULL;
+    }
+    t->next = ds->topos;
+    ds->topos = t;
+    return t;
+}
+
+/* ---- the start-up wait ---- */
+
+static bool all_up(const px_daemons_t *ds)
+{
+    for (size_t i = 0; i < ds->n; i++) {
+        if (ds->d[i].state != DMN_UP) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Every change of a daemon's state may end the start-up wait or the stop. */
+static void check_progress(px_daemons_t *ds)
+{
+    if (ds->starting && (ds->failed || all_up(ds))) {
+        event_base_loopbreak(ds->o.base);
+    }
+    if (ds->stopping && ds->done != NULL && px_daemons_stopped(ds)) {
+        void (*done)(void *) = ds->done;
+        ds->done = NULL;
+        if (ds->timer != NULL) {
+            event_del(ds->timer);
+        }
+        done(ds->done_arg);
+    }
+}
+
+static void dmn_fail(px_dmn_t *dm, const char *why)
+{
+    px_daemons_t *ds = dm->owner;
+    if (dm->state == DMN_FAILED || dm->state == DMN_GONE) {
+        return;
+    }
+    if (dm->state == DMN_EXITING) {
+        return; /* going anyway: not a failure */
+    }
+    if (dm->state == DMN_UP) {
+        px_show_help("help-prte.txt", "daemon-lost", ds->o.prog, dm->id, dm->host, why);
+    } else {
+        px_show_help("help-prte.txt", "daemon-start", ds->o.prog, dm->id, dm->host, why);
+        ds->failed = true;
+    }
+    set_state(dm, DMN_FAILED);
+    if (dm->agent > 0 && !dm->reaped) {
+        kill(-dm->agent, SIGKILL);
+    }
+}
+
+/* ---- the agents ---- */
+
+static void on_sigchld(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    px_daemons_t *ds = arg;
+    for (size_t i = 1; i < ds->n; i++) {
+        px_dmn_t *dm = &ds->d[i];
+        int st = 0;
+        if (dm->agent <= 0 || dm->reaped || waitpid(dm->agent, &st, WNOHANG) != dm->agent) {
+            continue;
+        }
+        dm->reaped = true;
+        dlog(ds, "daemon %u (%s): agent %d ended (status 0x%x)", dm->id, dm->host, (int)dm->agent,
+             st);
+        if (dm->state == DMN_EXITING) {
+            if (dm->closed) {
+                set_state(dm, DMN_GONE);
+            }
+        } else if (dm->state != DMN_FAILED && dm->state != DMN_GONE &&
+                   (dm->state != DMN_UP || dm->closed)) {
+            char why[96];
+            if (WIFEXITED(st)) {
+                snprintf(why, sizeof(why), "the agent exited with status %d", WEXITSTATUS(st));
+            } else {
+                snprintf(why, sizeof(why), "the agent was killed by signal %d",
+                         WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+            }
+            dmn_fail(dm, why);
+        }
+        /* an agent (ssh) may end while its daemon's connection stays: nothing to do */
+    }
+    check_progress(ds);
+}
+
+/* prted beside our own executable (installed), else in the build tree's daemon/. */
+static char *prted_path(void)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        return strdup("prted");
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    const char *tries[] = {"prted", "../daemon/prted"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = NULL;
+        if (asprintf(&p, "%s/%s", self, tries[i]) >= 0) {
+            if (access(p, X_OK) == 0) {
+                return p;
+            }
+            free(p);
+        }
+    }
+    return strdup("prted"); /* from PATH on the remote side */
+}
+
+/* fork <agent words...> <host> <prted> --controller <addr:port> --id <n> [-v]; the
+ * secret goes down a pipe on the agent's stdin (the remote shell passes it on). */
+static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const char *prted)
+{
+    char *words = strdup(agent);
+    char ctl[96], id[16];
+    snprintf(ctl, sizeof(ctl), "%s:%u", px_tcp_listener_addr(ds->listener),
+             (unsigned)px_tcp_listener_port(ds->listener));
+    snprintf(id, sizeof(id), "%u", dm->id);
+    char *argv[48];
+    size_t argc = 0;
+    for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
+         w != NULL && argc < 38; w = strtok_r(NULL, " \t", &save)) {
+        argv[argc++] = w;
+    }
+    argv[argc++] = dm->host;
+    argv[argc++] = (char *)prted;
+    argv[argc++] = "--controller";
+    argv[argc++] = ctl;
+    argv[argc++] = "--id";
+    argv[argc++] = id;
+    if (ds->o.verbose > 0) {
+        argv[argc++] = "-v";
+    }
+    argv[argc] = NULL;
+    int fds[2] = {-1, -1};
+    int rc = -1;
+    if (words == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+        goto out;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        goto out;
+    }
+    if (pid == 0) {
+        /* the child: system calls only, then exec */
+        setpgid(0, 0);
+        dup2(fds[0], 0);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    dm->agent = pid;
+    char line[PX_TCP_SECRET_HEX + 1];
+    memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
+    line[PX_TCP_SECRET_HEX] = '\n';
+    /* 33 bytes fit in an empty pipe: the write does not block */
+    if (write(fds[1], line, sizeof(line)) != (ssize_t)sizeof(line)) {
+        /* the agent is gone already: its reap reports it */
+    }
+    memset(line, 0, sizeof(line));
+    rc = 0;
+out:
+    if (fds[0] >= 0) {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    free(words);
+    return rc;
+}
+
+/* ---- the daemons' connections ---- */
+
+static void on_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    (void)peer;
+    px_dmn_t *dm = cbdata;
+    dm->closed = true;
+    px_peer_destroy(dm->peer);
+    dm->peer = NULL;
+    if (dm->state == DMN_EXITING) {
+        if (dm->reaped) {
+            set_state(dm, DMN_GONE);
+        }
+    } else {
+        dmn_fail(dm, err ? strerror(err) : "the daemon closed its connection");
+    }
+    check_progress(dm->owner);
+}
+
+static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                   void *cbdata)
+{
+    (void)peer;
+    (void)seq;
+    (void)payload;
+    px_dmn_t *dm = cbdata;
+    /* nothing unsolicited is implemented from a daemon yet (PROTOCOL.md) */
+    char why[64];
+    snprintf(why, sizeof(why), "it sent message tag %u, which is not expected", tag);
+    dmn_fail(dm, why);
+    check_progress(dm->owner);
+}
+
+static void topo_known(px_daemons_t *ds, px_topo_t *t)
+{
+    for (size_t i = 1; i < ds->n; i++) {
+        if (ds->d[i].topo == t && ds->d[i].state == DMN_TOPO) {
+            set_state(&ds->d[i], DMN_UP);
+            dlog(ds, "daemon %u up on node %s (topology %s, %s)", ds->d[i].id, ds->d[i].node,
+                 t->sig, t->nxml ? "received once" : "already known");
+        }
+    }
+}
+
+static void on_topo(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)peer;
+    px_dmn_t *dm = cbdata;
+    px_daemons_t *ds = dm->owner;
+    char *sig = NULL, *xml = NULL;
+    hwloc_topology_t topo = NULL;
+    const char *why = NULL;
+    if (status != PMIX_SUCCESS) {
+        why = "the connection was lost while its topology was awaited";
+    } else if (px_dp_topo_unpack(reply, &sig, &xml) != PMIX_SUCCESS ||
+               px_bfrops_buf_remaining(reply) != 0) {
+        why = "its topology message is malformed";
+    } else if (strcmp(sig, dm->topo->sig) != 0) {
+        why = "its topology does not match the signature of its hello";
+    } else if (hwloc_topology_init(&topo) != 0 ||
+               hwloc_topology_set_xmlbuffer(topo, xml, (int)strlen(xml) + 1) != 0 ||
+               hwloc_topology_load(topo) != 0) {
+        why = "hwloc cannot load its topology";
+    }
+    free(sig);
+    free(xml);
+    if (why != NULL) {
+        if (topo != NULL) {
+            hwloc_topology_destroy(topo);
+        }
+        dmn_fail(dm, why);
+        /* others waiting for this signature ask again through the next one (not yet:
+         * they fail with it, see PROTOCOL.md) */
+        for (size_t i = 1; i < ds->n; i++) {
+            if (ds->d[i].topo == dm->topo && ds->d[i].state == DMN_TOPO) {
+                dmn_fail(&ds->d[i], "the daemon asked for its topology failed");
+            }
+        }
+    } else {
+        dm->topo->topo = topo;
+        dm->topo->nxml++;
+        topo_known(ds, dm->topo);
+    }
+    check_progress(ds);
+}
+
+static void ask_topo(void *arg)
+{
+    px_dmn_t *dm = arg;
+    if (dm->state == DMN_TOPO &&
+        (dm->peer == NULL ||
+         px_peer_send_request(dm->peer, PX_DP_TOPO_ASK, NULL, on_topo, dm) != 0)) {
+        dmn_fail(dm, strerror(errno ? errno : ENOTCONN));
+        check_progress(dm->owner);
+    }
+}
+
+static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t *hello,
+                               void *cbdata)
+{
+    (void)l;
+    px_daemons_t *ds = cbdata;
+    px_dp_hello_t h;
+    pmix_status_t rc = px_dp_hello_unpack(hello, &h);
+    if (rc != PMIX_SUCCESS) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    px_dmn_t *dm = h.id > 0 && h.id < ds->n ? &ds->d[h.id] : NULL;
+    if (h.version != PX_DP_VERSION) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    } else if (dm == NULL || dm->state != DMN_STARTING || dm->peer != NULL) {
+        rc = PMIX_ERR_BAD_PARAM; /* not a daemon we started, or a second hello */
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_dp_hello_free(&h);
+        return rc;
+    }
+    dm->peer = px_peer_create(ds->prog, fd, on_msg, on_lost, dm);
+    if (dm->peer == NULL) {
+        px_dp_hello_free(&h);
+        return PMIX_ERR_NOMEM;
+    }
+    free(dm->node);
+    dm->node = h.node;
+    h.node = NULL;
+    px_topo_t *t = topo_find(ds, h.topo_sig);
+    bool ask = false;
+    if (t == NULL) {
+        t = topo_add(ds, h.topo_sig);
+        ask = true;
+    }
+    px_dp_hello_free(&h);
+    if (t == NULL) {
+        dmn_fail(dm, strerror(ENOMEM));
+        check_progress(ds);
+        return PMIX_SUCCESS; /* the fd is the peer's now */
+    }
+    dm->topo = t;
+    set_state(dm, DMN_TOPO);
+    dlog(ds, "daemon %u hello: node %s, topology %s%s", dm->id, dm->node, t->sig,
+         ask ? " (new: asked for)" : "");
+    if (ask) {
+        /* after the handshake's answer, which is written when we return */
+        if (px_progress_shift(ds->prog, ask_topo, dm) != 0) {
+            dmn_fail(dm, strerror(errno));
+        }
+    } else if (t->topo != NULL) {
+        topo_known(ds, t);
+    } /* else: asked of another daemon; topo_known moves this one too */
+    check_progress(ds);
+    return PMIX_SUCCESS;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    px_daemons_t *ds = arg;
+    for (size_t i = 1; i < ds->n; i++) {
+        px_dmn_t *dm = &ds->d[i];
+        if (!ds->stopping && dm->state != DMN_UP) {
+            dmn_fail(dm, "it did not connect back in time (is prted installed on that node, "
+                         "and can it reach this one over TCP?)");
+        } else if (ds->stopping && dm->state == DMN_EXITING) {
+            dlog(ds, "daemon %u (%s) did not exit in time: killed", dm->id, dm->host);
+            if (dm->agent > 0 && !dm->reaped) {
+                kill(-dm->agent, SIGKILL);
+            }
+            px_peer_destroy(dm->peer);
+            dm->peer = NULL;
+            dm->closed = true;
+        }
+    }
+    check_progress(ds);
+}
+
+/* ---- start, stop ---- */
+
+px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
+{
+    px_daemons_t *ds = calloc(1, sizeof(*ds));
+    char *prted = NULL;
+    if (ds == NULL || (ds->d = calloc(o->nhosts + 1, sizeof(px_dmn_t))) == NULL) {
+        free(ds);
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(ENOMEM));
+        return NULL;
+    }
+    ds->o = *o;
+    /* daemon 0: this node, in-process */
+    px_dmn_t *d0 = &ds->d[ds->n++];
+    d0->owner = ds;
+    d0->host = strdup(o->node);
+    d0->node = strdup(o->node);
+    d0->closed = d0->reaped = true;
+    px_topo_t *t0 = NULL;
+    char sig[PX_DTOPO_SIG_LEN];
+    px_dtopo_signature(o->topo, sig);
+    if (d0->host == NULL || d0->node == NULL || (t0 = topo_add(ds, sig)) == NULL) {
+        goto nomem;
+    }
+    t0->topo = o->topo;
+    t0->borrowed = true;
+    d0->topo = t0;
+    d0->state = DMN_UP;
+    for (size_t i = 0; i < o->nhosts; i++) {
+        const char *h = o->hosts[i].name;
+        bool dup = px_daemons_is_here(h, o->node);
+        for (size_t k = 1; k < ds->n && !dup; k++) {
+            dup = strcmp(ds->d[k].host, h) == 0;
+        }
+        if (dup) {
+            continue;
+        }
+        px_dmn_t *dm = &ds->d[ds->n];
+        dm->owner = ds;
+        dm->id = (unsigned)ds->n;
+        if ((dm->host = strdup(h)) == NULL) {
+            goto nomem;
+        }
+        ds->n++;
+    }
+    if (ds->n == 1) {
+        return ds; /* this node only: nothing to start */
+    }
+    const char *agent = px_daemons_agent();
+    ds->prog = px_progress_create(o->base);
+    if (agent == NULL || ds->prog == NULL || px_tcp_secret_new(ds->secret) != 0 ||
+        (ds->listener = px_tcp_listen(ds->prog, true, ds->secret, on_accept, ds)) == NULL ||
+        (prted = prted_path()) == NULL ||
+        (ds->sigchld = evsignal_new(o->base, SIGCHLD, on_sigchld, ds)) == NULL ||
+        event_add(ds->sigchld, NULL) != 0 ||
+        (ds->timer = evtimer_new(o->base, on_timer, ds)) == NULL) {
+        px_show_help("help-prte.txt", "daemon-listen", o->prog,
+                     agent == NULL ? "no agent" : strerror(errno));
+        goto error;
+    }
+    dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
+         px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener), agent,
+         prted);
+    for (size_t i = 1; i < ds->n; i++) {
+        if (start_agent(ds, &ds->d[i], agent, prted) != 0) {
+            char why[128];
+            snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s", agent, strerror(errno));
+            dmn_fail(&ds->d[i], why);
+            break;
+        }
+    }
+    free(prted);
+    prted = NULL;
+    struct timeval tv = {START_TIMEOUT_MS / 1000, 0};
+    evtimer_add(ds->timer, &tv);
+    /* start-up: the loop runs only here until every daemon is up or one failed */
+    ds->starting = true;
+    while (!ds->failed && !all_up(ds)) {
+        if (event_base_loop(o->base, EVLOOP_ONCE) < 0) {
+            break;
+        }
+    }
+    ds->starting = false;
+    event_del(ds->timer);
+    if (ds->failed || !all_up(ds)) {
+        goto error;
+    }
+    size_t ntopo = 0, nxml = 0;
+    for (px_topo_t *t = ds->topos; t != NULL; t = t->next) {
+        ntopo++;
+        nxml += t->nxml;
+    }
+    dlog(ds, "daemons: %zu up, %zu distinct topologies, %zu received as XML", ds->n, ntopo, nxml);
+    for (size_t i = 0; i < ds->n; i++) {
+        dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i].id, ds->d[i].host,
+             ds->d[i].node, ds->d[i].topo->sig);
+    }
+    return ds;
+nomem:
+    px_show_help("help-prte.txt", "server-init", o->prog, strerror(ENOMEM));
+error:
+    free(prted);
+    px_daemons_destroy(ds);
+    return NULL;
+}
+
+bool px_daemons_stopped(const px_daemons_t *d)
+{
+    for (size_t i = 1; d != NULL && i < d->n; i++) {
+        if (d->d[i].state == DMN_EXITING || d->d[i].state == DMN_STARTING ||
+            d->d[i].state == DMN_TOPO || d->d[i].state == DMN_UP) {
+            return false;
+        }
+        if (d->d[i].agent > 0 && !d->d[i].reaped) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void stop_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    check_progress(arg);
+}
+
+void px_daemons_stop(px_daemons_t *d, void (*done)(void *arg), void *arg)
+{
+    if (d == NULL) {
+        return;
+    }
+    d->done = done;
+    d->done_arg = arg;
+    if (!d->stopping) {
+        d->stopping = true;
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        bool packed = px_dp_exit_pack(&b, PX_DP_EXIT_NORMAL) == PMIX_SUCCESS;
+        for (size_t i = 1; i < d->n; i++) {
+            px_dmn_t *dm = &d->d[i];
+            if (dm->state == DMN_FAILED || dm->state == DMN_GONE) {
+                continue;
+            }
+            if (!packed || dm->peer == NULL || px_peer_send(dm->peer, PX_DP_EXIT, &b) != 0) {
+                if (dm->agent > 0 && !dm->reaped) {
+                    kill(-dm->agent, SIGKILL);
+                }
+            }
+            set_state(dm, DMN_EXITING);
+        }
+        px_bfrops_buf_free(&b);
+        if (d->timer != NULL) {
+            struct timeval tv = {STOP_TIMEOUT_MS / 1000, 0};
+            evtimer_add(d->timer, &tv);
+        }
+    }
+    /* done runs later, never inside this call */
+    event_base_once(d->o.base, -1, EV_TIMEOUT, stop_later, d, NULL);
+}
+
+void px_daemons_destroy(px_daemons_t *d)
+{
+    if (d == NULL) {
+        return;
+    }
+    for (size_t i = 1; i < d->n; i++) {
+        px_dmn_t *dm = &d->d[i];
+        px_peer_destroy(dm->peer);
+        if (dm->agent > 0 && !dm->reaped) {
+            kill(-dm->agent, SIGKILL);
+            while (waitpid(dm->agent, NULL, 0) < 0 && errno == EINTR) {
+            }
+        }
+        free(dm->host);
+        free(dm->node);
+    }
+    if (d->n > 0) {
+        free(d->d[0].host);
+        free(d->d[0].node);
+    }
+    free(d->d);
+    while (d->topos != NULL) {
+        px_topo_t *t = d->topos;
+        d->topos = t->next;
+        if (t->topo != NULL && !t->borrowed) {
+            hwloc_topology_destroy(t->topo);
+        }
+        free(t->sig);
+        free(t);
+    }
+    px_tcp_listener_destroy(d->listener);
+    if (d->sigchld != NULL) {
+        event_free(d->sigchld);
+    }
+    if (d->timer != NULL) {
+        event_free(d->timer);
+    }
+    px_progress_destroy(d->prog);
+    memset(d->secret, 0, sizeof(d->secret));
+    free(d);
+}

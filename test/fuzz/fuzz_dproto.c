@@ -1,0 +1,50 @@
+/* libFuzzer target: arbitrary bytes as a controller-daemon protocol message. The first
+ * four bytes are the tag (big-endian), the rest the payload, decoded by the daemon's
+ * decoder (px_dp_ctl_decode); the whole input is also decoded as a hello and as a
+ * topology reply (the controller's decoders of daemon input). Any crash, sanitizer
+ * report, leak or allocation beyond -malloc_limit_mb is a bug in daemon/dproto.c or the
+ * count checks it relies on. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void load(pmix_data_buffer_t *b, const uint8_t *data, size_t size)
+{
+    char *copy = malloc(size ? size : 1);
+    if (size)
+        memcpy(copy, data, size);
+    px_bfrops_buf_init(b);
+    px_bfrops_buf_adopt(b, copy, size);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pmix_data_buffer_t b;
+    if (size >= 4) {
+        uint32_t tag =
+            (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
+        px_dp_ctl_msg_t m;
+        load(&b, data + 4, size - 4);
+        (void)px_dp_ctl_decode(tag, &b, &m);
+        px_bfrops_buf_free(&b);
+    }
+    px_dp_hello_t h;
+    load(&b, data, size);
+    if (px_dp_hello_unpack(&b, &h) == PMIX_SUCCESS)
+        px_dp_hello_free(&h);
+    px_bfrops_buf_free(&b);
+    char *sig = NULL, *xml = NULL;
+    load(&b, data, size);
+    if (px_dp_topo_unpack(&b, &sig, &xml) == PMIX_SUCCESS) {
+        free(sig);
+        free(xml);
+    }
+    px_bfrops_buf_free(&b);
+    return 0;
+}
