@@ -307,7 +307,7 @@ static void lost_on_loop(void *arg)
 {
     lost_t *l = arg;
     for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->local && !j->nohup && !j->terminating &&
+        if (!j->local && !j->nohup && !px_job_ending(j) &&
             PMIx_Check_procid(&j->requester, &l->gone)) {
             px_dvm_log(1, "%s: its launcher %s:%u is gone: terminating it", j->nspace,
                        l->gone.nspace, l->gone.rank);
@@ -743,7 +743,7 @@ void px_dvm_shutdown(void (*done)(void *arg), void *arg)
     px_dvm.shutdown_done = done;
     px_dvm.shutdown_arg = arg;
     for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->terminating) {
+        if (!px_job_ending(j)) {
             px_job_kill(j, PX_WHY_KILLED, false);
         }
     }

@@ -14,6 +14,7 @@
 #include "daemon/px_iof.h"
 #include "daemon/px_odls.h"
 #include "launcher/px_dvm.h"
+#include "launcher/px_job_state.h"
 #include "launcher/px_map.h"
 #include "launcher/px_pubsub.h"
 
@@ -80,16 +81,16 @@ struct px_job {
     char **wdirs, **paths; /* owned: each app's working directory and PATH ("" = none) */
     px_map_t map;
     size_t nprocs;
-    px_proc_t *procs; /* owned, by rank */
-    size_t nstarting, nalive;
-    bool registered;
-    bool setup_pending;     /* waiting for PMIx_server_setup_application: never ends meanwhile */
+    px_proc_t *procs;       /* owned, by rank */
+    px_job_state_t state;   /* its life: moved only by px_job_move */
+    size_t nstarting;       /* processes forked whose exec is not confirmed yet */
+    size_t nalive;          /* processes forked and not reaped yet */
+    bool registered;        /* its namespace is registered (deregistered when freed) */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;
     const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
     size_t ninfo;
     char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
-    bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
@@ -97,9 +98,7 @@ struct px_job {
     /* output held while the spawn reply is pending (requester jobs) */
     px_dlv_t *held, *held_tail;
 
-    bool terminating;
-    bool ended;
-    px_why_t why; /* the first failure */
+    px_why_t why; /* the first failure, or the kill (set: the job is ending) */
     pmix_rank_t why_rank;
     int why_code; /* exit code or signal, errno for start failures */
     pmix_status_t why_status;
@@ -161,6 +160,13 @@ px_job_t *px_job_find(const char *nspace);
 pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
                            const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+/* Move j to state `to` if the table (px_job_state.h) allows it, logging the move and
+ * reason (developer log); entering RUNNING answers the spawn and raises JOB_START and
+ * LAUNCH_COMPLETE, entering ENDED tells the result (JOB_END) and frees j. 0, or -1 for a
+ * move the table refuses (logged; j unchanged). */
+int px_job_move(px_job_t *j, px_job_state_t to, const char *reason);
+/* Whether j is being ended (a failure or kill recorded, or past RUNNING). */
+bool px_job_ending(const px_job_t *j);
 void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);

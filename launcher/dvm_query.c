@@ -50,8 +50,8 @@ static pmix_proc_state_t proc_state(const px_job_t *j, const px_proc_t *p)
             return PMIX_PROC_STATE_FAILED_TO_START;
         }
         if (WIFSIGNALED(p->wstatus)) {
-            return (j->terminating && !first) ? PMIX_PROC_STATE_KILLED_BY_CMD
-                                              : PMIX_PROC_STATE_ABORTED_BY_SIG;
+            return (px_job_ending(j) && !first) ? PMIX_PROC_STATE_KILLED_BY_CMD
+                                                : PMIX_PROC_STATE_ABORTED_BY_SIG;
         }
         if (WIFEXITED(p->wstatus) && WEXITSTATUS(p->wstatus) != 0) {
             return PMIX_PROC_STATE_TERM_NON_ZERO;
@@ -130,7 +130,7 @@ static char *namespaces(void)
 {
     char **names = NULL;
     for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->ended) {
+        if (j->state != PX_JOB_ENDED) {
             PMIx_Argv_append_nosize(&names, j->nspace);
         }
     }

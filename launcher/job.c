@@ -19,7 +19,7 @@
 
 extern char **environ;
 
-static void job_maybe_end(px_job_t *j);
+static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
 
 px_job_t *px_job_find(const char *nspace)
@@ -56,7 +56,7 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
         p->state = PX_PROC_RUNNING;
     }
     px_dvm_log(2, "%s rank %u: %s", j->nspace, p->proc.rank, err ? "start failed" : "started");
-    job_maybe_end(j);
+    job_settle(j);
 }
 
 static void on_output(px_child_t *child, int channel, const char *data, size_t len, void *cbdata)
@@ -84,7 +84,7 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
     bool failed_start = (p->state == PX_PROC_FAILED_START);
     p->state = PX_PROC_DONE;
     j->nalive--;
-    if (!failed_start && !j->terminating) {
+    if (!failed_start && !px_job_ending(j)) {
         if (WIFSIGNALED(wstatus)) {
             job_fail(j, PX_WHY_SIGNAL, p->proc.rank, WTERMSIG(wstatus), NULL);
         } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
@@ -95,7 +95,7 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
     }
     px_dvm_log(2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
     px_pubsub_proc_ended(px_dvm.pubsub, &p->proc);
-    job_maybe_end(j);
+    job_settle(j);
 }
 
 void px_job_odls_cbs(px_odls_cbs_t *cbs)
@@ -119,13 +119,17 @@ static void kill_now(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). */
+/* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). A job
+ * still waiting for its setup answer or its starts records why and moves once those are
+ * in (job_setup_done, job_settle). */
 void px_job_kill(px_job_t *j, px_why_t why, bool now)
 {
     if (j->why == PX_WHY_NONE) {
         j->why = why;
     }
-    j->terminating = true;
+    if (j->state == PX_JOB_RUNNING) {
+        px_job_move(j, PX_JOB_TERMINATING, "killed");
+    }
     if (now) {
         kill_now(-1, 0, j);
         return;
@@ -156,16 +160,15 @@ void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig)
 /* The first failure decides how the job ends; the rest of the job is terminated. */
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text)
 {
-    if (j->why == PX_WHY_NONE) {
-        j->why = why;
-        j->why_rank = rank;
-        j->why_code = code;
-        free(j->why_text);
-        j->why_text = text ? strdup(text) : NULL;
+    if (px_job_ending(j)) {
+        return;
     }
-    if (!j->terminating) {
-        px_job_kill(j, why, why == PX_WHY_START);
-    }
+    j->why = why;
+    j->why_rank = rank;
+    j->why_code = code;
+    free(j->why_text);
+    j->why_text = text ? strdup(text) : NULL;
+    px_job_kill(j, why, why == PX_WHY_START);
 }
 
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
@@ -383,9 +386,9 @@ static void job_free(px_job_t *j)
     free(j);
 }
 
+/* Entering ENDED: tell the requester how the job ended (JOB_END), free it. */
 static void job_end(px_job_t *j)
 {
-    j->ended = true;
     px_job_result_t r;
     char *msg;
     result_of(j, &r, &msg);
@@ -414,7 +417,8 @@ static void job_end(px_job_t *j)
     px_dvm_maybe_shutdown_done();
 }
 
-/* Every process either confirmed its start or failed: answer the spawn. */
+/* Entering RUNNING, every process confirmed its start: answer the spawn, raise
+ * JOB_START and LAUNCH_COMPLETE. */
 static void job_launched(px_job_t *j)
 {
     if (j->local || j->spawn_cb == NULL) {
@@ -428,18 +432,52 @@ static void job_launched(px_job_t *j)
     px_out_flush_held(j, false);
 }
 
-static void job_maybe_end(px_job_t *j)
+bool px_job_ending(const px_job_t *j)
 {
-    if (j->ended || j->setup_pending) {
-        return;
+    return j->why != PX_WHY_NONE || j->state >= PX_JOB_TERMINATING;
+}
+
+int px_job_move(px_job_t *j, px_job_state_t to, const char *reason)
+{
+    px_job_state_t from = j->state;
+    if (!px_job_state_allowed(from, to)) {
+        px_debug(1, "prte", "%s: refused move %s -> %s (%s)", j->nspace, px_job_state_name(from),
+                 px_job_state_name(to), reason);
+        px_dvm_log(1, "%s: refused move %s -> %s (%s)", j->nspace, px_job_state_name(from),
+                   px_job_state_name(to), reason);
+        return -1;
     }
-    /* launched: every process was forked and confirmed its exec (a job that failed to
-     * map or register never gets here) */
-    if (j->forked && j->nstarting == 0 && j->why != PX_WHY_START) {
+    j->state = to;
+    px_debug(2, "prte", "%s: %s -> %s (%s)", j->nspace, px_job_state_name(from),
+             px_job_state_name(to), reason);
+    px_dvm_log(2, "%s: %s -> %s (%s)", j->nspace, px_job_state_name(from), px_job_state_name(to),
+               reason);
+    if (to == PX_JOB_RUNNING) {
         job_launched(j);
+    } else if (to == PX_JOB_ENDED) {
+        job_end(j); /* frees j */
     }
-    if (j->nalive == 0 && j->nstarting == 0) {
-        job_end(j);
+    return 0;
+}
+
+/* Move on by what the processes did: out of LAUNCHING once every start is settled (to
+ * RUNNING unless a start failed, then on to TERMINATING if a failure or kill came
+ * meanwhile), to ENDED once no process is left. */
+static void job_settle(px_job_t *j)
+{
+    if (j->state == PX_JOB_LAUNCHING && j->nstarting == 0) {
+        if (j->why == PX_WHY_START) {
+            px_job_move(j, PX_JOB_TERMINATING, "a start failed");
+        } else {
+            px_job_move(j, PX_JOB_RUNNING, "every process started");
+            if (j->why != PX_WHY_NONE) {
+                px_job_move(j, PX_JOB_TERMINATING, "failed or killed while launching");
+            }
+        }
+    }
+    if ((j->state == PX_JOB_RUNNING || j->state == PX_JOB_TERMINATING) && j->nalive == 0 &&
+        j->nstarting == 0) {
+        px_job_move(j, PX_JOB_ENDED, j->why == PX_WHY_NONE ? "every process ended" : "terminated");
     }
 }
 
@@ -899,7 +937,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
     gid_t gid = getgid();
     char **base = NULL; /* app_env of base_app */
     uint32_t base_app = UINT32_MAX;
-    for (size_t r = 0; r < j->nprocs && !j->terminating; r++) {
+    for (size_t r = 0; r < j->nprocs && !px_job_ending(j); r++) {
         px_proc_t *p = &j->procs[r];
         const pmix_app_t *app = &apps[j->map.procs[r].app];
         if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
@@ -991,7 +1029,7 @@ static void setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
     j->why_status = rc;
     j->why_msg =
         msg ? msg : px_help_render("help-prte.txt", "job-setup", j->nspace, PMIx_Error_string(rc));
-    job_maybe_end(j);
+    px_job_move(j, PX_JOB_ENDED, "setup failed");
 }
 
 /* Ask the library for the job's setup data; the job waits for it (job_setup_done). */
@@ -1003,9 +1041,10 @@ static pmix_status_t setup_app(px_job_t *j)
         rc = PMIx_generate_ppn(peers, &ppn);
     }
     if (rc == PMIX_SUCCESS) {
-        j->setup_pending = true;
         rc = px_job_setup_app(j, regex, ppn, j->info, j->ninfo, job_setup_done);
-        j->setup_pending = rc == PMIX_SUCCESS;
+    }
+    if (rc == PMIX_SUCCESS) {
+        px_job_move(j, PX_JOB_SETUP, "waiting for the application setup");
     }
     free(regex);
     free(ppn);
@@ -1088,9 +1127,8 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
  * setup_application before launch, setup_local_support before the processes start). */
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo)
 {
-    j->setup_pending = false;
-    if (j->terminating) {
-        job_maybe_end(j); /* killed meanwhile (pterm, the requester left) */
+    if (px_job_ending(j)) {
+        px_job_move(j, PX_JOB_ENDED, "killed during setup"); /* pterm, the requester left */
         return;
     }
     const pmix_app_t *apps = j->apps;
@@ -1123,7 +1161,7 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
             evtimer_add(j->timeout_ev, &tv);
         }
     }
+    px_job_move(j, PX_JOB_LAUNCHING, "registered");
     start_procs(j, apps);
-    j->forked = true;
-    job_maybe_end(j);
+    job_settle(j);
 }
