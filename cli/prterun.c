@@ -1,9 +1,11 @@
 /* prterun - a one-shot DVM: start the controller in this process, run one job through
  * the same spawn path prun's requests take (output straight to our stdout/stderr), tear
  * everything down and exit with the job's status. One libevent loop on the main thread;
- * a small thread reads our stdin when the job has a stdin target.
+ * a small thread reads our stdin when the job has a stdin target and shifts each chunk to
+ * the loop (px_dvm_shift).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,7 +68,9 @@ typedef struct {
 
 static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t in_cond = PTHREAD_COND_INITIALIZER;
-static bool in_busy; /* a chunk is in the DVM's hands */
+static bool in_busy;              /* a chunk is in the DVM's hands */
+static bool in_stop;              /* the loop has ended: the reader leaves */
+static int in_wake[2] = {-1, -1}; /* a byte here wakes the reader out of poll */
 
 static void chunk_done(pmix_status_t status, void *cbdata)
 {
@@ -78,10 +82,8 @@ static void chunk_done(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&in_lock);
 }
 
-static void stdin_on_loop(evutil_socket_t fd, short what, void *arg)
+static void stdin_on_loop(void *arg)
 {
-    (void)fd;
-    (void)what;
     chunk_t *c = arg;
     if (px_dvm_stdin_local(c->data, c->len, chunk_done, c) != 0) {
         chunk_done(PMIX_ERR_NOMEM, c); /* these bytes are lost; go on */
@@ -93,10 +95,18 @@ static void *stdin_reader(void *arg)
     (void)arg;
     for (;;) {
         pthread_mutex_lock(&in_lock);
-        while (in_busy) {
+        while (in_busy && !in_stop) {
             pthread_cond_wait(&in_cond, &in_lock);
         }
+        bool stop = in_stop;
         pthread_mutex_unlock(&in_lock);
+        struct pollfd pf[2] = {{.fd = 0, .events = POLLIN}, {.fd = in_wake[0], .events = POLLIN}};
+        if (stop || (poll(pf, 2, -1) < 0 && errno != EINTR) || pf[1].revents != 0) {
+            return NULL;
+        }
+        if (pf[0].revents == 0) {
+            continue;
+        }
         chunk_t *c = malloc(sizeof(*c) + 65536);
         if (c == NULL) {
             return NULL;
@@ -110,8 +120,7 @@ static void *stdin_reader(void *arg)
         pthread_mutex_lock(&in_lock);
         in_busy = true;
         pthread_mutex_unlock(&in_lock);
-        struct timeval now = {0, 0};
-        if (event_base_once(base, -1, EV_TIMEOUT, stdin_on_loop, c, &now) != 0) {
+        if (px_dvm_shift(stdin_on_loop, c) != 0) {
             free(c);
             return NULL;
         }
@@ -162,19 +171,31 @@ int main(int argc, char **argv)
         px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
         px_dvm_shutdown(stopped, NULL);
     }
-    if (!cmd.stdin_none) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, stdin_reader, NULL) == 0) {
-            pthread_detach(t);
-        }
-    }
+    pthread_t reader;
+    bool have_reader = !cmd.stdin_none && pipe(in_wake) == 0 &&
+                       pthread_create(&reader, NULL, stdin_reader, NULL) == 0;
     event_base_dispatch(base);
+    if (have_reader) {
+        /* stop the reader before the DVM goes: it shifts onto the DVM's loop */
+        pthread_mutex_lock(&in_lock);
+        in_stop = true;
+        pthread_cond_signal(&in_cond);
+        pthread_mutex_unlock(&in_lock);
+        ssize_t w;
+        do {
+            w = write(in_wake[1], "", 1);
+        } while (w < 0 && errno == EINTR);
+        pthread_join(reader, NULL);
+    }
+    if (in_wake[0] >= 0) {
+        close(in_wake[0]);
+        close(in_wake[1]);
+    }
     for (size_t i = 0; i < NSIG_FWD; i++) {
         event_free(sigs[i]);
     }
     px_dvm_fini();
     px_opts_fini(&cmd);
-    /* the stdin thread may still sit in read(): leave without freeing the base it uses */
     fflush(stdout);
     _exit(exit_status);
 }

@@ -37,34 +37,9 @@ void px_dvm_log(int level, const char *fmt, ...)
 
 /* ---- the thread shift ---- */
 
-typedef struct {
-    void (*fn)(void *);
-    void *arg;
-} shift_t;
-
-static void shift_run(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    shift_t *s = arg;
-    s->fn(s->arg);
-    free(s);
-}
-
 int px_dvm_shift(void (*fn)(void *), void *arg)
 {
-    shift_t *s = malloc(sizeof(*s));
-    if (s == NULL) {
-        return -1;
-    }
-    s->fn = fn;
-    s->arg = arg;
-    struct timeval now = {0, 0};
-    if (event_base_once(px_dvm.base, -1, EV_TIMEOUT, shift_run, s, &now) != 0) {
-        free(s);
-        return -1;
-    }
-    return 0;
+    return px_progress_shift(px_dvm.progress, fn, arg);
 }
 
 /* ---- spawn ---- */
@@ -619,6 +594,11 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     px_dvm.terminate = o->terminate;
     px_dvm.terminate_arg = o->terminate_arg;
     px_dvm.prog = strdup(o->prog ? o->prog : "prte");
+    px_dvm.progress = px_progress_create(base);
+    if (px_dvm.progress == NULL) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        return -1;
+    }
     char host[HOST_NAME_MAX + 1] = "localhost";
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = '\0';
@@ -684,7 +664,7 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
     px_job_odls_cbs(&cbs);
     px_dvm.odls = px_odls_create(base, px_dvm.topo, &cbs, NULL);
     px_dvm.pubsub = px_pubsub_create(base);
-    if (px_dvm.odls == NULL || px_dvm.pubsub == NULL || px_out_init(base) != 0) {
+    if (px_dvm.odls == NULL || px_dvm.pubsub == NULL) {
         px_odls_destroy(px_dvm.odls);
         px_dvm.odls = NULL;
         px_pubsub_destroy(px_dvm.pubsub);
@@ -714,10 +694,8 @@ const char *px_dvm_nspace(void)
     return px_dvm.nspace;
 }
 
-static void shutdown_done_cb(evutil_socket_t fd, short what, void *arg)
+static void shutdown_done_cb(void *arg)
 {
-    (void)fd;
-    (void)what;
     (void)arg;
     void (*done)(void *) = px_dvm.shutdown_done;
     px_dvm.shutdown_done = NULL;
@@ -729,8 +707,7 @@ static void shutdown_done_cb(evutil_socket_t fd, short what, void *arg)
 void px_dvm_maybe_shutdown_done(void)
 {
     if (px_dvm.shutting_down && px_dvm.jobs == NULL && px_dvm.shutdown_done != NULL) {
-        struct timeval now = {0, 0};
-        event_base_once(px_dvm.base, -1, EV_TIMEOUT, shutdown_done_cb, NULL, &now);
+        px_dvm_shift(shutdown_done_cb, NULL);
     }
 }
 
@@ -763,6 +740,7 @@ void px_dvm_fini(void)
     PMIx_server_finalize();
     px_dvm_auth_fini();
     px_out_fini();
+    px_progress_destroy(px_dvm.progress); /* shifts that never ran are dropped */
     hwloc_topology_destroy(px_dvm.topo);
     free(px_dvm.uri);
     free(px_dvm.hostname);

@@ -13,6 +13,7 @@
 
 #include "daemon/px_iof.h"
 #include "daemon/px_odls.h"
+#include "net/px_progress.h"
 #include "launcher/px_dvm.h"
 #include "launcher/px_job_state.h"
 #include "launcher/px_map.h"
@@ -110,7 +111,8 @@ struct px_job {
 };
 
 typedef struct {
-    struct event_base *base;
+    struct event_base *base; /* borrowed: the command's loop */
+    px_progress_t *progress; /* owned: the one way onto base from other threads */
     hwloc_topology_t topo;
     px_odls_t *odls;
     px_map_node_t node;
@@ -135,8 +137,6 @@ extern px_dvm_t px_dvm;
 
 /* dvm.c */
 void px_dvm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Run fn(arg) on the controller's loop; callable from any thread. */
-int px_dvm_shift(void (*fn)(void *), void *arg);
 void px_dvm_maybe_shutdown_done(void);
 
 /* dvm_auth.c: who may use the DVM (on the loop) */
@@ -214,7 +214,6 @@ pmix_status_t px_job_setup_app(px_job_t *j, const char *node_map, const char *pr
                                px_job_setup_done_t done);
 
 /* output.c */
-int px_out_init(struct event_base *base);
 /* After PMIx_server_finalize: frees what the library still held. */
 void px_out_fini(void);
 /* A process's output (the px_iof emit callback; arg is its px_proc_t). */

@@ -7,11 +7,9 @@
  * PX_OUT_HIGH its pipes are no longer read, so the process blocks in write as it would
  * on a full pipe into `cat`; at PX_OUT_LOW they are read again. The library calls back
  * once a piece was written to every sink's socket (or dropped with a sink that left),
- * on its own thread; those completions reach the loop through a mailbox: a locked list
- * plus a libevent event made active from that thread.
+ * on its own thread; those completions are shifted to the loop (px_dvm_shift).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +32,6 @@
 
 struct px_dlv {
     struct px_dlv *prev, *next; /* the in-flight list, or next = the held list */
-    struct px_dlv *done_next;   /* the mailbox */
     pmix_proc_t source;
     int channel;
     pmix_byte_object_t bo; /* points at data */
@@ -43,13 +40,10 @@ struct px_dlv {
 };
 
 static struct {
-    pthread_mutex_t lock;
-    px_dlv_t *done; /* completed by the library, not yet seen by the loop (locked) */
-    struct event *ev;
-    px_dlv_t *inflight;          /* loop only */
-    px_dlv_t *pool[PX_OUT_POOL]; /* loop only: free blocks of PX_OUT_BLOCK_DATA bytes */
+    px_dlv_t *inflight;          /* in the library's hands */
+    px_dlv_t *pool[PX_OUT_POOL]; /* free blocks of PX_OUT_BLOCK_DATA bytes */
     size_t npool;
-} out = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} out; /* loop only */
 
 static px_dlv_t *dlv_alloc(size_t len)
 {
@@ -123,36 +117,19 @@ static void unlink_inflight(px_dlv_t *d)
     }
 }
 
-/* The library's callback, on its thread. */
+static void dlv_done_on_loop(void *arg)
+{
+    px_dlv_t *d = arg;
+    unlink_inflight(d);
+    dlv_finish(d);
+}
+
+/* The library's callback, on its thread. A completion that cannot be shifted (out of
+ * memory, the DVM finalizing) leaves d in flight: px_out_fini frees it. */
 static void dlv_done(pmix_status_t status, void *cbdata)
 {
     (void)status;
-    px_dlv_t *d = cbdata;
-    pthread_mutex_lock(&out.lock);
-    bool wake = out.done == NULL;
-    d->done_next = out.done;
-    out.done = d;
-    pthread_mutex_unlock(&out.lock);
-    if (wake) {
-        event_active(out.ev, EV_READ, 0);
-    }
-}
-
-static void mailbox_run(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    pthread_mutex_lock(&out.lock);
-    px_dlv_t *d = out.done;
-    out.done = NULL;
-    pthread_mutex_unlock(&out.lock);
-    while (d != NULL) {
-        px_dlv_t *next = d->done_next;
-        unlink_inflight(d);
-        dlv_finish(d);
-        d = next;
-    }
+    px_dvm_shift(dlv_done_on_loop, cbdata);
 }
 
 static void dlv_send(px_dlv_t *d)
@@ -220,17 +197,11 @@ void px_out_flush_held(px_job_t *j, bool drop)
     }
 }
 
-int px_out_init(struct event_base *base)
-{
-    out.ev = event_new(base, -1, EV_READ | EV_PERSIST, mailbox_run, NULL);
-    return out.ev != NULL ? 0 : -1;
-}
-
 void px_out_fini(void)
 {
-    /* The library is finalized: what it completed is in the mailbox, and what it
-     * dropped unsent will never be called back. */
-    mailbox_run(-1, 0, NULL);
+    /* The library is finalized and the loop has stopped: completions still shifted are
+     * dropped with the DVM's progress engine (after this), and what the library dropped
+     * unsent will never be called back. Either way the piece is still in flight. */
     while (out.inflight != NULL) {
         px_dlv_t *d = out.inflight;
         out.inflight = d->next;
@@ -238,9 +209,5 @@ void px_out_fini(void)
     }
     while (out.npool > 0) {
         free(out.pool[--out.npool]);
-    }
-    if (out.ev != NULL) {
-        event_free(out.ev);
-        out.ev = NULL;
     }
 }

@@ -36,6 +36,10 @@ typedef struct {
 
 /* Start the controller on base. 0, or -1 after printing a clear message. */
 int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o);
+/* Run fn(arg) on the controller's loop, in call order, never inside this call
+ * (px_progress_shift on the DVM's base); callable from any thread. 0 / -1 with errno;
+ * work shifted but not run when the DVM is finalized is dropped. */
+int px_dvm_shift(void (*fn)(void *), void *arg);
 /* The server's URI ("<nspace>.0;usock:<path>") and namespace; valid after init. */
 const char *px_dvm_uri(void);
 const char *px_dvm_nspace(void);
