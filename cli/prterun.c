@@ -22,7 +22,9 @@
 #include "launcher/px_dvm.h"
 
 static struct event_base *base;
+static px_dvm_t *dvm; /* the controller this command runs */
 static int exit_status = 1;
+static char *end_message; /* printed after the job's output is all written */
 static int nint;
 
 static void stopped(void *arg)
@@ -36,16 +38,16 @@ static void ended(const char *nspace, const px_job_result_t *r, void *arg)
     (void)nspace;
     (void)arg;
     if (r->message != NULL) {
-        px_help_fput(stderr, r->message);
+        end_message = strdup(r->message);
     }
     exit_status = r->exit_code;
-    px_dvm_shutdown(stopped, NULL);
+    px_dvm_shutdown(dvm, stopped, NULL);
 }
 
 static void terminate(void *arg)
 {
     (void)arg;
-    px_dvm_shutdown(stopped, NULL);
+    px_dvm_shutdown(dvm, stopped, NULL);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -53,7 +55,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     (void)what;
     (void)arg;
     nint += sig == SIGINT ? 1 : 0;
-    px_dvm_signal_local((int)sig, sig == SIGINT && nint >= 2);
+    px_dvm_signal_local(dvm, (int)sig, sig == SIGINT && nint >= 2);
 }
 
 /* ---- stdin: read on a thread, written to the job on the loop ----
@@ -85,7 +87,7 @@ static void chunk_done(pmix_status_t status, void *cbdata)
 static void stdin_on_loop(void *arg)
 {
     chunk_t *c = arg;
-    if (px_dvm_stdin_local(c->data, c->len, chunk_done, c) != 0) {
+    if (px_dvm_stdin_local(dvm, c->data, c->len, chunk_done, c) != 0) {
         chunk_done(PMIX_ERR_NOMEM, c); /* these bytes are lost; go on */
     }
 }
@@ -120,7 +122,7 @@ static void *stdin_reader(void *arg)
         pthread_mutex_lock(&in_lock);
         in_busy = true;
         pthread_mutex_unlock(&in_lock);
-        if (px_dvm_shift(stdin_on_loop, c) != 0) {
+        if (px_dvm_shift(dvm, stdin_on_loop, c) != 0) {
             free(c);
             return NULL;
         }
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
         .prog = cmd.prog,
         .terminate = terminate,
     };
-    if (base == NULL || px_dvm_init(base, &o) != 0) {
+    if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);
         }
@@ -167,9 +169,9 @@ int main(int argc, char **argv)
         event_add(sigs[i], NULL);
     }
     px_dvm_local_t cb = {ended, NULL};
-    if (px_dvm_spawn_local(cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
+    if (px_dvm_spawn_local(dvm, cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
         px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
-        px_dvm_shutdown(stopped, NULL);
+        px_dvm_shutdown(dvm, stopped, NULL);
     }
     pthread_t reader;
     bool have_reader = !cmd.stdin_none && pipe(in_wake) == 0 &&
@@ -194,7 +196,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NSIG_FWD; i++) {
         event_free(sigs[i]);
     }
-    px_dvm_fini();
+    px_dvm_destroy(dvm); /* writes what the job's output left queued */
+    if (end_message != NULL) {
+        px_help_fput(stderr, end_message);
+        free(end_message);
+    }
     px_opts_fini(&cmd);
     fflush(stdout);
     _exit(exit_status);

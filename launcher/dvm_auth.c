@@ -149,14 +149,14 @@ void px_dvm_auth_forget(const pmix_proc_t *proc)
     }
 }
 
-bool px_dvm_auth_may_act(const pmix_proc_t *requester, const char *what)
+bool px_dvm_auth_may_act(const px_dvm_t *dvm, const pmix_proc_t *requester, const char *what)
 {
     if (requester == NULL) {
         return true; /* this process (prterun) */
     }
     for (const foreign_t *f = auth.foreign; f != NULL; f = f->next) {
         if (PMIx_Check_procid(&f->proc, requester)) {
-            px_dvm_log(1,
+            px_dvm_log(dvm, 1,
                        "%s refused to tool %s:%u of uid %u: the DVM serves that user's "
                        "tools for queries only",
                        what, requester->nspace, requester->rank, (unsigned)f->uid);
