@@ -222,7 +222,7 @@ static void tool_on_loop(void *arg)
     px_dvm_t *dvm = t->dvm;
     bool foreign = false;
     pmix_status_t rc =
-        px_dvm_auth_tool(t->have_uid, t->uid, t->have_gid ? t->gid : (gid_t)-1, &foreign);
+        px_dvm_auth_tool(dvm, t->have_uid, t->uid, t->have_gid ? t->gid : (gid_t)-1, &foreign);
     if (rc != PMIX_SUCCESS) {
         px_dvm_log(dvm, 1,
                    "tool of uid %u gid %u refused: this DVM (uid %u) does not serve that user",
@@ -239,7 +239,7 @@ static void tool_on_loop(void *arg)
         PMIx_Load_procid(&t->proc, ns, 0);
     }
     rc = dvm->shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
-    if (rc == PMIX_SUCCESS && foreign && px_dvm_auth_add_foreign(&t->proc, t->uid) != 0) {
+    if (rc == PMIX_SUCCESS && foreign && px_dvm_auth_add_foreign(dvm, &t->proc, t->uid) != 0) {
         rc = PMIX_ERR_NOMEM;
     }
     px_dvm_log(dvm, 1, "tool %s:%u%s connected", t->proc.nspace, t->proc.rank,
@@ -306,7 +306,7 @@ static void lost_on_loop(void *arg)
         }
     }
     px_job_stdin_forget(dvm, &l->gone); /* its pushes still held: nobody waits for them */
-    px_dvm_auth_forget(&l->gone);
+    px_dvm_auth_forget(dvm, &l->gone);
     /* a tool's published data ends with it (its process and its "application") */
     px_pubsub_proc_ended(dvm->pubsub, &l->gone);
     if (px_job_find(dvm, l->gone.nspace) == NULL) {
@@ -689,11 +689,10 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     dvm->node.slots_given = o->nhosts > 0;
     dvm->node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
 
-    if (px_dvm_auth_init(o) != 0) {
+    if (px_dvm_auth_init(dvm, o) != 0) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         goto error;
     }
-    dvm->auth_up = true;
     snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
     pmix_rank_t zero = 0;
     bool yes = true;
@@ -810,9 +809,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
         PMIx_server_finalize();
     }
     served = NULL;
-    if (dvm->auth_up) {
-        px_dvm_auth_fini();
-    }
+    px_dvm_auth_fini(dvm);
     px_out_fini(dvm);
     px_progress_destroy(dvm->progress); /* shifts that never ran are dropped */
     if (dvm->topo_loaded) {

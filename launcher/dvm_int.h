@@ -42,6 +42,7 @@ typedef enum {
 typedef struct px_job px_job_t;
 typedef struct px_dlv px_dlv_t;           /* output.c: one piece of output on its way out */
 typedef struct px_out_sink px_out_sink_t; /* output.c: our own stdout or stderr */
+typedef struct px_dvm_auth px_dvm_auth_t; /* dvm_auth.c: who may use the DVM */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -116,9 +117,9 @@ struct px_job {
 #define PX_OUT_POOL 4
 
 struct px_dvm {
-    struct event_base *base;              /* borrowed: the command's loop */
-    px_progress_t *progress;              /* owned: the one way onto base from other threads */
-    bool topo_loaded, auth_up, server_up; /* what px_dvm_destroy undoes */
+    struct event_base *base;     /* borrowed: the command's loop */
+    px_progress_t *progress;     /* owned: the one way onto base from other threads */
+    bool topo_loaded, server_up; /* what px_dvm_destroy undoes */
     hwloc_topology_t topo;
     px_odls_t *odls;
     px_map_node_t node;
@@ -135,10 +136,11 @@ struct px_dvm {
     void *shutdown_arg;
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
-    size_t evhdlr;                   /* PMIX_ERR_LOST_CONNECTION */
-    size_t evhdlr_life;              /* the lifecycle events of this process's jobs (logged) */
-    px_pubsub_t *pubsub;             /* owned: the name service's datastore (dvm_pubsub.c) */
-    px_dlv_t *out_inflight;          /* owned: output in the library's hands (output.c) */
+    size_t evhdlr;          /* PMIX_ERR_LOST_CONNECTION */
+    size_t evhdlr_life;     /* the lifecycle events of this process's jobs (logged) */
+    px_pubsub_t *pubsub;    /* owned: the name service's datastore (dvm_pubsub.c) */
+    px_dvm_auth_t *auth;    /* owned: the allow-lists and other users' tools (dvm_auth.c) */
+    px_dlv_t *out_inflight; /* owned: output in the library's hands (output.c) */
     px_dlv_t *out_pool[PX_OUT_POOL]; /* owned: free large output blocks (output.c) */
     size_t out_npool;
     px_out_sink_t *out_sink[2];          /* owned: stdout, stderr for this process's jobs */
@@ -155,17 +157,18 @@ void px_dvm_log(const px_dvm_t *dvm, int level, const char *fmt, ...)
 void px_dvm_maybe_shutdown_done(px_dvm_t *dvm);
 
 /* dvm_auth.c: who may use the DVM (on the loop) */
-int px_dvm_auth_init(const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
-void px_dvm_auth_fini(void);
+int px_dvm_auth_init(px_dvm_t *dvm, const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
+void px_dvm_auth_fini(px_dvm_t *dvm);                        /* none made: a no-op */
 /* A tool's credentials (have_cred false: a TCP tool, which presented the secret) ->
  * PMIX_SUCCESS (*foreign: another user, served by --allow-users/--allow-groups) or
  * PMIX_ERR_NO_PERMISSIONS. */
-pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *foreign);
+pmix_status_t px_dvm_auth_tool(const px_dvm_t *dvm, bool have_cred, uid_t uid, gid_t gid,
+                               bool *foreign);
 /* Remember an approved tool of another user until px_dvm_auth_forget (its connection
  * went). 0 / -1 (out of memory). A tool that left before the library took the approval
  * raises no lost-connection event: its entry stays until fini (its id is never reused). */
-int px_dvm_auth_add_foreign(const pmix_proc_t *proc, uid_t uid);
-void px_dvm_auth_forget(const pmix_proc_t *proc);
+int px_dvm_auth_add_foreign(px_dvm_t *dvm, const pmix_proc_t *proc, uid_t uid);
+void px_dvm_auth_forget(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* May requester (NULL: this process) start, signal or feed jobs? false (logged, what
  * names the request) for a tool of another user. */
 bool px_dvm_auth_may_act(const px_dvm_t *dvm, const pmix_proc_t *requester, const char *what);
