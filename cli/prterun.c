@@ -1,8 +1,8 @@
 /* prterun - a one-shot DVM: start the controller in this process, run one job through
- * the same spawn path prun's requests take (output straight to our stdout/stderr), tear
- * everything down and exit with the job's status. One libevent loop on the main thread;
- * a small thread reads our stdin when the job has a stdin target and shifts each chunk to
- * the loop (px_dvm_shift).
+ * the same spawn path prun's requests take (its output into an in-process sink: our own
+ * stdout/stderr, never blocking the loop), tear everything down and exit with the job's
+ * status. One libevent loop on the main thread; a small thread reads our stdin when the
+ * job has a stdin target and shifts each chunk to the loop (px_dvm_shift).
  */
 #include <errno.h>
 #include <poll.h>
