@@ -19,6 +19,7 @@
 #include "launcher/px_dvm.h"
 
 static struct event_base *base;
+static px_dvm_t *dvm;     /* the controller this command runs */
 static int ready_fd = -1; /* --daemonize: tells the waiting parent we are up */
 static char *uri_file, *pid_file;
 
@@ -31,7 +32,7 @@ static void stopped(void *arg)
 static void terminate(void *arg)
 {
     (void)arg;
-    px_dvm_shutdown(stopped, NULL);
+    px_dvm_shutdown(dvm, stopped, NULL);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
         .prog = cmd.prog,
         .terminate = terminate,
     };
-    if (base == NULL || px_dvm_init(base, &o) != 0) {
+    if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         goto out;
     }
     struct event *sigs[3];
@@ -141,9 +142,10 @@ int main(int argc, char **argv)
     char pidtext[32];
     snprintf(pidtext, sizeof(pidtext), "%d", (int)getpid());
     if ((cmd.report_uri != NULL &&
-         report(cmd.prog, cmd.report_uri, px_dvm_uri() ? px_dvm_uri() : "", &uri_file) != 0) ||
+         report(cmd.prog, cmd.report_uri, px_dvm_uri(dvm) ? px_dvm_uri(dvm) : "", &uri_file) !=
+             0) ||
         (cmd.report_pid != NULL && report(cmd.prog, cmd.report_pid, pidtext, &pid_file) != 0)) {
-        px_dvm_fini();
+        px_dvm_destroy(dvm);
         goto out;
     }
     if (!cmd.no_ready_msg) {
@@ -162,7 +164,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) {
         event_free(sigs[i]);
     }
-    px_dvm_fini();
+    px_dvm_destroy(dvm);
     status = 0;
 out:
     if (uri_file != NULL) {

@@ -1,9 +1,11 @@
 /* prterun - a one-shot DVM: start the controller in this process, run one job through
- * the same spawn path prun's requests take (output straight to our stdout/stderr), tear
- * everything down and exit with the job's status. One libevent loop on the main thread;
- * a small thread reads our stdin when the job has a stdin target.
+ * the same spawn path prun's requests take (its output into an in-process sink: our own
+ * stdout/stderr, never blocking the loop), tear everything down and exit with the job's
+ * status. One libevent loop on the main thread; a small thread reads our stdin when the
+ * job has a stdin target and shifts each chunk to the loop (px_dvm_shift).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,7 +22,9 @@
 #include "launcher/px_dvm.h"
 
 static struct event_base *base;
+static px_dvm_t *dvm; /* the controller this command runs */
 static int exit_status = 1;
+static char *end_message; /* printed after the job's output is all written */
 static int nint;
 
 static void stopped(void *arg)
@@ -34,16 +38,16 @@ static void ended(const char *nspace, const px_job_result_t *r, void *arg)
     (void)nspace;
     (void)arg;
     if (r->message != NULL) {
-        px_help_fput(stderr, r->message);
+        end_message = strdup(r->message);
     }
     exit_status = r->exit_code;
-    px_dvm_shutdown(stopped, NULL);
+    px_dvm_shutdown(dvm, stopped, NULL);
 }
 
 static void terminate(void *arg)
 {
     (void)arg;
-    px_dvm_shutdown(stopped, NULL);
+    px_dvm_shutdown(dvm, stopped, NULL);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -51,7 +55,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     (void)what;
     (void)arg;
     nint += sig == SIGINT ? 1 : 0;
-    px_dvm_signal_local((int)sig, sig == SIGINT && nint >= 2);
+    px_dvm_signal_local(dvm, (int)sig, sig == SIGINT && nint >= 2);
 }
 
 /* ---- stdin: read on a thread, written to the job on the loop ----
@@ -66,7 +70,9 @@ typedef struct {
 
 static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t in_cond = PTHREAD_COND_INITIALIZER;
-static bool in_busy; /* a chunk is in the DVM's hands */
+static bool in_busy;              /* a chunk is in the DVM's hands */
+static bool in_stop;              /* the loop has ended: the reader leaves */
+static int in_wake[2] = {-1, -1}; /* a byte here wakes the reader out of poll */
 
 static void chunk_done(pmix_status_t status, void *cbdata)
 {
@@ -78,12 +84,10 @@ static void chunk_done(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&in_lock);
 }
 
-static void stdin_on_loop(evutil_socket_t fd, short what, void *arg)
+static void stdin_on_loop(void *arg)
 {
-    (void)fd;
-    (void)what;
     chunk_t *c = arg;
-    if (px_dvm_stdin_local(c->data, c->len, chunk_done, c) != 0) {
+    if (px_dvm_stdin_local(dvm, c->data, c->len, chunk_done, c) != 0) {
         chunk_done(PMIX_ERR_NOMEM, c); /* these bytes are lost; go on */
     }
 }
@@ -93,10 +97,18 @@ static void *stdin_reader(void *arg)
     (void)arg;
     for (;;) {
         pthread_mutex_lock(&in_lock);
-        while (in_busy) {
+        while (in_busy && !in_stop) {
             pthread_cond_wait(&in_cond, &in_lock);
         }
+        bool stop = in_stop;
         pthread_mutex_unlock(&in_lock);
+        struct pollfd pf[2] = {{.fd = 0, .events = POLLIN}, {.fd = in_wake[0], .events = POLLIN}};
+        if (stop || (poll(pf, 2, -1) < 0 && errno != EINTR) || pf[1].revents != 0) {
+            return NULL;
+        }
+        if (pf[0].revents == 0) {
+            continue;
+        }
         chunk_t *c = malloc(sizeof(*c) + 65536);
         if (c == NULL) {
             return NULL;
@@ -110,8 +122,7 @@ static void *stdin_reader(void *arg)
         pthread_mutex_lock(&in_lock);
         in_busy = true;
         pthread_mutex_unlock(&in_lock);
-        struct timeval now = {0, 0};
-        if (event_base_once(base, -1, EV_TIMEOUT, stdin_on_loop, c, &now) != 0) {
+        if (px_dvm_shift(dvm, stdin_on_loop, c) != 0) {
             free(c);
             return NULL;
         }
@@ -143,7 +154,7 @@ int main(int argc, char **argv)
         .prog = cmd.prog,
         .terminate = terminate,
     };
-    if (base == NULL || px_dvm_init(base, &o) != 0) {
+    if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);
         }
@@ -158,23 +169,39 @@ int main(int argc, char **argv)
         event_add(sigs[i], NULL);
     }
     px_dvm_local_t cb = {ended, NULL};
-    if (px_dvm_spawn_local(cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
+    if (px_dvm_spawn_local(dvm, cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
         px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
-        px_dvm_shutdown(stopped, NULL);
+        px_dvm_shutdown(dvm, stopped, NULL);
     }
-    if (!cmd.stdin_none) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, stdin_reader, NULL) == 0) {
-            pthread_detach(t);
-        }
-    }
+    pthread_t reader;
+    bool have_reader = !cmd.stdin_none && pipe(in_wake) == 0 &&
+                       pthread_create(&reader, NULL, stdin_reader, NULL) == 0;
     event_base_dispatch(base);
+    if (have_reader) {
+        /* stop the reader before the DVM goes: it shifts onto the DVM's loop */
+        pthread_mutex_lock(&in_lock);
+        in_stop = true;
+        pthread_cond_signal(&in_cond);
+        pthread_mutex_unlock(&in_lock);
+        ssize_t w;
+        do {
+            w = write(in_wake[1], "", 1);
+        } while (w < 0 && errno == EINTR);
+        pthread_join(reader, NULL);
+    }
+    if (in_wake[0] >= 0) {
+        close(in_wake[0]);
+        close(in_wake[1]);
+    }
     for (size_t i = 0; i < NSIG_FWD; i++) {
         event_free(sigs[i]);
     }
-    px_dvm_fini();
+    px_dvm_destroy(dvm); /* writes what the job's output left queued */
+    if (end_message != NULL) {
+        px_help_fput(stderr, end_message);
+        free(end_message);
+    }
     px_opts_fini(&cmd);
-    /* the stdin thread may still sit in read(): leave without freeing the base it uses */
     fflush(stdout);
     _exit(exit_status);
 }

@@ -14,6 +14,7 @@
 
 #include <pmix_common.h>
 
+#include "launcher/px_host.h" /* px_host_t */
 #include "launcher/px_map.h"
 
 typedef enum {
@@ -23,12 +24,6 @@ typedef enum {
     PX_CMD_PTERM,
     PX_CMD_PPS,
 } px_cmd_kind_t;
-
-/* One --host entry or hostfile line. */
-typedef struct {
-    char *name; /* owned */
-    int slots;  /* 0: not given */
-} px_host_t;
 
 typedef struct {
     px_cmd_kind_t kind;

@@ -21,16 +21,22 @@
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
 
-px_dvm_t px_dvm;
+/* The DVM this process's PMIx server serves (px_dvm_served). */
+static px_dvm_t *served;
 
-void px_dvm_log(int level, const char *fmt, ...)
+px_dvm_t *px_dvm_served(void)
 {
-    if (px_dvm.verbose < level) {
+    return served;
+}
+
+void px_dvm_log(const px_dvm_t *dvm, int level, const char *fmt, ...)
+{
+    if (dvm->verbose < level) {
         return;
     }
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[%s:%d] ", px_dvm.prog ? px_dvm.prog : "prte", (int)getpid());
+    fprintf(stderr, "[%s:%d] ", dvm->prog ? dvm->prog : "prte", (int)getpid());
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -38,39 +44,15 @@ void px_dvm_log(int level, const char *fmt, ...)
 
 /* ---- the thread shift ---- */
 
-typedef struct {
-    void (*fn)(void *);
-    void *arg;
-} shift_t;
-
-static void shift_run(evutil_socket_t fd, short what, void *arg)
+int px_dvm_shift(px_dvm_t *dvm, void (*fn)(void *), void *arg)
 {
-    (void)fd;
-    (void)what;
-    shift_t *s = arg;
-    s->fn(s->arg);
-    free(s);
-}
-
-int px_dvm_shift(void (*fn)(void *), void *arg)
-{
-    shift_t *s = malloc(sizeof(*s));
-    if (s == NULL) {
-        return -1;
-    }
-    s->fn = fn;
-    s->arg = arg;
-    struct timeval now = {0, 0};
-    if (event_base_once(px_dvm.base, -1, EV_TIMEOUT, shift_run, s, &now) != 0) {
-        free(s);
-        return -1;
-    }
-    return 0;
+    return px_progress_shift(dvm->progress, fn, arg);
 }
 
 /* ---- spawn ---- */
 
 typedef struct {
+    px_dvm_t *dvm;
     pmix_proc_t requester;
     const pmix_info_t *info;
     size_t ninfo;
@@ -84,9 +66,9 @@ static void spawn_on_loop(void *arg)
 {
     spawn_req_t *s = arg;
     pmix_status_t rc = PMIX_ERR_NO_PERMISSIONS;
-    if (px_dvm_auth_may_act(&s->requester, "spawn")) {
-        rc = px_job_spawn(&s->requester, NULL, s->info, s->ninfo, s->apps, s->napps, s->cbfunc,
-                          s->cbdata);
+    if (px_dvm_auth_may_act(s->dvm, &s->requester, "spawn")) {
+        rc = px_job_spawn(s->dvm, &s->requester, NULL, s->info, s->ninfo, s->apps, s->napps,
+                          s->cbfunc, s->cbdata);
     }
     if (rc != PMIX_SUCCESS) {
         s->cbfunc(rc, NULL, s->cbdata);
@@ -102,6 +84,7 @@ static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
     if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    s->dvm = served;
     s->requester = *proc;
     s->info = job_info;
     s->ninfo = ninfo;
@@ -109,7 +92,7 @@ static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
     s->napps = napps;
     s->cbfunc = cbfunc;
     s->cbdata = cbdata;
-    if (px_dvm_shift(spawn_on_loop, s) != 0) {
+    if (px_dvm_shift(s->dvm, spawn_on_loop, s) != 0) {
         free(s);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
@@ -119,6 +102,7 @@ static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
 /* ---- client connected / finalized / abort ---- */
 
 typedef struct {
+    px_dvm_t *dvm;
     pmix_proc_t proc;
     int what; /* 0 connected, 1 finalized, 2 abort */
     int status;
@@ -132,7 +116,7 @@ typedef struct {
 static void op_on_loop(void *arg)
 {
     op_req_t *o = arg;
-    px_proc_t *p = px_job_proc(&o->proc);
+    px_proc_t *p = px_job_proc(o->dvm, &o->proc);
     if (p != NULL && o->what == 0) {
         p->connected = true;
     } else if (p != NULL && o->what == 1) {
@@ -141,7 +125,7 @@ static void op_on_loop(void *arg)
         /* the targets: the caller's whole namespace unless others were named */
         px_job_abort(p->job, o->proc.rank, o->status, o->msg);
         for (size_t i = 0; i < o->nprocs; i++) {
-            px_job_t *j = px_job_find(o->procs[i].nspace);
+            px_job_t *j = px_job_find(o->dvm, o->procs[i].nspace);
             if (j != NULL && j != p->job) {
                 px_job_kill(j, PX_WHY_KILLED, false);
             }
@@ -162,6 +146,7 @@ static pmix_status_t op_post(const pmix_proc_t *proc, int what, pmix_op_cbfunc_t
     if (o == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    o->dvm = served;
     o->proc = *proc;
     o->what = what;
     o->cbfunc = cbfunc;
@@ -170,7 +155,7 @@ static pmix_status_t op_post(const pmix_proc_t *proc, int what, pmix_op_cbfunc_t
         *out = o;
         return PMIX_SUCCESS;
     }
-    if (px_dvm_shift(op_on_loop, o) != 0) {
+    if (px_dvm_shift(o->dvm, op_on_loop, o) != 0) {
         free(o);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
@@ -210,7 +195,7 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *obj, int status, co
             o->nprocs = nprocs;
         }
     }
-    if (px_dvm_shift(op_on_loop, o) != 0) {
+    if (px_dvm_shift(o->dvm, op_on_loop, o) != 0) {
         free(o->msg);
         free(o->procs);
         free(o);
@@ -222,6 +207,7 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *obj, int status, co
 /* ---- tools ---- */
 
 typedef struct {
+    px_dvm_t *dvm;
     pmix_proc_t proc;
     bool have_id;
     bool have_uid, have_gid; /* PMIX_USERID / PMIX_GRPID: a Unix-socket peer */
@@ -234,11 +220,13 @@ typedef struct {
 static void tool_on_loop(void *arg)
 {
     tool_req_t *t = arg;
+    px_dvm_t *dvm = t->dvm;
     bool foreign = false;
     pmix_status_t rc =
-        px_dvm_auth_tool(t->have_uid, t->uid, t->have_gid ? t->gid : (gid_t)-1, &foreign);
+        px_dvm_auth_tool(dvm, t->have_uid, t->uid, t->have_gid ? t->gid : (gid_t)-1, &foreign);
     if (rc != PMIX_SUCCESS) {
-        px_dvm_log(1, "tool of uid %u gid %u refused: this DVM (uid %u) does not serve that user",
+        px_dvm_log(dvm, 1,
+                   "tool of uid %u gid %u refused: this DVM (uid %u) does not serve that user",
                    (unsigned)t->uid, (unsigned)t->gid, (unsigned)geteuid());
         t->cbfunc(rc, NULL, t->cbdata);
         free(t);
@@ -248,14 +236,14 @@ static void tool_on_loop(void *arg)
         /* another user's tool always gets a fresh id of ours: one it chose could be one
          * the library then refuses as taken, and we would remember it wrongly */
         char ns[PMIX_MAX_NSLEN + 32];
-        snprintf(ns, sizeof(ns), "%s.tool%u", px_dvm.nspace, ++px_dvm.next_tool);
+        snprintf(ns, sizeof(ns), "%s.tool%u", dvm->nspace, ++dvm->next_tool);
         PMIx_Load_procid(&t->proc, ns, 0);
     }
-    rc = px_dvm.shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
-    if (rc == PMIX_SUCCESS && foreign && px_dvm_auth_add_foreign(&t->proc, t->uid) != 0) {
+    rc = dvm->shutting_down ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    if (rc == PMIX_SUCCESS && foreign && px_dvm_auth_add_foreign(dvm, &t->proc, t->uid) != 0) {
         rc = PMIX_ERR_NOMEM;
     }
-    px_dvm_log(1, "tool %s:%u%s connected", t->proc.nspace, t->proc.rank,
+    px_dvm_log(dvm, 1, "tool %s:%u%s connected", t->proc.nspace, t->proc.rank,
                foreign ? " (another user's, queries only)" : "");
     t->cbfunc(rc, &t->proc, t->cbdata);
     free(t);
@@ -269,6 +257,7 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
         cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
         return;
     }
+    t->dvm = served;
     t->cbfunc = cbfunc;
     t->cbdata = cbdata;
     bool have_ns = false, have_rank = false;
@@ -293,7 +282,7 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
     if (have_ns && !have_rank) {
         t->proc.rank = 0;
     }
-    if (px_dvm_shift(tool_on_loop, t) != 0) {
+    if (px_dvm_shift(t->dvm, tool_on_loop, t) != 0) {
         free(t);
         cbfunc(PMIX_ERR_OUT_OF_RESOURCE, NULL, cbdata);
     }
@@ -301,26 +290,28 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
 
 /* A launcher (tool) that asked for jobs went away: its jobs go too, unless PMIX_NOHUP. */
 typedef struct {
+    px_dvm_t *dvm;
     pmix_proc_t gone;
 } lost_t;
 
 static void lost_on_loop(void *arg)
 {
     lost_t *l = arg;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->local && !j->nohup && !j->terminating &&
+    px_dvm_t *dvm = l->dvm;
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
+        if (!j->local && !j->nohup && !px_job_ending(j) &&
             PMIx_Check_procid(&j->requester, &l->gone)) {
-            px_dvm_log(1, "%s: its launcher %s:%u is gone: terminating it", j->nspace,
+            px_dvm_log(dvm, 1, "%s: its launcher %s:%u is gone: terminating it", j->nspace,
                        l->gone.nspace, l->gone.rank);
             px_job_kill(j, PX_WHY_KILLED, false);
         }
     }
-    px_job_stdin_forget(&l->gone); /* its pushes still held: nobody waits for them */
-    px_dvm_auth_forget(&l->gone);
+    px_job_stdin_forget(dvm, &l->gone); /* its pushes still held: nobody waits for them */
+    px_dvm_auth_forget(dvm, &l->gone);
     /* a tool's published data ends with it (its process and its "application") */
-    px_pubsub_proc_ended(px_dvm.pubsub, &l->gone);
-    if (px_job_find(l->gone.nspace) == NULL) {
-        px_pubsub_job_ended(px_dvm.pubsub, l->gone.nspace);
+    px_pubsub_proc_ended(dvm->pubsub, &l->gone);
+    if (px_job_find(dvm, l->gone.nspace) == NULL) {
+        px_pubsub_job_ended(dvm->pubsub, l->gone.nspace);
     }
     free(l);
 }
@@ -337,10 +328,35 @@ static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, 
     (void)nresults;
     lost_t *l = source ? calloc(1, sizeof(*l)) : NULL;
     if (l != NULL) {
+        l->dvm = served; /* the handler carries no context of ours */
         l->gone = *source;
-        if (px_dvm_shift(lost_on_loop, l) != 0) {
+        if (px_dvm_shift(l->dvm, lost_on_loop, l) != 0) {
             free(l);
         }
+    }
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* The lifecycle events of this process's own jobs (prterun) come back to it, as they
+ * come to prun: logged (developer log). Library thread: reads only what create set. */
+static void on_lifecycle(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    const char *ns = "?";
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
+            ns = info[i].value.data.string;
+        }
+    }
+    if (served != NULL) {
+        px_dvm_log(served, 1, "%s: event %s", ns, PMIx_Error_string(status));
     }
     if (cbfunc != NULL) {
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
@@ -352,6 +368,7 @@ static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 /* A push on its way to the loop. Its completion waits there for room in the targets'
  * queues (job_stdin.c). */
 typedef struct {
+    px_dvm_t *dvm;
     bool has_source;
     pmix_proc_t source;
     bool local;           /* targets: every job of this process, found on the loop */
@@ -367,7 +384,8 @@ typedef struct {
 static void stdin_on_loop(void *arg)
 {
     stdin_req_t *s = arg;
-    if (!px_dvm_auth_may_act(s->has_source ? &s->source : NULL, "stdin")) {
+    px_dvm_t *dvm = s->dvm;
+    if (!px_dvm_auth_may_act(dvm, s->has_source ? &s->source : NULL, "stdin")) {
         s->cbfunc(PMIX_ERR_NO_PERMISSIONS, s->cbdata);
         free(s->targets);
         free(s);
@@ -375,18 +393,18 @@ static void stdin_on_loop(void *arg)
     }
     if (s->local) {
         size_t n = 0;
-        for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
             n += j->local ? 1 : 0;
         }
         s->targets = calloc(n ? n : 1, sizeof(*s->targets));
-        for (px_job_t *j = px_dvm.jobs; s->targets != NULL && j != NULL; j = j->next) {
+        for (px_job_t *j = dvm->jobs; s->targets != NULL && j != NULL; j = j->next) {
             if (j->local) {
                 PMIx_Load_procid(&s->targets[s->ntargets++], j->nspace, PMIX_RANK_WILDCARD);
             }
         }
     }
-    px_job_stdin_push(s->has_source ? &s->source : NULL, s->targets, s->ntargets, s->data, s->len,
-                      s->complete, s->cbfunc, s->cbdata);
+    px_job_stdin_push(dvm, s->has_source ? &s->source : NULL, s->targets, s->ntargets, s->data,
+                      s->len, s->complete, s->cbfunc, s->cbdata);
     free(s->targets);
     free(s);
 }
@@ -401,6 +419,7 @@ static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targe
     if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    s->dvm = served;
     if (source != NULL) {
         s->has_source = true;
         s->source = *source;
@@ -424,7 +443,7 @@ static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targe
     }
     s->cbfunc = cbfunc;
     s->cbdata = cbdata;
-    if (px_dvm_shift(stdin_on_loop, s) != 0) {
+    if (px_dvm_shift(s->dvm, stdin_on_loop, s) != 0) {
         free(s->targets);
         free(s);
         return PMIX_ERR_OUT_OF_RESOURCE;
@@ -435,6 +454,7 @@ static pmix_status_t up_stdin(const pmix_proc_t *source, const pmix_proc_t targe
 /* ---- job control ---- */
 
 typedef struct {
+    px_dvm_t *dvm;
     pmix_proc_t requester;
     pmix_proc_t *targets;
     size_t ntargets;
@@ -456,41 +476,43 @@ static void jctl_release(void *arg)
 
 static void shutdown_after_reply(void *arg)
 {
-    (void)arg;
-    if (!px_dvm.shutting_down && px_dvm.terminate != NULL) {
-        px_dvm.terminate(px_dvm.terminate_arg); /* the command runs its orderly shutdown */
+    px_dvm_t *dvm = arg;
+    if (!dvm->shutting_down && dvm->terminate != NULL) {
+        dvm->terminate(dvm->terminate_arg); /* the command runs its orderly shutdown */
     }
 }
 
 static void jctl_on_loop(void *arg)
 {
     jctl_req_t *c = arg;
+    px_dvm_t *dvm = c->dvm;
     bool whole_dvm = c->ntargets == 0;
     uint32_t njobs = 0;
-    if (!px_dvm_auth_may_act(&c->requester, "job control")) {
+    if (!px_dvm_auth_may_act(dvm, &c->requester, "job control")) {
         c->cbfunc(PMIX_ERR_NO_PERMISSIONS, NULL, 0, c->cbdata, jctl_release, c);
         return;
     }
     for (size_t i = 0; i < c->ntargets; i++) {
-        whole_dvm |= PMIx_Check_nspace(c->targets[i].nspace, px_dvm.nspace);
+        whole_dvm |= PMIx_Check_nspace(c->targets[i].nspace, dvm->nspace);
     }
     pmix_status_t rc = PMIX_SUCCESS;
     if (whole_dvm && (c->terminate || c->kill)) {
-        for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+        for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
             njobs++;
         }
         pid_t me = getpid();
         PMIX_INFO_LOAD(&c->result[0], PMIX_PROC_PID, &me, PMIX_PID);
         PMIX_INFO_LOAD(&c->result[1], "px.dvm.njobs", &njobs, PMIX_UINT32);
-        px_dvm_log(1, "termination requested by %s:%u", c->requester.nspace, c->requester.rank);
+        px_dvm_log(dvm, 1, "termination requested by %s:%u", c->requester.nspace,
+                   c->requester.rank);
         /* c may be released inside the callback: nothing of it is used after */
         c->cbfunc(PMIX_SUCCESS, c->result, 2, c->cbdata, jctl_release, c);
-        px_dvm_shift(shutdown_after_reply, NULL);
+        px_dvm_shift(dvm, shutdown_after_reply, dvm);
         return;
     }
     bool found = false;
     for (size_t i = 0; i < c->ntargets; i++) {
-        px_job_t *j = px_job_find(c->targets[i].nspace);
+        px_job_t *j = px_job_find(dvm, c->targets[i].nspace);
         if (j == NULL) {
             continue;
         }
@@ -517,6 +539,7 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
     if (c == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    c->dvm = served;
     c->requester = *requestor;
     if (ntargets > 0) {
         c->targets = calloc(ntargets, sizeof(*targets));
@@ -538,7 +561,7 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
     }
     c->cbfunc = cbfunc;
     c->cbdata = cbdata;
-    if (px_dvm_shift(jctl_on_loop, c) != 0) {
+    if (px_dvm_shift(c->dvm, jctl_on_loop, c) != 0) {
         free(c->targets);
         free(c);
         return PMIX_ERR_OUT_OF_RESOURCE;
@@ -567,10 +590,10 @@ static pmix_server_module_t module = {
     .unpublish = px_dvm_unpublish,
 };
 
-static int check_hosts(const px_dvm_opts_t *o, int *slots)
+static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o, int *slots)
 {
     char shortname[HOST_NAME_MAX + 1];
-    snprintf(shortname, sizeof(shortname), "%s", px_dvm.hostname);
+    snprintf(shortname, sizeof(shortname), "%s", dvm->hostname);
     char *dot = strchr(shortname, '.');
     if (dot != NULL) {
         *dot = '\0';
@@ -579,12 +602,12 @@ static int check_hosts(const px_dvm_opts_t *o, int *slots)
     for (size_t i = 0; i < o->nhosts; i++) {
         const char *h = o->hosts[i].name;
         bool here = strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
-                    strcmp(h, px_dvm.hostname) == 0 || strcmp(h, shortname) == 0;
+                    strcmp(h, dvm->hostname) == 0 || strcmp(h, shortname) == 0;
         if (!here && px_daemons_agent() != NULL) {
             continue; /* daemons: a prted is started there (launcher/daemons.c) */
         }
         if (!here) {
-            px_show_help("help-prte.txt", "remote-host", o->prog, h, px_dvm.hostname);
+            px_show_help("help-prte.txt", "remote-host", o->prog, h, dvm->hostname);
             return -1;
         }
         *slots += o->hosts[i].slots > 0 ? o->hosts[i].slots : 1;
@@ -592,11 +615,11 @@ static int check_hosts(const px_dvm_opts_t *o, int *slots)
     return 0;
 }
 
-static char *read_uri(void)
+static char *read_uri(const px_dvm_t *dvm)
 {
     const char *tmp = getenv("TMPDIR");
     char *path = NULL;
-    if (asprintf(&path, "%s/pmix.%s.tool.%d", tmp && *tmp ? tmp : "/tmp", px_dvm.hostname,
+    if (asprintf(&path, "%s/pmix.%s.tool.%d", tmp && *tmp ? tmp : "/tmp", dvm->hostname,
                  (int)getpid()) < 0) {
         return NULL;
     }
@@ -615,21 +638,35 @@ static char *read_uri(void)
     return uri;
 }
 
-int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
+px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
 {
-    memset(&px_dvm, 0, sizeof(px_dvm));
-    px_dvm.base = base;
-    px_dvm.verbose = o->verbose;
-    px_dvm.terminate = o->terminate;
-    px_dvm.terminate_arg = o->terminate_arg;
-    px_dvm.prog = strdup(o->prog ? o->prog : "prte");
+    if (served != NULL) { /* the library runs one server per process */
+        errno = EBUSY;
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        return NULL;
+    }
+    px_dvm_t *dvm = calloc(1, sizeof(*dvm));
+    if (dvm == NULL) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        return NULL;
+    }
+    dvm->base = base;
+    dvm->verbose = o->verbose;
+    dvm->terminate = o->terminate;
+    dvm->terminate_arg = o->terminate_arg;
+    dvm->prog = strdup(o->prog ? o->prog : "prte");
+    dvm->progress = px_progress_create(base);
+    if (dvm->progress == NULL || dvm->prog == NULL) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        goto error;
+    }
     char host[HOST_NAME_MAX + 1] = "localhost";
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = '\0';
-    px_dvm.hostname = strdup(host);
+    dvm->hostname = strdup(host);
     int given = 0;
-    if (check_hosts(o, &given) != 0) {
-        return -1;
+    if (dvm->hostname == NULL || check_hosts(dvm, o, &given) != 0) {
+        goto error;
     }
     /* mapping and binding use packages, cores and hardware threads: caches and I/O
      * devices are not discovered, and hwloc's I/O plugins (GL, OpenCL, CUDA, PCI...,
@@ -637,172 +674,183 @@ int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o)
      * HWLOC_PLUGINS_PATH somewhere; the variable is not left for the children */
     bool plugins_off = getenv("HWLOC_PLUGINS_PATH") == NULL &&
                        setenv("HWLOC_PLUGINS_PATH", "/nonexistent-px-no-plugins", 0) == 0;
-    int topo_rc = hwloc_topology_init(&px_dvm.topo);
+    int topo_rc = hwloc_topology_init(&dvm->topo);
     if (plugins_off) {
         unsetenv("HWLOC_PLUGINS_PATH");
     }
     if (topo_rc != 0 ||
-        hwloc_topology_set_cache_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
-        hwloc_topology_set_icache_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
-        hwloc_topology_set_io_types_filter(px_dvm.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
-        hwloc_topology_load(px_dvm.topo) != 0) {
+        hwloc_topology_set_cache_types_filter(dvm->topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_set_icache_types_filter(dvm->topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_set_io_types_filter(dvm->topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_load(dvm->topo) != 0) {
         px_show_help("help-prte.txt", "no-topology", o->prog, strerror(errno));
-        return -1;
+        goto error;
     }
-    int cores = hwloc_get_nbobjs_by_type(px_dvm.topo, HWLOC_OBJ_CORE);
-    px_dvm.node.name = px_dvm.hostname;
-    px_dvm.node.topo = px_dvm.topo;
-    px_dvm.node.slots_given = o->nhosts > 0;
-    px_dvm.node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
+    dvm->topo_loaded = true;
+    int cores = hwloc_get_nbobjs_by_type(dvm->topo, HWLOC_OBJ_CORE);
+    dvm->node.name = dvm->hostname;
+    dvm->node.topo = dvm->topo;
+    dvm->node.slots_given = o->nhosts > 0;
+    dvm->node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
 
-    if (px_dvm_auth_init(o) != 0) {
+    if (px_dvm_auth_init(dvm, o) != 0) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
-        return -1;
+        goto error;
     }
-    snprintf(px_dvm.nspace, sizeof(px_dvm.nspace), "prte-%s-%d", px_dvm.hostname, (int)getpid());
+    snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
     pmix_rank_t zero = 0;
     bool yes = true;
     pmix_info_t info[5];
     size_t n = 0;
     /* the server library takes our topology (its own copy) and gives it to the clients,
      * which then do not each discover the node (docs/ARCHITECTURE.md, "Cpusets") */
-    pmix_topology_t topo = {.source = "hwloc", .topology = px_dvm.topo};
+    pmix_topology_t topo = {.source = "hwloc", .topology = dvm->topo};
     PMIX_INFO_LOAD(&info[n++], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
-    PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, px_dvm.nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, dvm->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
     if (o->system_server) {
         PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
     }
+    served = dvm; /* upcalls may come as soon as the server is up */
     pmix_status_t rc = PMIx_server_init(&module, info, n);
     for (size_t i = 0; i < n; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
     }
     if (rc != PMIX_SUCCESS) {
-        px_dvm_auth_fini();
         px_show_help("help-prte.txt", "server-init", o->prog, PMIx_Error_string(rc));
-        return -1;
+        goto error;
     }
-    px_dvm.uri = read_uri();
+    dvm->server_up = true;
+    dvm->uri = read_uri(dvm);
     px_odls_cbs_t cbs;
     px_job_odls_cbs(&cbs);
-    px_dvm.odls = px_odls_create(base, px_dvm.topo, &cbs, NULL);
-    px_dvm.pubsub = px_pubsub_create(base);
-    if (px_dvm.odls == NULL || px_dvm.pubsub == NULL || px_out_init(base) != 0) {
-        px_odls_destroy(px_dvm.odls);
-        px_dvm.odls = NULL;
-        px_pubsub_destroy(px_dvm.pubsub);
-        px_dvm.pubsub = NULL;
+    dvm->odls = px_odls_create(base, dvm->topo, &cbs, NULL);
+    dvm->pubsub = px_pubsub_create(base);
+    if (dvm->odls == NULL || dvm->pubsub == NULL) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
-        PMIx_server_finalize();
-        px_dvm_auth_fini();
-        return -1;
+        goto error;
     }
     pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
     rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_lost, NULL, NULL);
     if (rc >= 0) {
-        px_dvm.evhdlr = (size_t)rc;
+        dvm->evhdlr = (size_t)rc;
+    }
+    pmix_status_t life[] = {PMIX_EVENT_JOB_START, PMIX_LAUNCH_COMPLETE, PMIX_EVENT_JOB_END};
+    rc = PMIx_Register_event_handler(life, 3, NULL, 0, on_lifecycle, NULL, NULL);
+    if (rc >= 0) {
+        dvm->evhdlr_life = (size_t)rc;
     }
     /* daemons: one prted per other host, up before the DVM says it is ready */
-    px_daemons_opts_t dopts = {base,     o->prog,   px_dvm.hostname, px_dvm.topo,
-                               o->hosts, o->nhosts, px_dvm.verbose};
-    if ((px_dvm.daemons = px_daemons_start(&dopts)) == NULL) {
-        px_dvm_fini();
-        return -1;
+    px_daemons_opts_t dopts = {base,     o->prog,   dvm->hostname, dvm->topo,
+                               o->hosts, o->nhosts, dvm->verbose};
+    if ((dvm->daemons = px_daemons_start(&dopts)) == NULL) {
+        goto error;
     }
-    px_dvm_log(1, "DVM %s up at %s (%d slots%s)", px_dvm.nspace, px_dvm.uri ? px_dvm.uri : "?",
-               px_dvm.node.slots, px_dvm.node.slots_given ? ", given" : " from hwloc");
-    return 0;
+    px_dvm_log(dvm, 1, "DVM %s up at %s (%d slots%s)", dvm->nspace, dvm->uri ? dvm->uri : "?",
+               dvm->node.slots, dvm->node.slots_given ? ", given" : " from hwloc");
+    return dvm;
+
+error:
+    px_dvm_destroy(dvm);
+    return NULL;
 }
 
-const char *px_dvm_uri(void)
+const char *px_dvm_uri(const px_dvm_t *dvm)
 {
-    return px_dvm.uri;
+    return dvm->uri;
 }
 
-const char *px_dvm_nspace(void)
+const char *px_dvm_nspace(const px_dvm_t *dvm)
 {
-    return px_dvm.nspace;
+    return dvm->nspace;
 }
 
-static void shutdown_done_cb(evutil_socket_t fd, short what, void *arg)
+static void shutdown_done_cb(void *arg)
 {
-    (void)fd;
-    (void)what;
-    (void)arg;
-    void (*done)(void *) = px_dvm.shutdown_done;
-    px_dvm.shutdown_done = NULL;
+    px_dvm_t *dvm = arg;
+    void (*done)(void *) = dvm->shutdown_done;
+    dvm->shutdown_done = NULL;
     if (done != NULL) {
-        done(px_dvm.shutdown_arg);
+        done(dvm->shutdown_arg);
     }
 }
 
-void px_dvm_maybe_shutdown_done(void)
+void px_dvm_maybe_shutdown_done(px_dvm_t *dvm)
 {
-    if (px_dvm.shutting_down && px_dvm.jobs == NULL && px_dvm.shutdown_done != NULL &&
-        px_daemons_stopped(px_dvm.daemons)) {
-        struct timeval now = {0, 0};
-        event_base_once(px_dvm.base, -1, EV_TIMEOUT, shutdown_done_cb, NULL, &now);
+    if (dvm->shutting_down && dvm->jobs == NULL && dvm->shutdown_done != NULL &&
+        px_daemons_stopped(dvm->daemons)) {
+        px_dvm_shift(dvm, shutdown_done_cb, dvm);
     }
 }
 
 static void daemons_stopped(void *arg)
 {
-    (void)arg;
-    px_dvm_maybe_shutdown_done();
+    px_dvm_maybe_shutdown_done(arg);
 }
 
-void px_dvm_shutdown(void (*done)(void *arg), void *arg)
+void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg)
 {
-    if (px_dvm.shutting_down) {
+    if (dvm->shutting_down) {
         return;
     }
-    px_dvm.shutting_down = true;
-    px_dvm.shutdown_done = done;
-    px_dvm.shutdown_arg = arg;
-    px_daemons_stop(px_dvm.daemons, daemons_stopped, NULL); /* daemons: send the exit */
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->terminating) {
+    dvm->shutting_down = true;
+    dvm->shutdown_done = done;
+    dvm->shutdown_arg = arg;
+    px_daemons_stop(dvm->daemons, daemons_stopped, dvm); /* daemons: send the exit */
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
+        if (!px_job_ending(j)) {
             px_job_kill(j, PX_WHY_KILLED, false);
         }
     }
-    px_dvm_maybe_shutdown_done();
+    px_dvm_maybe_shutdown_done(dvm);
 }
 
-void px_dvm_fini(void)
+void px_dvm_destroy(px_dvm_t *dvm)
 {
-    if (px_dvm.evhdlr != 0) {
-        PMIx_Deregister_event_handler(px_dvm.evhdlr, NULL, NULL);
+    if (dvm == NULL) {
+        return;
     }
-    px_job_stdin_release_all();       /* before the server goes (it flushes their answers) */
-    px_pubsub_destroy(px_dvm.pubsub); /* the session ends: waiting lookups are answered */
-    px_dvm.pubsub = NULL;
-    px_odls_destroy(px_dvm.odls);
-    px_dvm.odls = NULL;
-    px_daemons_destroy(px_dvm.daemons); /* daemons: whatever did not exit is killed */
-    px_dvm.daemons = NULL;
-    PMIx_server_finalize();
-    px_dvm_auth_fini();
-    px_out_fini();
-    hwloc_topology_destroy(px_dvm.topo);
-    free(px_dvm.uri);
-    free(px_dvm.hostname);
-    free(px_dvm.prog);
-    memset(&px_dvm, 0, sizeof(px_dvm));
+    if (dvm->server_up) {
+        if (dvm->evhdlr != 0) {
+            PMIx_Deregister_event_handler(dvm->evhdlr, NULL, NULL);
+        }
+        if (dvm->evhdlr_life != 0) {
+            PMIx_Deregister_event_handler(dvm->evhdlr_life, NULL, NULL);
+        }
+        px_job_stdin_release_all(dvm); /* before the server goes (it flushes their answers) */
+    }
+    px_pubsub_destroy(dvm->pubsub); /* the session ends: waiting lookups are answered */
+    px_odls_destroy(dvm->odls);
+    px_daemons_destroy(dvm->daemons); /* daemons: whatever did not exit is killed */
+    if (dvm->server_up) {
+        PMIx_server_finalize();
+    }
+    served = NULL;
+    px_dvm_auth_fini(dvm);
+    px_out_fini(dvm);
+    px_progress_destroy(dvm->progress); /* shifts that never ran are dropped */
+    if (dvm->topo_loaded) {
+        hwloc_topology_destroy(dvm->topo);
+    }
+    free(dvm->uri);
+    free(dvm->hostname);
+    free(dvm->prog);
+    free(dvm);
 }
 
 /* ---- jobs of this process (prterun) ---- */
 
-int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info, size_t ninfo,
-                       const px_dvm_local_t *cb)
+int px_dvm_spawn_local(px_dvm_t *dvm, const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
+                       size_t ninfo, const px_dvm_local_t *cb)
 {
-    pmix_status_t rc = px_job_spawn(NULL, cb, info, ninfo, apps, napps, NULL, NULL);
+    pmix_status_t rc = px_job_spawn(dvm, NULL, cb, info, ninfo, apps, napps, NULL, NULL);
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
-void px_dvm_signal_local(int sig, bool kill)
+void px_dvm_signal_local(px_dvm_t *dvm, int sig, bool kill)
 {
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (!j->local) {
             continue;
         }
@@ -814,19 +862,21 @@ void px_dvm_signal_local(int sig, bool kill)
     }
 }
 
-int px_dvm_stdin_local(const char *data, size_t len, pmix_op_cbfunc_t done, void *cbdata)
+int px_dvm_stdin_local(px_dvm_t *dvm, const char *data, size_t len, pmix_op_cbfunc_t done,
+                       void *cbdata)
 {
     stdin_req_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return -1;
     }
+    s->dvm = dvm;
     s->local = true;
     s->data = data;
     s->len = len;
     s->complete = len == 0;
     s->cbfunc = done;
     s->cbdata = cbdata;
-    if (px_dvm_shift(stdin_on_loop, s) != 0) {
+    if (px_dvm_shift(s->dvm, stdin_on_loop, s) != 0) {
         free(s);
         return -1;
     }

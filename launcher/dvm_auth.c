@@ -20,49 +20,60 @@ typedef struct foreign {
     struct foreign *next;
 } foreign_t;
 
-static struct {
+struct px_dvm_auth {
     uid_t *uids; /* owned: --allow-users */
     size_t nuids;
     gid_t *gids; /* owned: --allow-groups */
     size_t ngids;
     foreign_t *foreign; /* owned */
-} auth;
+};
 
-int px_dvm_auth_init(const px_dvm_opts_t *o)
+int px_dvm_auth_init(px_dvm_t *dvm, const px_dvm_opts_t *o)
 {
-    memset(&auth, 0, sizeof(auth));
+    px_dvm_auth_t *auth = calloc(1, sizeof(*auth));
+    if (auth == NULL) {
+        return -1;
+    }
+    dvm->auth = auth;
     if (o->nallow_uids > 0) {
-        auth.uids = calloc(o->nallow_uids, sizeof(*auth.uids));
-        if (auth.uids == NULL) {
-            return -1;
+        auth->uids = calloc(o->nallow_uids, sizeof(*auth->uids));
+        if (auth->uids == NULL) {
+            goto error;
         }
-        memcpy(auth.uids, o->allow_uids, o->nallow_uids * sizeof(*auth.uids));
-        auth.nuids = o->nallow_uids;
+        memcpy(auth->uids, o->allow_uids, o->nallow_uids * sizeof(*auth->uids));
+        auth->nuids = o->nallow_uids;
     }
     if (o->nallow_gids > 0) {
-        auth.gids = calloc(o->nallow_gids, sizeof(*auth.gids));
-        if (auth.gids == NULL) {
-            free(auth.uids);
-            auth.uids = NULL;
-            auth.nuids = 0;
-            return -1;
+        auth->gids = calloc(o->nallow_gids, sizeof(*auth->gids));
+        if (auth->gids == NULL) {
+            goto error;
         }
-        memcpy(auth.gids, o->allow_gids, o->nallow_gids * sizeof(*auth.gids));
-        auth.ngids = o->nallow_gids;
+        memcpy(auth->gids, o->allow_gids, o->nallow_gids * sizeof(*auth->gids));
+        auth->ngids = o->nallow_gids;
     }
     return 0;
+
+error:
+    px_dvm_auth_fini(dvm);
+    errno = ENOMEM;
+    return -1;
 }
 
-void px_dvm_auth_fini(void)
+void px_dvm_auth_fini(px_dvm_t *dvm)
 {
-    while (auth.foreign != NULL) {
-        foreign_t *f = auth.foreign;
-        auth.foreign = f->next;
+    px_dvm_auth_t *auth = dvm->auth;
+    if (auth == NULL) {
+        return;
+    }
+    while (auth->foreign != NULL) {
+        foreign_t *f = auth->foreign;
+        auth->foreign = f->next;
         free(f);
     }
-    free(auth.uids);
-    free(auth.gids);
-    memset(&auth, 0, sizeof(auth));
+    free(auth->uids);
+    free(auth->gids);
+    free(auth);
+    dvm->auth = NULL;
 }
 
 /* Is the user uid (primary group gid) a member of group g? Primary group, or listed in
@@ -91,22 +102,23 @@ static bool in_group(uid_t uid, gid_t gid, gid_t g)
 }
 
 /* Served by the options (not the owner)? */
-static bool allowed_other(uid_t uid, gid_t gid)
+static bool allowed_other(const px_dvm_auth_t *auth, uid_t uid, gid_t gid)
 {
-    for (size_t i = 0; i < auth.nuids; i++) {
-        if (auth.uids[i] == uid) {
+    for (size_t i = 0; i < auth->nuids; i++) {
+        if (auth->uids[i] == uid) {
             return true;
         }
     }
-    for (size_t i = 0; i < auth.ngids; i++) {
-        if (in_group(uid, gid, auth.gids[i])) {
+    for (size_t i = 0; i < auth->ngids; i++) {
+        if (in_group(uid, gid, auth->gids[i])) {
             return true;
         }
     }
     return false;
 }
 
-pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *foreign)
+pmix_status_t px_dvm_auth_tool(const px_dvm_t *dvm, bool have_cred, uid_t uid, gid_t gid,
+                               bool *foreign)
 {
     *foreign = false;
     if (!have_cred) {
@@ -117,29 +129,31 @@ pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *forei
     if (uid == geteuid()) {
         return PMIX_SUCCESS;
     }
-    if (allowed_other(uid, gid)) {
+    if (allowed_other(dvm->auth, uid, gid)) {
         *foreign = true;
         return PMIX_SUCCESS;
     }
     return PMIX_ERR_NO_PERMISSIONS;
 }
 
-int px_dvm_auth_add_foreign(const pmix_proc_t *proc, uid_t uid)
+int px_dvm_auth_add_foreign(px_dvm_t *dvm, const pmix_proc_t *proc, uid_t uid)
 {
+    px_dvm_auth_t *auth = dvm->auth;
     foreign_t *f = calloc(1, sizeof(*f));
     if (f == NULL) {
         return -1;
     }
     f->proc = *proc;
     f->uid = uid;
-    f->next = auth.foreign;
-    auth.foreign = f;
+    f->next = auth->foreign;
+    auth->foreign = f;
     return 0;
 }
 
-void px_dvm_auth_forget(const pmix_proc_t *proc)
+void px_dvm_auth_forget(px_dvm_t *dvm, const pmix_proc_t *proc)
 {
-    for (foreign_t **pp = &auth.foreign; *pp != NULL; pp = &(*pp)->next) {
+    px_dvm_auth_t *auth = dvm->auth;
+    for (foreign_t **pp = &auth->foreign; *pp != NULL; pp = &(*pp)->next) {
         if (PMIx_Check_procid(&(*pp)->proc, proc)) {
             foreign_t *f = *pp;
             *pp = f->next;
@@ -149,14 +163,14 @@ void px_dvm_auth_forget(const pmix_proc_t *proc)
     }
 }
 
-bool px_dvm_auth_may_act(const pmix_proc_t *requester, const char *what)
+bool px_dvm_auth_may_act(const px_dvm_t *dvm, const pmix_proc_t *requester, const char *what)
 {
     if (requester == NULL) {
         return true; /* this process (prterun) */
     }
-    for (const foreign_t *f = auth.foreign; f != NULL; f = f->next) {
+    for (const foreign_t *f = dvm->auth->foreign; f != NULL; f = f->next) {
         if (PMIx_Check_procid(&f->proc, requester)) {
-            px_dvm_log(1,
+            px_dvm_log(dvm, 1,
                        "%s refused to tool %s:%u of uid %u: the DVM serves that user's "
                        "tools for queries only",
                        what, requester->nspace, requester->rank, (unsigned)f->uid);

@@ -13,7 +13,9 @@
 
 #include "daemon/px_iof.h"
 #include "daemon/px_odls.h"
+#include "net/px_progress.h"
 #include "launcher/px_dvm.h"
+#include "launcher/px_job_state.h"
 #include "launcher/px_map.h"
 #include "launcher/px_pubsub.h"
 
@@ -38,7 +40,9 @@ typedef enum {
 } px_why_t;
 
 typedef struct px_job px_job_t;
-typedef struct px_dlv px_dlv_t; /* output.c: one piece of output on its way out */
+typedef struct px_dlv px_dlv_t;           /* output.c: one piece of output on its way out */
+typedef struct px_out_sink px_out_sink_t; /* output.c: our own stdout or stderr */
+typedef struct px_dvm_auth px_dvm_auth_t; /* dvm_auth.c: who may use the DVM */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -62,6 +66,7 @@ typedef struct px_pset {
 
 struct px_job {
     px_job_t *next;
+    px_dvm_t *dvm;  /* borrowed: the DVM running it */
     unsigned jobid; /* small number for labels and output prefixes */
     char label[16];
     pmix_nspace_t nspace;
@@ -80,16 +85,16 @@ struct px_job {
     char **wdirs, **paths; /* owned: each app's working directory and PATH ("" = none) */
     px_map_t map;
     size_t nprocs;
-    px_proc_t *procs; /* owned, by rank */
-    size_t nstarting, nalive;
-    bool registered;
-    bool setup_pending;     /* waiting for PMIx_server_setup_application: never ends meanwhile */
+    px_proc_t *procs;       /* owned, by rank */
+    px_job_state_t state;   /* its life: moved only by px_job_move */
+    size_t nstarting;       /* processes forked whose exec is not confirmed yet */
+    size_t nalive;          /* processes forked and not reaped yet */
+    bool registered;        /* its namespace is registered (deregistered when freed) */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;
     const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
     size_t ninfo;
     char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
-    bool forked; /* start_procs ran (callbacks may complete the launch after this) */
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
@@ -97,9 +102,7 @@ struct px_job {
     /* output held while the spawn reply is pending (requester jobs) */
     px_dlv_t *held, *held_tail;
 
-    bool terminating;
-    bool ended;
-    px_why_t why; /* the first failure */
+    px_why_t why; /* the first failure, or the kill (set: the job is ending) */
     pmix_rank_t why_rank;
     int why_code; /* exit code or signal, errno for start failures */
     pmix_status_t why_status;
@@ -110,8 +113,13 @@ struct px_job {
     int timeout;
 };
 
-typedef struct {
-    struct event_base *base;
+/* output.c: large output blocks kept for reuse */
+#define PX_OUT_POOL 4
+
+struct px_dvm {
+    struct event_base *base;     /* borrowed: the command's loop */
+    px_progress_t *progress;     /* owned: the one way onto base from other threads */
+    bool topo_loaded, server_up; /* what px_dvm_destroy undoes */
     hwloc_topology_t topo;
     px_odls_t *odls;
     px_map_node_t node;
@@ -128,45 +136,60 @@ typedef struct {
     void *shutdown_arg;
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
-    size_t evhdlr;
-    px_pubsub_t *pubsub; /* owned: the name service's datastore (dvm_pubsub.c) */
-
-    struct px_daemons *daemons; /* owned: the daemon table (daemons.c) */
-} px_dvm_t;
-
-extern px_dvm_t px_dvm;
+    size_t evhdlr;          /* PMIX_ERR_LOST_CONNECTION */
+    size_t evhdlr_life;     /* the lifecycle events of this process's jobs (logged) */
+    px_pubsub_t *pubsub;    /* owned: the name service's datastore (dvm_pubsub.c) */
+    px_dvm_auth_t *auth;    /* owned: the allow-lists and other users' tools (dvm_auth.c) */
+    px_dlv_t *out_inflight; /* owned: output in the library's hands (output.c) */
+    px_dlv_t *out_pool[PX_OUT_POOL]; /* owned: free large output blocks (output.c) */
+    size_t out_npool;
+    px_out_sink_t *out_sink[2];          /* owned: stdout, stderr for this process's jobs */
+    struct px_stdin_wait *stdin_waiting; /* owned: held stdin pushes (job_stdin.c) */
+    struct px_daemons *daemons;          /* owned: the daemon table (daemons.c) */
+};
 
 /* dvm.c */
-void px_dvm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Run fn(arg) on the controller's loop; callable from any thread. */
-int px_dvm_shift(void (*fn)(void *), void *arg);
-void px_dvm_maybe_shutdown_done(void);
+/* The DVM whose PMIx server this process runs. The server library's upcalls carry no
+ * host context (one server per process), so their entry points, and only they, find
+ * the DVM here and pass it down; set by px_dvm_create, cleared by px_dvm_destroy. */
+px_dvm_t *px_dvm_served(void);
+void px_dvm_log(const px_dvm_t *dvm, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void px_dvm_maybe_shutdown_done(px_dvm_t *dvm);
 
 /* dvm_auth.c: who may use the DVM (on the loop) */
-int px_dvm_auth_init(const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
-void px_dvm_auth_fini(void);
+int px_dvm_auth_init(px_dvm_t *dvm, const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
+void px_dvm_auth_fini(px_dvm_t *dvm);                        /* none made: a no-op */
 /* A tool's credentials (have_cred false: a TCP tool, which presented the secret) ->
  * PMIX_SUCCESS (*foreign: another user, served by --allow-users/--allow-groups) or
  * PMIX_ERR_NO_PERMISSIONS. */
-pmix_status_t px_dvm_auth_tool(bool have_cred, uid_t uid, gid_t gid, bool *foreign);
+pmix_status_t px_dvm_auth_tool(const px_dvm_t *dvm, bool have_cred, uid_t uid, gid_t gid,
+                               bool *foreign);
 /* Remember an approved tool of another user until px_dvm_auth_forget (its connection
  * went). 0 / -1 (out of memory). A tool that left before the library took the approval
  * raises no lost-connection event: its entry stays until fini (its id is never reused). */
-int px_dvm_auth_add_foreign(const pmix_proc_t *proc, uid_t uid);
-void px_dvm_auth_forget(const pmix_proc_t *proc);
+int px_dvm_auth_add_foreign(px_dvm_t *dvm, const pmix_proc_t *proc, uid_t uid);
+void px_dvm_auth_forget(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* May requester (NULL: this process) start, signal or feed jobs? false (logged, what
  * names the request) for a tool of another user. */
-bool px_dvm_auth_may_act(const pmix_proc_t *requester, const char *what);
+bool px_dvm_auth_may_act(const px_dvm_t *dvm, const pmix_proc_t *requester, const char *what);
 
 /* job.c */
-px_job_t *px_job_find(const char *nspace);
-pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
+px_job_t *px_job_find(px_dvm_t *dvm, const char *nspace);
+pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
                            const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+/* Move j to state `to` if the table (px_job_state.h) allows it, logging the move and
+ * reason (developer log); entering RUNNING answers the spawn and raises JOB_START and
+ * LAUNCH_COMPLETE, entering ENDED tells the result (JOB_END) and frees j. 0, or -1 for a
+ * move the table refuses (logged; j unchanged). */
+int px_job_move(px_job_t *j, px_job_state_t to, const char *reason);
+/* Whether j is being ended (a failure or kill recorded, or past RUNNING). */
+bool px_job_ending(const px_job_t *j);
 void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
-px_proc_t *px_job_proc(const pmix_proc_t *proc);
+px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
@@ -174,12 +197,12 @@ void px_job_odls_cbs(px_odls_cbs_t *cbs);
 
 /* pool.c: what the running jobs hold on the node, to map a new job onto the rest */
 typedef struct {
-    px_map_node_t node;   /* px_dvm.node with slots_inuse, inuse_cpus, holds filled in */
+    px_map_node_t node;   /* the DVM's node with slots_inuse, inuse_cpus, holds filled in */
     px_map_hold_t *holds; /* owned */
     hwloc_bitmap_t cpus;  /* owned */
 } px_pool_t;
-/* Fill pool from px_dvm.jobs. 0, or -1 with errno ENOMEM (nothing to put). */
-int px_pool_get(px_pool_t *pool);
+/* Fill pool from dvm's jobs. 0, or -1 with errno ENOMEM (nothing to put). */
+int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
 
@@ -210,9 +233,10 @@ pmix_status_t px_job_setup_app(px_job_t *j, const char *node_map, const char *pr
                                px_job_setup_done_t done);
 
 /* output.c */
-int px_out_init(struct event_base *base);
-/* After PMIx_server_finalize: frees what the library still held. */
-void px_out_fini(void);
+/* After PMIx_server_finalize and the loop: writes what this process's jobs left queued
+ * for our stdout/stderr (blocking), restores their flags, frees what the library still
+ * held. */
+void px_out_fini(px_dvm_t *dvm);
 /* A process's output (the px_iof emit callback; arg is its px_proc_t). */
 void px_out_emit(int channel, const char *data, size_t len, void *arg);
 /* The spawn was answered: send what was held (drop: the job is going, free it). */
@@ -224,14 +248,14 @@ void px_out_flush_held(px_job_t *j, bool drop);
  * cbdata) exactly once, when every target's queue holds less than the bound (from here
  * when it does already; source NULL: a push of this process). data and targets are
  * borrowed for the call only. */
-void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, size_t ntargets,
-                       const char *data, size_t len, bool complete, pmix_op_cbfunc_t cbfunc,
-                       void *cbdata);
+void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
+                       size_t ntargets, const char *data, size_t len, bool complete,
+                       pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* Release the held pushes that have room now (a job ended: its targets are gone). */
-void px_job_stdin_recheck(void);
+void px_job_stdin_recheck(px_dvm_t *dvm);
 /* Release every push held for this tool (its connection is gone). */
-void px_job_stdin_forget(const pmix_proc_t *source);
+void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source);
 /* Release every held push (the controller is finalizing). */
-void px_job_stdin_release_all(void);
+void px_job_stdin_release_all(px_dvm_t *dvm);
 
 #endif /* PX_DVM_INT_H */

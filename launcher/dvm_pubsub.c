@@ -15,6 +15,7 @@
 typedef enum { PS_PUBLISH, PS_LOOKUP, PS_UNPUBLISH } ps_kind_t;
 
 typedef struct {
+    px_dvm_t *dvm;
     ps_kind_t kind;
     px_pubsub_who_t who;
     pmix_data_range_t range;
@@ -78,7 +79,7 @@ static pmix_status_t read_info(ps_req_t *r, const pmix_info_t info[], size_t nin
                 rc = PMIx_Value_get_number(&in->value, &r->wait, PMIX_INT);
             }
         } else if (strncmp(in->key, "pmix.", 5) == 0) {
-            px_dvm_log(1, "name service: attribute %s is not supported", in->key);
+            px_dvm_log(r->dvm, 1, "name service: attribute %s is not supported", in->key);
             return PMIX_ERR_NOT_SUPPORTED;
         } else if (r->kind == PS_PUBLISH) {
             ndata++;
@@ -108,15 +109,16 @@ static pmix_status_t read_info(ps_req_t *r, const pmix_info_t info[], size_t nin
 static void ps_on_loop(void *arg)
 {
     ps_req_t *r = arg;
+    px_dvm_t *dvm = r->dvm;
     pmix_status_t rc = PMIX_ERR_NOT_AVAILABLE; /* the DVM is finalizing */
-    if (px_dvm.pubsub == NULL) {
+    if (dvm->pubsub == NULL) {
         /* nothing to do: answered below */
     } else if (r->kind == PS_PUBLISH) {
-        rc = px_pubsub_publish(px_dvm.pubsub, &r->who, r->range, r->persist, r->data, r->ndata);
+        rc = px_pubsub_publish(dvm->pubsub, &r->who, r->range, r->persist, r->data, r->ndata);
     } else if (r->kind == PS_UNPUBLISH) {
-        rc = px_pubsub_unpublish(px_dvm.pubsub, &r->who, r->range, r->keys);
+        rc = px_pubsub_unpublish(dvm->pubsub, &r->who, r->range, r->keys);
     } else {
-        rc = px_pubsub_lookup(px_dvm.pubsub, &r->who, r->range, r->keys, r->wait, r->timeout,
+        rc = px_pubsub_lookup(dvm->pubsub, &r->who, r->range, r->keys, r->wait, r->timeout,
                               r->lookupcb, r->cbdata);
         if (rc == PMIX_SUCCESS) {
             req_free(r); /* the datastore calls back */
@@ -139,6 +141,7 @@ static pmix_status_t post(ps_kind_t kind, const pmix_proc_t *proc, char **keys,
     if (r == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    r->dvm = px_dvm_served();
     r->kind = kind;
     r->who.proc = *proc;
     r->who.uid = r->who.gid = UINT32_MAX; /* unknown: sees only the global range */
@@ -150,7 +153,7 @@ static pmix_status_t post(ps_kind_t kind, const pmix_proc_t *proc, char **keys,
     r->lookupcb = lookupcb;
     r->cbdata = cbdata;
     pmix_status_t rc = read_info(r, info, ninfo);
-    if (rc == PMIX_SUCCESS && px_dvm_shift(ps_on_loop, r) != 0) {
+    if (rc == PMIX_SUCCESS && px_dvm_shift(r->dvm, ps_on_loop, r) != 0) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
     }
     if (rc != PMIX_SUCCESS) {

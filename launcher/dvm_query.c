@@ -13,6 +13,7 @@
 #include "launcher/dvm_int.h"
 
 typedef struct {
+    px_dvm_t *dvm;
     pmix_query_t *queries; /* borrowed until the callback */
     size_t nqueries;
     pmix_info_cbfunc_t cbfunc;
@@ -50,8 +51,8 @@ static pmix_proc_state_t proc_state(const px_job_t *j, const px_proc_t *p)
             return PMIX_PROC_STATE_FAILED_TO_START;
         }
         if (WIFSIGNALED(p->wstatus)) {
-            return (j->terminating && !first) ? PMIX_PROC_STATE_KILLED_BY_CMD
-                                              : PMIX_PROC_STATE_ABORTED_BY_SIG;
+            return (px_job_ending(j) && !first) ? PMIX_PROC_STATE_KILLED_BY_CMD
+                                                : PMIX_PROC_STATE_ABORTED_BY_SIG;
         }
         if (WIFEXITED(p->wstatus) && WEXITSTATUS(p->wstatus) != 0) {
             return PMIX_PROC_STATE_TERM_NON_ZERO;
@@ -88,15 +89,15 @@ static const char *qualifier(const pmix_query_t *q, const char *key)
 }
 
 /* The proc table of one namespace (NULL: every job). */
-static pmix_status_t proc_table(void *list, const char *key, const char *nspace)
+static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, const char *nspace)
 {
     size_t n = 0;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (nspace == NULL || PMIx_Check_nspace(j->nspace, nspace)) {
             n += j->nprocs;
         }
     }
-    if (nspace != NULL && px_job_find(nspace) == NULL) {
+    if (nspace != NULL && px_job_find(dvm, nspace) == NULL) {
         return PMIX_ERR_NOT_FOUND;
     }
     pmix_data_array_t *da = PMIx_Data_array_create(n, PMIX_PROC_INFO);
@@ -105,14 +106,14 @@ static pmix_status_t proc_table(void *list, const char *key, const char *nspace)
     }
     pmix_proc_info_t *pi = da ? da->array : NULL;
     size_t k = 0;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (nspace != NULL && !PMIx_Check_nspace(j->nspace, nspace)) {
             continue;
         }
         for (size_t r = 0; r < j->nprocs; r++, k++) {
             const px_proc_t *p = &j->procs[r];
             pi[k].proc = p->proc;
-            pi[k].hostname = strdup(px_dvm.hostname);
+            pi[k].hostname = strdup(dvm->hostname);
             pi[k].executable_name = strdup(j->exes[j->map.procs[r].app]);
             pi[k].pid = p->pid;
             pi[k].exit_code = proc_exit_code(p);
@@ -126,11 +127,11 @@ static pmix_status_t proc_table(void *list, const char *key, const char *nspace)
     return rc;
 }
 
-static char *namespaces(void)
+static char *namespaces(px_dvm_t *dvm)
 {
     char **names = NULL;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
-        if (!j->ended) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
+        if (j->state != PX_JOB_ENDED) {
             PMIx_Argv_append_nosize(&names, j->nspace);
         }
     }
@@ -140,10 +141,10 @@ static char *namespaces(void)
 }
 
 /* For each running job: its namespace and command line (PMIX_QUERY_NAMESPACE_INFO). */
-static pmix_status_t namespace_info(void *list)
+static pmix_status_t namespace_info(px_dvm_t *dvm, void *list)
 {
     size_t n = 0;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         n++;
     }
     pmix_data_array_t *outer = PMIx_Data_array_create(n, PMIX_DATA_ARRAY);
@@ -152,7 +153,7 @@ static pmix_status_t namespace_info(void *list)
     }
     pmix_data_array_t *rows = outer ? outer->array : NULL;
     size_t k = 0;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next, k++) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next, k++) {
         char *cmd = PMIx_Argv_join(j->cmds, ':');
         pmix_info_t *row = PMIx_Info_create(2);
         if (row != NULL) {
@@ -183,14 +184,14 @@ static void query_on_loop(void *arg)
             const char *key = qq->keys[k];
             pmix_status_t rc = PMIX_ERR_NOT_FOUND;
             if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
-                char *s = namespaces();
+                char *s = namespaces(q->dvm);
                 rc = s ? PMIx_Info_list_add(list, key, s, PMIX_STRING) : PMIX_ERR_NOMEM;
                 free(s);
             } else if (strcmp(key, PMIX_QUERY_PROC_TABLE) == 0 ||
                        strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0) {
-                rc = proc_table(list, key, qualifier(qq, PMIX_NSPACE));
+                rc = proc_table(q->dvm, list, key, qualifier(qq, PMIX_NSPACE));
             } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
-                rc = namespace_info(list);
+                rc = namespace_info(q->dvm, list);
             } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
                 char *attrs = px_job_spawn_support(); /* the job-info reader's table */
                 rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
@@ -223,11 +224,12 @@ pmix_status_t px_dvm_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
     if (q == NULL) {
         return PMIX_ERR_NOMEM;
     }
+    q->dvm = px_dvm_served();
     q->queries = queries;
     q->nqueries = nqueries;
     q->cbfunc = cbfunc;
     q->cbdata = cbdata;
-    if (px_dvm_shift(query_on_loop, q) != 0) {
+    if (px_dvm_shift(q->dvm, query_on_loop, q) != 0) {
         free(q);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }

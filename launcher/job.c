@@ -19,12 +19,12 @@
 
 extern char **environ;
 
-static void job_maybe_end(px_job_t *j);
+static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
 
-px_job_t *px_job_find(const char *nspace)
+px_job_t *px_job_find(px_dvm_t *dvm, const char *nspace)
 {
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (PMIx_Check_nspace(j->nspace, nspace)) {
             return j;
         }
@@ -32,9 +32,9 @@ px_job_t *px_job_find(const char *nspace)
     return NULL;
 }
 
-px_proc_t *px_job_proc(const pmix_proc_t *proc)
+px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc)
 {
-    px_job_t *j = px_job_find(proc->nspace);
+    px_job_t *j = px_job_find(dvm, proc->nspace);
     if (j == NULL || proc->rank >= j->nprocs) {
         return NULL;
     }
@@ -55,8 +55,9 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
     } else if (p->state == PX_PROC_STARTING) {
         p->state = PX_PROC_RUNNING;
     }
-    px_dvm_log(2, "%s rank %u: %s", j->nspace, p->proc.rank, err ? "start failed" : "started");
-    job_maybe_end(j);
+    px_dvm_log(j->dvm, 2, "%s rank %u: %s", j->nspace, p->proc.rank,
+               err ? "start failed" : "started");
+    job_settle(j);
 }
 
 static void on_output(px_child_t *child, int channel, const char *data, size_t len, void *cbdata)
@@ -84,7 +85,7 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
     bool failed_start = (p->state == PX_PROC_FAILED_START);
     p->state = PX_PROC_DONE;
     j->nalive--;
-    if (!failed_start && !j->terminating) {
+    if (!failed_start && !px_job_ending(j)) {
         if (WIFSIGNALED(wstatus)) {
             job_fail(j, PX_WHY_SIGNAL, p->proc.rank, WTERMSIG(wstatus), NULL);
         } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
@@ -93,9 +94,9 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
             job_fail(j, PX_WHY_NOFINAL, p->proc.rank, 0, NULL);
         }
     }
-    px_dvm_log(2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
-    px_pubsub_proc_ended(px_dvm.pubsub, &p->proc);
-    job_maybe_end(j);
+    px_dvm_log(j->dvm, 2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
+    px_pubsub_proc_ended(j->dvm->pubsub, &p->proc);
+    job_settle(j);
 }
 
 void px_job_odls_cbs(px_odls_cbs_t *cbs)
@@ -119,13 +120,17 @@ static void kill_now(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). */
+/* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). A job
+ * still waiting for its setup answer or its starts records why and moves once those are
+ * in (job_setup_done, job_settle). */
 void px_job_kill(px_job_t *j, px_why_t why, bool now)
 {
     if (j->why == PX_WHY_NONE) {
         j->why = why;
     }
-    j->terminating = true;
+    if (j->state == PX_JOB_RUNNING) {
+        px_job_move(j, PX_JOB_TERMINATING, "killed");
+    }
     if (now) {
         kill_now(-1, 0, j);
         return;
@@ -136,7 +141,7 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now)
         }
     }
     if (j->kill_ev == NULL) {
-        j->kill_ev = evtimer_new(px_dvm.base, kill_now, j);
+        j->kill_ev = evtimer_new(j->dvm->base, kill_now, j);
     }
     if (j->kill_ev != NULL) {
         struct timeval tv = {2, 0};
@@ -156,16 +161,15 @@ void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig)
 /* The first failure decides how the job ends; the rest of the job is terminated. */
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text)
 {
-    if (j->why == PX_WHY_NONE) {
-        j->why = why;
-        j->why_rank = rank;
-        j->why_code = code;
-        free(j->why_text);
-        j->why_text = text ? strdup(text) : NULL;
+    if (px_job_ending(j)) {
+        return;
     }
-    if (!j->terminating) {
-        px_job_kill(j, why, why == PX_WHY_START);
-    }
+    j->why = why;
+    j->why_rank = rank;
+    j->why_code = code;
+    free(j->why_text);
+    j->why_text = text ? strdup(text) : NULL;
+    px_job_kill(j, why, why == PX_WHY_START);
 }
 
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
@@ -203,9 +207,9 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the end ---- */
 
-static const char *node_name(void)
+static const char *node_name(const px_job_t *j)
 {
-    return px_dvm.hostname;
+    return j->dvm->hostname;
 }
 
 /* Why rank could not start (the node agent's stage and errno are in why_text and
@@ -227,7 +231,7 @@ static char *start_failure_text(px_job_t *j, pmix_rank_t rank)
         .cpuset = j->map.procs[rank].cpuset,
     };
     char *text = px_odls_error_text(&spec, j->why_code, j->why_text ? j->why_text : "setup",
-                                    node_name(), j->nspace, (unsigned)rank);
+                                    node_name(j), j->nspace, (unsigned)rank);
     free(pathvar);
     return text;
 }
@@ -253,26 +257,26 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_EXIT:
         r->status = PMIX_ERR_JOB_NON_ZERO_TERM;
         r->exit_code = j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(), pid, exe,
+        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(j), pid, exe,
                               j->why_code);
         break;
     case PX_WHY_SIGNAL:
         r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
         r->exit_code = 128 + j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace, node_name(), pid,
+        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace, node_name(j), pid,
                               exe, j->why_code, strsignal(j->why_code));
         break;
     case PX_WHY_ABORT:
         r->status = PMIX_ERR_JOB_ABORTED;
         r->exit_code = (j->why_code > 0 && j->why_code < 256) ? j->why_code : 1;
-        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(), pid, exe,
-                              j->why_code, j->why_text ? j->why_text : "");
+        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(j), pid,
+                              exe, j->why_code, j->why_text ? j->why_text : "");
         break;
     case PX_WHY_NOFINAL:
         r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
         r->exit_code = 1;
-        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(), pid,
-                              exe);
+        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(j),
+                              pid, exe);
         break;
     case PX_WHY_TIMEOUT:
         r->status = PMIX_ERR_TIMEOUT;
@@ -315,7 +319,7 @@ static void notify_end(px_job_t *j, const px_job_result_t *r)
     pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
     if (PMIx_Info_list_convert(list, &da) == PMIX_SUCCESS) {
         pmix_proc_t source;
-        PMIx_Load_procid(&source, px_dvm.nspace, 0);
+        PMIx_Load_procid(&source, j->dvm->nspace, 0);
         PMIx_Notify_event(PMIX_EVENT_JOB_END, &source, PMIX_RANGE_CUSTOM, da.array, da.size, NULL,
                           NULL);
         PMIx_Data_array_destruct(&da);
@@ -326,7 +330,7 @@ static void notify_end(px_job_t *j, const px_job_result_t *r)
 static void notify_simple(px_job_t *j, pmix_status_t code)
 {
     pmix_proc_t source, affected;
-    PMIx_Load_procid(&source, px_dvm.nspace, 0);
+    PMIx_Load_procid(&source, j->dvm->nspace, 0);
     PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
     time_t now = time(NULL);
     pmix_info_t info[4];
@@ -342,7 +346,7 @@ static void notify_simple(px_job_t *j, pmix_status_t code)
 
 static void job_free(px_job_t *j)
 {
-    for (px_job_t **pp = &px_dvm.jobs; *pp != NULL; pp = &(*pp)->next) {
+    for (px_job_t **pp = &j->dvm->jobs; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == j) {
             *pp = j->next;
             break;
@@ -383,15 +387,16 @@ static void job_free(px_job_t *j)
     free(j);
 }
 
+/* Entering ENDED: tell the requester how the job ended (JOB_END), free it. */
 static void job_end(px_job_t *j)
 {
-    j->ended = true;
     px_job_result_t r;
     char *msg;
     result_of(j, &r, &msg);
-    px_dvm_log(1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
+    px_dvm_log(j->dvm, 1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
                r.exit_code);
     if (j->local) {
+        notify_end(j, &r); /* to this process, like any requester that asked for it */
         if (j->local_cb.ended != NULL) {
             j->local_cb.ended(j->nspace, &r, j->local_cb.arg);
         }
@@ -408,38 +413,73 @@ static void job_end(px_job_t *j)
         }
     }
     free(msg);
-    px_pubsub_job_ended(px_dvm.pubsub, j->nspace);
+    px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
+    px_dvm_t *dvm = j->dvm;
     job_free(j);
-    px_job_stdin_recheck(); /* pushes held for this job's stdin are released */
-    px_dvm_maybe_shutdown_done();
+    px_job_stdin_recheck(dvm); /* pushes held for this job's stdin are released */
+    px_dvm_maybe_shutdown_done(dvm);
 }
 
-/* Every process either confirmed its start or failed: answer the spawn. */
+/* Entering RUNNING, every process confirmed its start: answer the spawn, raise
+ * JOB_START and LAUNCH_COMPLETE. */
 static void job_launched(px_job_t *j)
 {
-    if (j->local || j->spawn_cb == NULL) {
-        return;
+    if (j->spawn_cb != NULL) { /* a requester's job (this process's has none) */
+        pmix_spawn_cbfunc_t cb = j->spawn_cb;
+        j->spawn_cb = NULL;
+        cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
     }
-    pmix_spawn_cbfunc_t cb = j->spawn_cb;
-    j->spawn_cb = NULL;
-    cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
     px_out_flush_held(j, false);
 }
 
-static void job_maybe_end(px_job_t *j)
+bool px_job_ending(const px_job_t *j)
 {
-    if (j->ended || j->setup_pending) {
-        return;
+    return j->why != PX_WHY_NONE || j->state >= PX_JOB_TERMINATING;
+}
+
+int px_job_move(px_job_t *j, px_job_state_t to, const char *reason)
+{
+    px_job_state_t from = j->state;
+    if (!px_job_state_allowed(from, to)) {
+        px_debug(1, "prte", "%s: refused move %s -> %s (%s)", j->nspace, px_job_state_name(from),
+                 px_job_state_name(to), reason);
+        px_dvm_log(j->dvm, 1, "%s: refused move %s -> %s (%s)", j->nspace, px_job_state_name(from),
+                   px_job_state_name(to), reason);
+        return -1;
     }
-    /* launched: every process was forked and confirmed its exec (a job that failed to
-     * map or register never gets here) */
-    if (j->forked && j->nstarting == 0 && j->why != PX_WHY_START) {
+    j->state = to;
+    px_debug(2, "prte", "%s: %s -> %s (%s)", j->nspace, px_job_state_name(from),
+             px_job_state_name(to), reason);
+    px_dvm_log(j->dvm, 2, "%s: %s -> %s (%s)", j->nspace, px_job_state_name(from),
+               px_job_state_name(to), reason);
+    if (to == PX_JOB_RUNNING) {
         job_launched(j);
+    } else if (to == PX_JOB_ENDED) {
+        job_end(j); /* frees j */
     }
-    if (j->nalive == 0 && j->nstarting == 0) {
-        job_end(j);
+    return 0;
+}
+
+/* Move on by what the processes did: out of LAUNCHING once every start is settled (to
+ * RUNNING unless a start failed, then on to TERMINATING if a failure or kill came
+ * meanwhile), to ENDED once no process is left. */
+static void job_settle(px_job_t *j)
+{
+    if (j->state == PX_JOB_LAUNCHING && j->nstarting == 0) {
+        if (j->why == PX_WHY_START) {
+            px_job_move(j, PX_JOB_TERMINATING, "a start failed");
+        } else {
+            px_job_move(j, PX_JOB_RUNNING, "every process started");
+            if (j->why != PX_WHY_NONE) {
+                px_job_move(j, PX_JOB_TERMINATING, "failed or killed while launching");
+            }
+        }
+    }
+    if ((j->state == PX_JOB_RUNNING || j->state == PX_JOB_TERMINATING) && j->nalive == 0 &&
+        j->nstarting == 0) {
+        px_job_move(j, PX_JOB_ENDED, j->why == PX_WHY_NONE ? "every process ended" : "terminated");
     }
 }
 
@@ -558,7 +598,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
     char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
     pmix_status_t rc = peers ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
-        rc = PMIx_generate_regex(px_dvm.hostname, &regex);
+        rc = PMIx_generate_regex(j->dvm->hostname, &regex);
     }
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_generate_ppn(peers, &ppn);
@@ -574,7 +614,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         add_u32(list, PMIX_LOCAL_SIZE, size);
         add_u32(list, PMIX_NODE_SIZE, size);
         add_u32(list, PMIX_NODEID, 0);
-        PMIx_Info_list_add(list, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
         rc = px_job_reg_host_keys(j, list);
         PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
         PMIx_Info_list_add(list, PMIX_LOCALLDR, &zero, PMIX_PROC_RANK);
@@ -612,7 +652,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         PMIx_Info_list_add(pl, PMIX_LOCAL_RANK, &mp->local_rank, PMIX_UINT16);
         PMIx_Info_list_add(pl, PMIX_NODE_RANK, &mp->node_rank, PMIX_UINT16);
         add_u32(pl, PMIX_NODEID, 0);
-        PMIx_Info_list_add(pl, PMIX_HOSTNAME, px_dvm.hostname, PMIX_STRING);
+        PMIx_Info_list_add(pl, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
         px_job_reg_proc_keys(j, rank, pl);
         if (mp->cpuset != NULL) {
             /* "hwloc:<list>"; the server library adds PMIX_LOCALITY_STRING from it */
@@ -693,7 +733,7 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
             *msg = px_help_render("help-prte.txt", "pset-name", j->nspace, name);
             return PMIX_ERR_BAD_PARAM;
         }
-        for (px_job_t *o = px_dvm.jobs; name != NULL && o != NULL; o = o->next) {
+        for (px_job_t *o = j->dvm->jobs; name != NULL && o != NULL; o = o->next) {
             for (px_pset_t *s = o->psets; o != j && s != NULL; s = s->next) {
                 if (strcmp(s->name, name) == 0) {
                     *msg =
@@ -899,7 +939,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
     gid_t gid = getgid();
     char **base = NULL; /* app_env of base_app */
     uint32_t base_app = UINT32_MAX;
-    for (size_t r = 0; r < j->nprocs && !j->terminating; r++) {
+    for (size_t r = 0; r < j->nprocs && !px_job_ending(j); r++) {
         px_proc_t *p = &j->procs[r];
         const pmix_app_t *app = &apps[j->map.procs[r].app];
         if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
@@ -945,7 +985,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
             job_fail(j, PX_WHY_START, p->proc.rank, err, "setup");
             break;
         }
-        p->child = (env && argv && argv[0]) ? px_odls_start(px_dvm.odls, &spec) : NULL;
+        p->child = (env && argv && argv[0]) ? px_odls_start(j->dvm->odls, &spec) : NULL;
         int err = errno;
         PMIx_Argv_free(env);
         PMIx_Argv_free(argv);
@@ -963,7 +1003,7 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
 
 static void show_map(px_job_t *j)
 {
-    char *text = px_map_render(&j->map, &px_dvm.node, 1, j->label);
+    char *text = px_map_render(&j->map, &j->dvm->node, 1, j->label);
     if (text != NULL) {
         px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);
@@ -973,7 +1013,7 @@ static void show_map(px_job_t *j)
 static void show_bindings(px_job_t *j)
 {
     for (size_t r = 0; r < j->nprocs; r++) {
-        char *line = px_map_binding_line(&j->map, &px_dvm.node, (pmix_rank_t)r, j->label);
+        char *line = px_map_binding_line(&j->map, &j->dvm->node, (pmix_rank_t)r, j->label);
         if (line != NULL) {
             px_out_emit(PMIX_FWD_STDERR_CHANNEL, line, strlen(line), &j->procs[r]);
             free(line);
@@ -991,21 +1031,22 @@ static void setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
     j->why_status = rc;
     j->why_msg =
         msg ? msg : px_help_render("help-prte.txt", "job-setup", j->nspace, PMIx_Error_string(rc));
-    job_maybe_end(j);
+    px_job_move(j, PX_JOB_ENDED, "setup failed");
 }
 
 /* Ask the library for the job's setup data; the job waits for it (job_setup_done). */
 static pmix_status_t setup_app(px_job_t *j)
 {
     char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
-    pmix_status_t rc = peers ? PMIx_generate_regex(px_dvm.hostname, &regex) : PMIX_ERR_NOMEM;
+    pmix_status_t rc = peers ? PMIx_generate_regex(j->dvm->hostname, &regex) : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_generate_ppn(peers, &ppn);
     }
     if (rc == PMIX_SUCCESS) {
-        j->setup_pending = true;
         rc = px_job_setup_app(j, regex, ppn, j->info, j->ninfo, job_setup_done);
-        j->setup_pending = rc == PMIX_SUCCESS;
+    }
+    if (rc == PMIX_SUCCESS) {
+        px_job_move(j, PX_JOB_SETUP, "waiting for the application setup");
     }
     free(regex);
     free(ppn);
@@ -1013,7 +1054,7 @@ static pmix_status_t setup_app(px_job_t *j)
     return rc;
 }
 
-pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *local,
+pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
                            const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
 {
@@ -1021,22 +1062,24 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
     if (j == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    j->jobid = ++px_dvm.next_jobid;
+    j->dvm = dvm;
+    j->jobid = ++j->dvm->next_jobid;
     snprintf(j->label, sizeof(j->label), "%u", j->jobid);
     char ns[PMIX_MAX_NSLEN + 32];
-    snprintf(ns, sizeof(ns), "%s@%u", px_dvm.nspace, j->jobid);
+    snprintf(ns, sizeof(ns), "%s@%u", j->dvm->nspace, j->jobid);
     PMIX_LOAD_NSPACE(j->nspace, ns);
     j->why_rank = PMIX_RANK_INVALID;
     if (local != NULL) {
         j->local = true;
         j->local_cb = *local;
+        PMIx_Load_procid(&j->requester, dvm->nspace, 0); /* the events' range: this process */
     } else {
         j->requester = *requester;
         j->spawn_cb = cbfunc;
         j->spawn_cbdata = cbdata;
     }
-    j->next = px_dvm.jobs;
-    px_dvm.jobs = j;
+    j->next = j->dvm->jobs;
+    j->dvm->jobs = j;
     read_job_info(j, info, ninfo);
 
     pmix_status_t rc = record_apps(j, apps, napps);
@@ -1044,13 +1087,13 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
     if (rc == PMIX_SUCCESS) {
         rc = check_directives(j, info, ninfo, apps, napps, &msg);
     }
-    if (rc == PMIX_SUCCESS && px_dvm.shutting_down) {
+    if (rc == PMIX_SUCCESS && j->dvm->shutting_down) {
         rc = PMIX_ERR_JOB_CANCELED;
-        msg = px_help_render("help-prte.txt", "dvm-terminating", px_dvm.nspace);
+        msg = px_help_render("help-prte.txt", "dvm-terminating", j->dvm->nspace);
     }
     if (rc == PMIX_SUCCESS) {
         px_pool_t pool; /* one pool: map onto what the running jobs leave free */
-        if (px_pool_get(&pool) < 0) {
+        if (px_pool_get(j->dvm, &pool) < 0) {
             rc = PMIX_ERR_NOMEM;
         } else {
             rc = px_map_job(&pool.node, 1, apps, napps, info, ninfo, &j->map, &msg);
@@ -1088,9 +1131,8 @@ pmix_status_t px_job_spawn(const pmix_proc_t *requester, const px_dvm_local_t *l
  * setup_application before launch, setup_local_support before the processes start). */
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo)
 {
-    j->setup_pending = false;
-    if (j->terminating) {
-        job_maybe_end(j); /* killed meanwhile (pterm, the requester left) */
+    if (px_job_ending(j)) {
+        px_job_move(j, PX_JOB_ENDED, "killed during setup"); /* pterm, the requester left */
         return;
     }
     const pmix_app_t *apps = j->apps;
@@ -1117,13 +1159,13 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
         show_bindings(j);
     }
     if (j->timeout > 0) {
-        j->timeout_ev = evtimer_new(px_dvm.base, on_timeout, j);
+        j->timeout_ev = evtimer_new(j->dvm->base, on_timeout, j);
         struct timeval tv = {j->timeout, 0};
         if (j->timeout_ev != NULL) {
             evtimer_add(j->timeout_ev, &tv);
         }
     }
+    px_job_move(j, PX_JOB_LAUNCHING, "registered");
     start_procs(j, apps);
-    j->forked = true;
-    job_maybe_end(j);
+    job_settle(j);
 }

@@ -23,7 +23,7 @@ static int rm_entry(const char *path, const struct stat *sb, int type, struct FT
 
 /* A controller killed without cleaning up (kill -9) left its jobs' directories: once
  * their pid is gone and they are ours, the next controller removes them. */
-static void sweep_stale_dirs(const char *tmp)
+static void sweep_stale_dirs(px_dvm_t *dvm, const char *tmp)
 {
     DIR *d = opendir(tmp);
     struct dirent *e;
@@ -41,7 +41,7 @@ static void sweep_stale_dirs(const char *tmp)
             continue;
         }
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
-            px_dvm_log(1, "removing %s: its controller (pid %d) is gone", path, pid);
+            px_dvm_log(dvm, 1, "removing %s: its controller (pid %d) is gone", path, pid);
             nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         }
         free(path);
@@ -59,7 +59,7 @@ static void make_dirs(px_job_t *j)
     const char *tmp = getenv("TMPDIR");
     if (!swept) {
         swept = true;
-        sweep_stale_dirs(tmp && *tmp ? tmp : "/tmp");
+        sweep_stale_dirs(j->dvm, tmp && *tmp ? tmp : "/tmp");
     }
     if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp && *tmp ? tmp : "/tmp", (int)getpid(), j->jobid) <
         0) {
@@ -67,7 +67,7 @@ static void make_dirs(px_job_t *j)
         return;
     }
     if (mkdir(j->nsdir, 0700) != 0 && errno != EEXIST) {
-        px_dvm_log(1, "%s: cannot make %s: %s", j->nspace, j->nsdir, strerror(errno));
+        px_dvm_log(j->dvm, 1, "%s: cannot make %s: %s", j->nspace, j->nsdir, strerror(errno));
         free(j->nsdir);
         j->nsdir = NULL;
     }
@@ -78,7 +78,8 @@ static int rm_entry(const char *path, const struct stat *sb, int type, struct FT
     (void)sb;
     (void)ftw;
     if ((type == FTW_DP ? rmdir(path) : unlink(path)) != 0) {
-        px_dvm_log(1, "cannot remove %s: %s", path, strerror(errno));
+        /* nftw passes no context: the developer log of every side */
+        px_debug(1, "prte", "cannot remove %s: %s", path, strerror(errno));
     }
     return 0;
 }
@@ -101,7 +102,7 @@ pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
     uint32_t session = (uint32_t)getpid(); /* one DVM = one session on this node */
     pmix_status_t rc = PMIx_Info_list_add(list, PMIX_NSPACE, j->nspace, PMIX_STRING);
     if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, px_dvm.nspace, PMIX_STRING);
+        rc = PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, j->dvm->nspace, PMIX_STRING);
     }
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
@@ -110,9 +111,9 @@ pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
         rc = PMIx_Info_list_add(list, PMIX_SESSION_ID, &session, PMIX_UINT32);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, px_dvm.hostname, PMIX_STRING);
+        rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, j->dvm->hostname, PMIX_STRING);
     }
-    bool over = j->nprocs > (size_t)(px_dvm.node.slots > 0 ? px_dvm.node.slots : 0);
+    bool over = j->nprocs > (size_t)(j->dvm->node.slots > 0 ? j->dvm->node.slots : 0);
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_list_add(list, PMIX_NODE_OVERSUBSCRIBED, &over, PMIX_BOOL);
     }
@@ -149,12 +150,12 @@ void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl)
         if (mkdir(dir, 0700) == 0 || errno == EEXIST) {
             PMIx_Info_list_add(pl, PMIX_PROCDIR, dir, PMIX_STRING);
         } else {
-            px_dvm_log(1, "%s: cannot make %s: %s", j->nspace, dir, strerror(errno));
+            px_dvm_log(j->dvm, 1, "%s: cannot make %s: %s", j->nspace, dir, strerror(errno));
         }
         free(dir);
     }
     uint32_t reinc = 0;
-    bool spawned = !j->local && px_job_find(j->requester.nspace) != NULL;
+    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
     PMIx_Info_list_add(pl, PMIX_REINCARNATION, &reinc, PMIX_UINT32);
     PMIx_Info_list_add(pl, PMIX_SPAWNED, &spawned, PMIX_BOOL);
 }
@@ -162,6 +163,7 @@ void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl)
 /* ---- application setup ---- */
 
 typedef struct {
+    px_dvm_t *dvm;
     char nspace[PMIX_MAX_NSLEN + 1];
     pmix_info_t *req; /* owned: the request, borrowed by the library until setup_cb */
     size_t nreq;
@@ -174,7 +176,7 @@ typedef struct {
 static void setup_on_loop(void *arg)
 {
     setup_t *s = arg;
-    px_job_t *j = px_job_find(s->nspace);
+    px_job_t *j = px_job_find(s->dvm, s->nspace);
     if (j != NULL) { /* a job waiting for its setup never ends meanwhile */
         s->done(j, s->status, s->info, s->ninfo);
     }
@@ -200,9 +202,9 @@ static void setup_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, voi
     if (cbfunc != NULL) {
         cbfunc(PMIX_SUCCESS, cbdata);
     }
-    if (px_dvm_shift(setup_on_loop, s) != 0) {
+    if (px_dvm_shift(s->dvm, setup_on_loop, s) != 0) {
         /* cannot happen short of memory; the job then waits for its timeout or pterm */
-        px_dvm_log(0, "%s: lost the application setup answer", s->nspace);
+        px_dvm_log(s->dvm, 0, "%s: lost the application setup answer", s->nspace);
         PMIx_Info_free(s->info, s->ninfo);
         PMIx_Info_free(s->req, s->nreq);
         free(s);
@@ -241,6 +243,7 @@ pmix_status_t px_job_setup_app(px_job_t *j, const char *node_map, const char *pr
             PMIx_Info_xfer(&info[n++], &job_info[i]);
         }
     }
+    s->dvm = j->dvm;
     snprintf(s->nspace, sizeof(s->nspace), "%s", j->nspace);
     s->done = done;
     s->req = info;

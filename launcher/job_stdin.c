@@ -31,8 +31,6 @@ typedef struct px_stdin_wait {
     void *cbdata; /* borrowed: the pusher's */
 } px_stdin_wait_t;
 
-static px_stdin_wait_t *waiting; /* in arrival order */
-
 /* Queue bytes on (len > 0), or close (len 0), the stdin of the job's stdin target(s)
  * matching rank. Bytes for a target that is gone are dropped. */
 /* Is process r of j, still running, a stdin target of j matching rank (or wildcard)? */
@@ -61,15 +59,14 @@ static void on_drained(px_child_t *child, int err, void *arg)
 {
     (void)child;
     (void)err;
-    (void)arg;
-    px_job_stdin_recheck();
+    px_job_stdin_recheck(arg); /* the DVM */
 }
 
 /* Is any child of this target at or above the mark? Each such child is asked to tell us
  * when it drains (on_drained), so a full target always has a request pending. */
-static bool target_full(const pmix_proc_t *t)
+static bool target_full(px_dvm_t *dvm, const pmix_proc_t *t)
 {
-    px_job_t *j = px_job_find(t->nspace);
+    px_job_t *j = px_job_find(dvm, t->nspace);
     bool full = false;
     for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
@@ -77,18 +74,18 @@ static bool target_full(const pmix_proc_t *t)
             continue;
         }
         /* 1: below the mark; -1: its stdin is gone (EPIPE) */
-        if (px_odls_stdin_notify(p->child, PX_STDIN_HIGH, on_drained, NULL) == 0) {
+        if (px_odls_stdin_notify(p->child, PX_STDIN_HIGH, on_drained, dvm) == 0) {
             full = true;
         }
     }
     return full;
 }
 
-static bool targets_full(const pmix_proc_t *targets, size_t ntargets)
+static bool targets_full(px_dvm_t *dvm, const pmix_proc_t *targets, size_t ntargets)
 {
     bool full = false;
     for (size_t i = 0; i < ntargets; i++) {
-        full |= target_full(&targets[i]); /* no shortcut: every full child gets asked */
+        full |= target_full(dvm, &targets[i]); /* no shortcut: every full child gets asked */
     }
     return full;
 }
@@ -106,10 +103,10 @@ static void wait_release(px_stdin_wait_t *w)
 /* Release, in arrival order, the pushes that match: all, those of source, or (source
  * NULL) those with room. They are unlinked before any completion runs, so a completion
  * may push again. */
-static void release_matching(const pmix_proc_t *source, bool all)
+static void release_matching(px_dvm_t *dvm, const pmix_proc_t *source, bool all)
 {
     px_stdin_wait_t *done = NULL, **tail = &done;
-    for (px_stdin_wait_t **pp = &waiting; *pp != NULL;) {
+    for (px_stdin_wait_t **pp = &dvm->stdin_waiting; *pp != NULL;) {
         px_stdin_wait_t *w = *pp;
         bool go;
         if (all) {
@@ -117,7 +114,7 @@ static void release_matching(const pmix_proc_t *source, bool all)
         } else if (source != NULL) {
             go = w->has_source && PMIx_Check_procid(&w->source, source);
         } else {
-            go = !targets_full(w->targets, w->ntargets);
+            go = !targets_full(dvm, w->targets, w->ntargets);
         }
         if (!go) {
             pp = &w->next;
@@ -135,12 +132,12 @@ static void release_matching(const pmix_proc_t *source, bool all)
     }
 }
 
-void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, size_t ntargets,
-                       const char *data, size_t len, bool complete, pmix_op_cbfunc_t cbfunc,
-                       void *cbdata)
+void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
+                       size_t ntargets, const char *data, size_t len, bool complete,
+                       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     for (size_t i = 0; i < ntargets; i++) {
-        px_job_t *j = px_job_find(targets[i].nspace);
+        px_job_t *j = px_job_find(dvm, targets[i].nspace);
         if (j == NULL) {
             continue; /* no such job (any more): the bytes are dropped */
         }
@@ -151,7 +148,7 @@ void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, si
             job_stdin(j, targets[i].rank, NULL, 0);
         }
     }
-    if (!targets_full(targets, ntargets)) {
+    if (!targets_full(dvm, targets, ntargets)) {
         cbfunc(PMIX_SUCCESS, cbdata); /* room already: the usual case */
         return;
     }
@@ -173,26 +170,26 @@ void px_job_stdin_push(const pmix_proc_t *source, const pmix_proc_t *targets, si
     }
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    px_stdin_wait_t **pp = &waiting;
+    px_stdin_wait_t **pp = &dvm->stdin_waiting;
     while (*pp != NULL) {
         pp = &(*pp)->next;
     }
     *pp = w;
-    px_dvm_log(3, "stdin push from %s:%u waits for room", source ? source->nspace : "local",
+    px_dvm_log(dvm, 3, "stdin push from %s:%u waits for room", source ? source->nspace : "local",
                source ? source->rank : 0);
 }
 
-void px_job_stdin_recheck(void)
+void px_job_stdin_recheck(px_dvm_t *dvm)
 {
-    release_matching(NULL, false);
+    release_matching(dvm, NULL, false);
 }
 
-void px_job_stdin_forget(const pmix_proc_t *source)
+void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source)
 {
-    release_matching(source, false);
+    release_matching(dvm, source, false);
 }
 
-void px_job_stdin_release_all(void)
+void px_job_stdin_release_all(px_dvm_t *dvm)
 {
-    release_matching(NULL, true);
+    release_matching(dvm, NULL, true);
 }

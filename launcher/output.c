@@ -1,5 +1,7 @@
-/* launcher: a job's output on its way out. A job of this process (prterun) writes it to
- * our own stdout/stderr. A requester's job hands it to the server library
+/* launcher: a job's output on its way out. A job of this process (prterun) goes to the
+ * in-process sink: our own stdout/stderr, made non-blocking and written when writable,
+ * so the loop never blocks on a reader that does not read; the rest is written at
+ * destroy. A requester's job hands it to the server library
  * (PMIx_server_IOF_deliver), held while the spawn is unanswered; each piece is copied
  * once, into a cache-line-aligned block that the library sends from directly.
  *
@@ -7,14 +9,14 @@
  * PX_OUT_HIGH its pipes are no longer read, so the process blocks in write as it would
  * on a full pipe into `cat`; at PX_OUT_LOW they are read again. The library calls back
  * once a piece was written to every sink's socket (or dropped with a sink that left),
- * on its own thread; those completions reach the loop through a mailbox: a locked list
- * plus a libevent event made active from that thread.
+ * on its own thread; those completions are shifted to the loop (px_dvm_shift).
  */
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pmix_server.h>
@@ -30,11 +32,10 @@
  * memory for each costs page faults that take longer than the copy itself. Smaller
  * pieces get just their size. */
 #define PX_OUT_BLOCK_DATA (1024u * 1024)
-#define PX_OUT_POOL       4
 
 struct px_dlv {
     struct px_dlv *prev, *next; /* the in-flight list, or next = the held list */
-    struct px_dlv *done_next;   /* the mailbox */
+    px_dvm_t *dvm;              /* borrowed: whose pool and in-flight list */
     pmix_proc_t source;
     int channel;
     pmix_byte_object_t bo; /* points at data */
@@ -42,20 +43,15 @@ struct px_dlv {
     char data[] __attribute__((aligned(64)));
 };
 
-static struct {
-    pthread_mutex_t lock;
-    px_dlv_t *done; /* completed by the library, not yet seen by the loop (locked) */
-    struct event *ev;
-    px_dlv_t *inflight;          /* loop only */
-    px_dlv_t *pool[PX_OUT_POOL]; /* loop only: free blocks of PX_OUT_BLOCK_DATA bytes */
-    size_t npool;
-} out = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* The DVM's in-flight list and pool of blocks: dvm->out_* (loop only). */
 
-static px_dlv_t *dlv_alloc(size_t len)
+static px_dlv_t *dlv_alloc(px_dvm_t *dvm, size_t len)
 {
     bool block = len > PX_OUT_BLOCK_DATA / 8 && len <= PX_OUT_BLOCK_DATA;
-    if (block && out.npool > 0) {
-        return out.pool[--out.npool];
+    if (block && dvm->out_npool > 0) {
+        px_dlv_t *d = dvm->out_pool[--dvm->out_npool];
+        d->dvm = dvm;
+        return d;
     }
     px_dlv_t *d;
     size_t cap = block ? PX_OUT_BLOCK_DATA : len;
@@ -63,18 +59,21 @@ static px_dlv_t *dlv_alloc(size_t len)
         return NULL;
     }
     d->cap = cap;
+    d->dvm = dvm;
     return d;
 }
 
 static void dlv_free(px_dlv_t *d)
 {
-    if (d->cap == PX_OUT_BLOCK_DATA && out.npool < PX_OUT_POOL) {
-        out.pool[out.npool++] = d;
+    px_dvm_t *dvm = d->dvm;
+    if (d->cap == PX_OUT_BLOCK_DATA && dvm->out_npool < PX_OUT_POOL) {
+        dvm->out_pool[dvm->out_npool++] = d;
     } else {
         free(d);
     }
 }
 
+/* Blocking (regular files, and the flush at destroy). */
 static void write_full(int fd, const char *data, size_t len)
 {
     while (len > 0) {
@@ -101,7 +100,7 @@ static void set_paused(px_proc_t *p, bool pause)
 /* d is out of the library's hands (or never reached it): count it off its process. */
 static void dlv_finish(px_dlv_t *d)
 {
-    px_proc_t *p = px_job_proc(&d->source); /* NULL once the job is gone */
+    px_proc_t *p = px_job_proc(d->dvm, &d->source); /* NULL once the job is gone */
     if (p != NULL) {
         p->out_pending -= d->bo.size;
         if (p->out_paused && p->out_pending <= PX_OUT_LOW) {
@@ -116,53 +115,38 @@ static void unlink_inflight(px_dlv_t *d)
     if (d->prev != NULL) {
         d->prev->next = d->next;
     } else {
-        out.inflight = d->next;
+        d->dvm->out_inflight = d->next;
     }
     if (d->next != NULL) {
         d->next->prev = d->prev;
     }
 }
 
-/* The library's callback, on its thread. */
+static void dlv_done_on_loop(void *arg)
+{
+    px_dlv_t *d = arg;
+    unlink_inflight(d);
+    dlv_finish(d);
+}
+
+/* The library's callback, on its thread. A completion that cannot be shifted (out of
+ * memory, the DVM finalizing) leaves d in flight: px_out_fini frees it. */
 static void dlv_done(pmix_status_t status, void *cbdata)
 {
     (void)status;
     px_dlv_t *d = cbdata;
-    pthread_mutex_lock(&out.lock);
-    bool wake = out.done == NULL;
-    d->done_next = out.done;
-    out.done = d;
-    pthread_mutex_unlock(&out.lock);
-    if (wake) {
-        event_active(out.ev, EV_READ, 0);
-    }
-}
-
-static void mailbox_run(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    pthread_mutex_lock(&out.lock);
-    px_dlv_t *d = out.done;
-    out.done = NULL;
-    pthread_mutex_unlock(&out.lock);
-    while (d != NULL) {
-        px_dlv_t *next = d->done_next;
-        unlink_inflight(d);
-        dlv_finish(d);
-        d = next;
-    }
+    px_dvm_shift(d->dvm, dlv_done_on_loop, d);
 }
 
 static void dlv_send(px_dlv_t *d)
 {
     d->prev = NULL;
-    d->next = out.inflight;
-    if (out.inflight != NULL) {
-        out.inflight->prev = d;
+    px_dvm_t *dvm = d->dvm;
+    d->next = dvm->out_inflight;
+    if (dvm->out_inflight != NULL) {
+        dvm->out_inflight->prev = d;
     }
-    out.inflight = d;
+    dvm->out_inflight = d;
     pmix_status_t rc = PMIx_server_IOF_deliver(&d->source, (pmix_iof_channel_t)d->channel, &d->bo,
                                                NULL, 0, dlv_done, d);
     if (rc != PMIX_SUCCESS) {
@@ -171,15 +155,158 @@ static void dlv_send(px_dlv_t *d)
     }
 }
 
+/* ---- the in-process sink ---- */
+
+/* One of our own fds (1, 2) as a sink: pieces queued in order, counted like those in
+ * the library's hands (flow control pauses the writers), written when it is writable. */
+struct px_out_sink {
+    px_dvm_t *dvm; /* borrowed */
+    int fd;
+    int flags;        /* its file status flags before we set O_NONBLOCK, restored */
+    struct event *ev; /* EV_WRITE while the queue is not empty */
+    bool polled;      /* ev is added */
+    bool blocking;    /* the fd cannot be polled (a regular file): plain writes */
+    bool broken;      /* nobody reads it any more (EPIPE...): pieces are dropped */
+    px_dlv_t *head, *tail;
+    size_t off; /* bytes of head written */
+};
+
+static void sink_drop_all(px_out_sink_t *s)
+{
+    while (s->head != NULL) {
+        px_dlv_t *d = s->head;
+        s->head = d->next;
+        dlv_finish(d);
+    }
+    s->tail = NULL;
+    s->off = 0;
+}
+
+/* Write what the fd takes now; wait for it to be writable for the rest. */
+static void sink_drain(px_out_sink_t *s)
+{
+    while (s->head != NULL) {
+        px_dlv_t *d = s->head;
+        if (s->blocking) {
+            write_full(s->fd, d->data + s->off, d->bo.size - s->off);
+            s->off = d->bo.size;
+        } else {
+            ssize_t n = write(s->fd, d->data + s->off, d->bo.size - s->off);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (s->polled || event_add(s->ev, NULL) == 0) {
+                    s->polled = true;
+                    return; /* sink_writable goes on */
+                }
+                s->blocking = true; /* cannot be polled: write it plainly */
+                continue;
+            }
+            if (n <= 0) {
+                s->broken = true; /* our own output is gone: nothing else to do with it */
+                sink_drop_all(s);
+                break;
+            }
+            s->off += (size_t)n;
+        }
+        if (s->off == d->bo.size) {
+            s->head = d->next;
+            if (s->head == NULL) {
+                s->tail = NULL;
+            }
+            s->off = 0;
+            dlv_finish(d);
+        }
+    }
+    if (s->head == NULL && s->polled) {
+        event_del(s->ev);
+        s->polled = false;
+    }
+}
+
+static void sink_writable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    sink_drain(arg);
+}
+
+static px_out_sink_t *sink_get(px_dvm_t *dvm, int channel)
+{
+    int i = channel == PMIX_FWD_STDERR_CHANNEL ? 1 : 0;
+    if (dvm->out_sink[i] != NULL) {
+        return dvm->out_sink[i];
+    }
+    px_out_sink_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->dvm = dvm;
+    s->fd = i + 1;
+    s->flags = fcntl(s->fd, F_GETFL);
+    s->ev = event_new(dvm->base, s->fd, EV_WRITE | EV_PERSIST, sink_writable, s);
+    if (s->ev == NULL) {
+        free(s);
+        return NULL;
+    }
+    struct stat st;
+    s->blocking = s->flags < 0 || (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) ||
+                  fcntl(s->fd, F_SETFL, s->flags | O_NONBLOCK) != 0;
+    dvm->out_sink[i] = s;
+    return s;
+}
+
+static void sink_push(px_out_sink_t *s, px_dlv_t *d)
+{
+    if (s->broken) {
+        dlv_finish(d);
+        return;
+    }
+    d->next = NULL;
+    bool idle = s->head == NULL;
+    if (s->tail != NULL) {
+        s->tail->next = d;
+    } else {
+        s->head = d;
+    }
+    s->tail = d;
+    if (idle) {
+        sink_drain(s);
+    }
+}
+
+/* After the loop: write what is still queued (blocking), restore the fd's flags. */
+static void sink_destroy(px_out_sink_t *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    if (s->flags >= 0) {
+        fcntl(s->fd, F_SETFL, s->flags);
+    }
+    s->blocking = true;
+    if (!s->broken) {
+        sink_drain(s);
+    }
+    sink_drop_all(s);
+    event_free(s->ev);
+    free(s);
+}
+
 void px_out_emit(int channel, const char *data, size_t len, void *arg)
 {
     px_proc_t *p = arg;
     px_job_t *j = p->job;
+    px_out_sink_t *sink = NULL;
     if (j->local) {
-        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
-        return;
+        sink = sink_get(j->dvm, channel);
+        if (sink == NULL) {
+            write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
+            return;
+        }
     }
-    px_dlv_t *d = dlv_alloc(len);
+    px_dlv_t *d = dlv_alloc(j->dvm, len);
     if (d == NULL) {
         return;
     }
@@ -191,6 +318,10 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
     p->out_pending += len;
     if (!p->out_paused && p->out_pending > PX_OUT_HIGH) {
         set_paused(p, true);
+    }
+    if (sink != NULL) {
+        sink_push(sink, d);
+        return;
     }
     if (j->spawn_cb != NULL) {
         d->next = NULL;
@@ -220,27 +351,21 @@ void px_out_flush_held(px_job_t *j, bool drop)
     }
 }
 
-int px_out_init(struct event_base *base)
+void px_out_fini(px_dvm_t *dvm)
 {
-    out.ev = event_new(base, -1, EV_READ | EV_PERSIST, mailbox_run, NULL);
-    return out.ev != NULL ? 0 : -1;
-}
-
-void px_out_fini(void)
-{
-    /* The library is finalized: what it completed is in the mailbox, and what it
-     * dropped unsent will never be called back. */
-    mailbox_run(-1, 0, NULL);
-    while (out.inflight != NULL) {
-        px_dlv_t *d = out.inflight;
-        out.inflight = d->next;
+    for (int i = 0; i < 2; i++) {
+        sink_destroy(dvm->out_sink[i]);
+        dvm->out_sink[i] = NULL;
+    }
+    /* The library is finalized and the loop has stopped: completions still shifted are
+     * dropped with the DVM's progress engine (after this), and what the library dropped
+     * unsent will never be called back. Either way the piece is still in flight. */
+    while (dvm->out_inflight != NULL) {
+        px_dlv_t *d = dvm->out_inflight;
+        dvm->out_inflight = d->next;
         free(d);
     }
-    while (out.npool > 0) {
-        free(out.pool[--out.npool]);
-    }
-    if (out.ev != NULL) {
-        event_free(out.ev);
-        out.ev = NULL;
+    while (dvm->out_npool > 0) {
+        free(dvm->out_pool[--dvm->out_npool]);
     }
 }

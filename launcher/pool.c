@@ -13,20 +13,20 @@ static bool holds(const px_proc_t *p)
     return p->state != PX_PROC_DONE;
 }
 
-int px_pool_get(px_pool_t *pool)
+int px_pool_get(px_dvm_t *dvm, px_pool_t *pool)
 {
     size_t njobs = 0, k = 0;
 
-    pool->node = px_dvm.node;
+    pool->node = dvm->node;
     pool->holds = NULL;
     pool->cpus = hwloc_bitmap_alloc();
     if (pool->cpus == NULL)
         goto nomem;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next)
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next)
         njobs++;
     if ((pool->holds = calloc(njobs + 1, sizeof(*pool->holds))) == NULL)
         goto nomem;
-    for (px_job_t *j = px_dvm.jobs; j != NULL; j = j->next) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         int n = 0;
         for (size_t r = 0; r < j->nprocs; r++) {
             if (!holds(&j->procs[r]))

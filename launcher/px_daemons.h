@@ -13,7 +13,7 @@
 #include <event2/event.h>
 #include <hwloc.h>
 
-#include "cli/px_opts.h"
+#include "launcher/px_host.h"
 
 typedef struct px_daemons px_daemons_t;
 

@@ -14,7 +14,9 @@
 #include <event2/event.h>
 #include <pmix_common.h>
 
-#include "cli/px_opts.h"
+#include "launcher/px_host.h"
+
+typedef struct px_dvm px_dvm_t; /* one controller: px_dvm_create / px_dvm_destroy */
 
 typedef struct {
     bool system_server;     /* PMIX_SERVER_SYSTEM_SUPPORT */
@@ -34,11 +36,16 @@ typedef struct {
     void *terminate_arg;
 } px_dvm_opts_t;
 
-/* Start the controller on base. 0, or -1 after printing a clear message. */
-int px_dvm_init(struct event_base *base, const px_dvm_opts_t *o);
+/* Start a controller on base (the caller runs that loop). The handle, or NULL after
+ * printing a clear message. One per process: it runs the process's PMIx server. */
+px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o);
+/* Run fn(arg) on the controller's loop, in call order, never inside this call
+ * (px_progress_shift on the DVM's base); callable from any thread. 0 / -1 with errno;
+ * work shifted but not run when the DVM is finalized is dropped. */
+int px_dvm_shift(px_dvm_t *dvm, void (*fn)(void *), void *arg);
 /* The server's URI ("<nspace>.0;usock:<path>") and namespace; valid after init. */
-const char *px_dvm_uri(void);
-const char *px_dvm_nspace(void);
+const char *px_dvm_uri(const px_dvm_t *dvm);
+const char *px_dvm_nspace(const px_dvm_t *dvm);
 
 /* How a job ended, as told to its requester (also the JOB_END event's content). */
 typedef struct {
@@ -56,21 +63,23 @@ typedef struct {
 /* Spawn apps as a job of this process. apps/info are borrowed until ended() runs, which
  * may happen before this returns (a job that cannot be mapped or started). 0, or -1 when
  * out of memory (no callback). */
-int px_dvm_spawn_local(const pmix_app_t *apps, size_t napps, const pmix_info_t *info, size_t ninfo,
-                       const px_dvm_local_t *cb);
+int px_dvm_spawn_local(px_dvm_t *dvm, const pmix_app_t *apps, size_t napps, const pmix_info_t *info,
+                       size_t ninfo, const px_dvm_local_t *cb);
 /* Signal every job of this process (prterun's signal forwarding); kill = SIGKILL now. */
-void px_dvm_signal_local(int sig, bool kill);
+void px_dvm_signal_local(px_dvm_t *dvm, int sig, bool kill);
 /* Write stdin bytes to the local jobs' stdin target(s); len 0 = end of input. data is
  * borrowed until done(PMIX_SUCCESS, cbdata), which runs on the loop, later, once every
  * target's stdin queue has room (bytes for a target that is gone are dropped): read the
  * next chunk only then, and the DVM holds a bounded amount. Call it on the loop. 0, or -1
  * when out of memory (no callback). */
-int px_dvm_stdin_local(const char *data, size_t len, pmix_op_cbfunc_t done, void *cbdata);
+int px_dvm_stdin_local(px_dvm_t *dvm, const char *data, size_t len, pmix_op_cbfunc_t done,
+                       void *cbdata);
 
 /* Terminate every job (each requester is told), then call done on the loop. Used by
  * pterm's request, prte's SIGTERM/SIGINT and prterun's end. */
-void px_dvm_shutdown(void (*done)(void *arg), void *arg);
-/* Finalize the server (rendezvous files and sockets removed) and free everything. */
-void px_dvm_fini(void);
+void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg);
+/* Finalize the server (rendezvous files and sockets removed) and free everything, after
+ * the loop has stopped. NULL accepted. */
+void px_dvm_destroy(px_dvm_t *dvm);
 
 #endif /* PX_DVM_H */
