@@ -50,10 +50,10 @@ C
 # shellcheck disable=SC2046
 $cc -o "$dest/hello" "$dest/hello.c" $(pkg-config --cflags --libs pmix) \
     >"$dest/cc.log" 2>&1 || { cat "$dest/cc.log"; echo "FAIL: compile/link through pkg-config"; exit 1; }
-libdir=$(pkg-config --variable=libdir pmix)
-LD_LIBRARY_PATH="$dest$libdir" "$dest/hello" >"$dest/run.log" 2>&1 || {
+libdir=$(dirname "$(find "$dest" -name libpmix.so.2 | head -n 1)")
+LD_LIBRARY_PATH="$libdir" "$dest/hello" >"$dest/run.log" 2>&1 || {
     cat "$dest/run.log"; echo "FAIL: the linked program did not run"; fail=1; }
-lib=$(LD_LIBRARY_PATH="$dest$libdir" ldd "$dest/hello" | awk '/libpmix/ {print $3}')
+lib=$(LD_LIBRARY_PATH="$libdir" ldd "$dest/hello" | awk '/libpmix/ {print $3}')
 case "$lib" in
 "$dest"*) echo "linked against $lib" ;;
 *) echo "FAIL: linked against '$lib', not the installed tree"; fail=1 ;;
