@@ -186,34 +186,13 @@ static int px_opts_print_usage(const px_cmd_t *cmd)
 
     if (list == NULL)
         return -1;
-    switch (cmd->kind) {
-    case PX_CMD_PRTE:
-        text = px_help_render("help-prte-cli.txt", "usage-prte", cmd->prog, list);
-        break;
-    case PX_CMD_PRTERUN:
-        text = px_help_render("help-prte-cli.txt", "usage-prterun", cmd->prog, list);
-        break;
-    case PX_CMD_PRUN:
-        text = px_help_render("help-prte-cli.txt", "usage-prun", cmd->prog, list);
-        break;
-    case PX_CMD_PTERM:
-        text = px_help_render("help-prte-cli.txt", "usage-pterm", cmd->prog, list);
-        break;
-    case PX_CMD_PPS:
-        text = px_help_render("help-prte-cli.txt", "usage-pps", cmd->prog, list);
-        break;
-    case PX_CMD_PQUERY:
-        text = px_help_render("help-prte-cli.txt", "usage-pquery", cmd->prog, list);
-        break;
-    case PX_CMD_PATTRS:
-        text = px_help_render("help-prte-cli.txt", "usage-pattrs", cmd->prog, list);
-        break;
-    case PX_CMD_PMIX_INFO:
-        text = px_help_render("help-prte-cli.txt", "usage-pmix-info", cmd->prog, list);
-        break;
-    case PX_CMD_COUNT:
-        break;
-    }
+    /* topic usage-<command>, "_" written "-" (usage-pmix-info) */
+    char topic[64];
+    snprintf(topic, sizeof(topic), "usage-%s", px_cmd_names[cmd->kind]);
+    for (char *c = topic; *c != '\0'; c++)
+        if (*c == '_')
+            *c = '-';
+    text = px_help_render("help-prte-cli.txt", topic, cmd->prog, list);
     free(list);
     if (text == NULL)
         return -1;
