@@ -15,10 +15,12 @@
 #include "help/px_help.h"
 
 #define B(k) (1u << (k))
-#define ALL  (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN) | B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
+#define ALL  ((1u << PX_CMD_COUNT) - 1)
 #define JOB  (B(PX_CMD_PRUN) | B(PX_CMD_PRTERUN))
 #define DVM  (B(PX_CMD_PRTE) | B(PX_CMD_PRTERUN))
-#define CONN (B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS))
+#define CONN                                                                                       \
+    (B(PX_CMD_PRUN) | B(PX_CMD_PTERM) | B(PX_CMD_PPS) | B(PX_CMD_PQUERY) | B(PX_CMD_PATTRS))
+#define LIST (B(PX_CMD_PPS) | B(PX_CMD_PQUERY) | B(PX_CMD_PATTRS) | B(PX_CMD_PMIX_INFO))
 #define PRTE B(PX_CMD_PRTE)
 
 /* The order here is the order of --help. */
@@ -63,6 +65,12 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_NAMESPACE, "namespace", 0, NULL, PX_ARG_REQ, CONN, "opt-namespace"},
     {PX_O_SYS_FIRST, "system-server-first", 0, NULL, PX_ARG_NONE, CONN, "opt-system-server-first"},
     {PX_O_SYS_ONLY, "system-server-only", 0, NULL, PX_ARG_NONE, CONN, "opt-system-server-only"},
+    {PX_O_NSPACE, "nspace", 0, NULL, PX_ARG_REQ, B(PX_CMD_PPS) | B(PX_CMD_PQUERY), "opt-nspace"},
+    {PX_O_NODE, "node", 0, NULL, PX_ARG_REQ, B(PX_CMD_PPS), "opt-node"},
+    {PX_O_FUNCTION, "function", 'f', NULL, PX_ARG_REQ, B(PX_CMD_PATTRS), "opt-function"},
+    {PX_O_PARAM, "param", 0, NULL, PX_ARG_REQ, B(PX_CMD_PMIX_INFO), "opt-param"},
+    {PX_O_ALL, "all", 'a', NULL, PX_ARG_NONE, B(PX_CMD_PMIX_INFO), "opt-all"},
+    {PX_O_PARSABLE, "parsable", 'p', "parseable", PX_ARG_NONE, LIST, "opt-parsable"},
     {PX_O_VERBOSE, "verbose", 'v', NULL, PX_ARG_NONE, ALL, "opt-verbose"},
     {PX_O_ALLOW_ROOT, "allow-run-as-root", 0, NULL, PX_ARG_NONE, ALL, "opt-allow-run-as-root"},
     {PX_O_HELP, "help", 'h', NULL, PX_ARG_OPT, ALL, "opt-help"},
@@ -70,7 +78,8 @@ const px_opt_def_t px_opt_defs[] = {
 };
 const size_t px_opt_ndefs = sizeof(px_opt_defs) / sizeof(px_opt_defs[0]);
 
-static const char *const px_cmd_names[] = {"prte", "prterun", "prun", "pterm", "pps"};
+const char *const px_cmd_names[PX_CMD_COUNT] = {"prte", "prterun", "prun",   "pterm",
+                                                "pps",  "pquery",  "pattrs", "pmix_info"};
 
 /* By long name or single-dash alias (name without dashes, without "=value"). */
 const px_opt_def_t *px_opts_find_def(const char *name)
@@ -177,23 +186,13 @@ static int px_opts_print_usage(const px_cmd_t *cmd)
 
     if (list == NULL)
         return -1;
-    switch (cmd->kind) {
-    case PX_CMD_PRTE:
-        text = px_help_render("help-prte-cli.txt", "usage-prte", cmd->prog, list);
-        break;
-    case PX_CMD_PRTERUN:
-        text = px_help_render("help-prte-cli.txt", "usage-prterun", cmd->prog, list);
-        break;
-    case PX_CMD_PRUN:
-        text = px_help_render("help-prte-cli.txt", "usage-prun", cmd->prog, list);
-        break;
-    case PX_CMD_PTERM:
-        text = px_help_render("help-prte-cli.txt", "usage-pterm", cmd->prog, list);
-        break;
-    case PX_CMD_PPS:
-        text = px_help_render("help-prte-cli.txt", "usage-pps", cmd->prog, list);
-        break;
-    }
+    /* topic usage-<command>, "_" written "-" (usage-pmix-info) */
+    char topic[64];
+    snprintf(topic, sizeof(topic), "usage-%s", px_cmd_names[cmd->kind]);
+    for (char *c = topic; *c != '\0'; c++)
+        if (*c == '_')
+            *c = '-';
+    text = px_help_render("help-prte-cli.txt", topic, cmd->prog, list);
     free(list);
     if (text == NULL)
         return -1;
@@ -244,7 +243,7 @@ static void px_opts_print_version(const px_cmd_t *cmd)
 static void px_opts_cmds_of(const px_opt_def_t *d, char *buf, size_t len)
 {
     buf[0] = '\0';
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < PX_CMD_COUNT; k++) {
         if (d->cmds & B(k)) {
             if (buf[0] != '\0')
                 strncat(buf, ", ", len - strlen(buf) - 1);
@@ -258,6 +257,37 @@ static void px_opts_cmds_of(const px_opt_def_t *d, char *buf, size_t len)
 static bool px_opts_is_job(px_cmd_kind_t k)
 {
     return k == PX_CMD_PRUN || k == PX_CMD_PRTERUN;
+}
+
+/* A name-valued option (--nspace, --node): not empty. 0, or -1 after the message. */
+static int px_opts_set_name(px_cmd_t *cmd, char **dst, const char *opt, const char *val)
+{
+    if (val[0] == '\0') {
+        px_show_help("help-prte-cli.txt", "empty-value", cmd->prog, opt);
+        return -1;
+    }
+    free(*dst);
+    *dst = strdup(val);
+    return *dst == NULL ? -1 : 0;
+}
+
+/* Append the comma-separated names of val to a NULL-ended list; empty names refused. */
+static int px_opts_add_list(px_cmd_t *cmd, char ***list, const char *opt, const char *val)
+{
+    char **names = PMIx_Argv_split(val, ',');
+    int rc = 0;
+
+    if (names == NULL || names[0] == NULL || strstr(val, ",,") != NULL || val[0] == ',' ||
+        val[strlen(val) - 1] == ',') {
+        px_show_help("help-prte-cli.txt", "empty-value", cmd->prog, opt);
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && names[i] != NULL; i++) {
+        if (PMIx_Argv_append_nosize(list, names[i]) != PMIX_SUCCESS)
+            rc = -1;
+    }
+    PMIx_Argv_free(names);
+    return rc;
 }
 
 /* Apply one option of a non-job kind. 0, or -1 after printing the error. */
@@ -322,6 +352,19 @@ static int px_opts_apply(px_cmd_t *cmd, const px_opt_def_t *d, const char *opt, 
     case PX_O_SYS_ONLY:
         cmd->system_only = true;
         return 0;
+    case PX_O_PARSABLE:
+        cmd->parsable = true;
+        return 0;
+    case PX_O_ALL:
+        cmd->all = true;
+        return 0;
+    case PX_O_NSPACE:
+        return px_opts_set_name(cmd, &cmd->job_nspace, opt, val);
+    case PX_O_NODE:
+        return px_opts_set_name(cmd, &cmd->node, opt, val);
+    case PX_O_FUNCTION:
+    case PX_O_PARAM:
+        return px_opts_add_list(cmd, &cmd->functions, opt, val);
     default:
         (void)opt;
         return 0;
@@ -364,6 +407,11 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
             continue;
         }
         if (positional || a[0] != '-' || a[1] == '\0') {
+            if (!job && cmd->kind == PX_CMD_PQUERY) { /* a query key */
+                if (PMIx_Argv_append_nosize(&cmd->keys, a) != PMIX_SUCCESS)
+                    return -1;
+                continue;
+            }
             if (!job) {
                 px_show_help("help-prte-cli.txt", "unexpected-argument", cmd->prog, a);
                 return -1;
@@ -499,7 +547,13 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
         goto error;
     if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_prtemca_env(cmd) < 0)
         goto error;
-    if (!px_opts_root_allowed(geteuid(), cmd->allow_run_as_root, getenv("PRTE_ALLOW_RUN_AS_ROOT"),
+    if (kind == PX_CMD_PQUERY && cmd->keys == NULL) {
+        px_show_help("help-prte-cli.txt", "pquery-no-key", cmd->prog);
+        goto error;
+    }
+    /* pmix_info only reads the library's own tables: nothing to guard as root */
+    if (kind != PX_CMD_PMIX_INFO &&
+        !px_opts_root_allowed(geteuid(), cmd->allow_run_as_root, getenv("PRTE_ALLOW_RUN_AS_ROOT"),
                               getenv("PRTE_ALLOW_RUN_AS_ROOT_CONFIRM"))) {
         px_show_help("help-prte-cli.txt", "run-as-root", cmd->prog);
         goto error;
@@ -528,6 +582,12 @@ void px_opts_fini(px_cmd_t *cmd)
     free(cmd->report_pid);
     free(cmd->plm_ssh_agent);
     cmd->plm_ssh_agent = NULL;
+    free(cmd->job_nspace);
+    free(cmd->node);
+    PMIx_Argv_free(cmd->functions);
+    PMIx_Argv_free(cmd->keys);
+    cmd->job_nspace = cmd->node = NULL;
+    cmd->functions = cmd->keys = NULL;
     for (size_t i = 0; i < cmd->nhosts; i++)
         free(cmd->hosts[i].name);
     free(cmd->hosts);

@@ -56,6 +56,13 @@ typedef enum {
     PX_O_NAMESPACE,
     PX_O_SYS_FIRST,
     PX_O_SYS_ONLY,
+    /* listing and query commands (pps, pquery, pattrs, pmix_info) */
+    PX_O_PARSABLE,
+    PX_O_NSPACE,
+    PX_O_NODE,
+    PX_O_FUNCTION,
+    PX_O_PARAM,
+    PX_O_ALL,
 } px_opt_id_t;
 
 typedef enum { PX_ARG_NONE, PX_ARG_REQ, PX_ARG_OPT } px_arg_kind_t;

@@ -1,177 +1,194 @@
-/* pmix_info - report the PMIx library this build provides and demonstrate its
- * foundation: node/ppn regular expressions, pack/unpack, info lists.
- * Single-threaded command-line program. */
-#include <getopt.h>
+/* pmix_info: describe the PMIx library of this installation — version and API level, the
+ * build configuration (prefix, compiler, dependencies), the temporary directories it
+ * uses, and every function with the attributes the library supports for it (the same
+ * table PMIX_QUERY_ATTRIBUTE_SUPPORT answers from at the client and server levels).
+ * Local only: no server is contacted. Single-threaded command-line program.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pmix.h>
-#include <pmix_server.h>
+#include <pmix_version.h>
 
+#include "cli/px_build_info.h"
+#include "cli/px_opts.h"
+#include "common/px_query.h"
 #include "help/px_help.h"
 
-static const char px_info_demo_hosts[] =
-    "odin009.org,odin010.org,odin011.org,odin012.org,odin[102-107].org";
-static const char px_info_demo_ppn[] = "1-4;2-5;8,10,11,12;6,7,9";
+/* One library level: the *_FUNCTIONS key naming its functions, the *_ATTRIBUTES key of
+ * their attributes, and the word printed for it. */
+typedef struct {
+    const char *functions;
+    const char *attributes;
+    const char *word;
+} px_info_level_t;
 
-static int px_info_regex(const char *prog, const char *hosts)
+static const px_info_level_t px_info_levels[] = {
+    {PMIX_CLIENT_FUNCTIONS, PMIX_CLIENT_ATTRIBUTES, "client"},
+    {PMIX_SERVER_FUNCTIONS, PMIX_SERVER_ATTRIBUTES, "server"},
+};
+#define PX_INFO_NLEVELS (sizeof(px_info_levels) / sizeof(px_info_levels[0]))
+
+static void px_info_kv(const px_cmd_t *cmd, const char *section, const char *key, const char *value)
 {
-    char *regex = NULL;
-    pmix_status_t rc = PMIx_generate_regex(hosts, &regex);
-    if (PMIX_SUCCESS != rc) {
-        px_show_help("help-pmix-info.txt", "bad-host-list", prog, hosts, PMIx_Error_string(rc));
-        return -1;
+    if (cmd->parsable) {
+        printf("%s:%s:%s\n", section, key, value);
+    } else {
+        printf("  %-24s %s\n", key, value);
     }
-    printf("node regex:  %s\n          => %s\n", hosts, regex);
-    free(regex);
-    return 0;
 }
 
-static int px_info_ppn(const char *prog, const char *ranks)
+static void px_info_header(const px_cmd_t *cmd, const char *title)
 {
-    char *ppn = NULL;
-    pmix_status_t rc = PMIx_generate_ppn(ranks, &ppn);
-    if (PMIX_SUCCESS != rc) {
-        px_show_help("help-pmix-info.txt", "bad-ppn-list", prog, ranks, PMIx_Error_string(rc));
-        return -1;
+    if (!cmd->parsable) {
+        printf("%s:\n", title);
     }
-    printf("ppn regex:   %s\n          => %s\n", ranks, ppn);
-    free(ppn);
-    return 0;
 }
 
-/* Pack an info array built with an info list, unpack it and compare. */
-static int px_info_pack_demo(void)
+static void px_info_versions(const px_cmd_t *cmd)
 {
-    int ret = -1;
-    void *list = PMIx_Info_list_start();
-    pmix_data_array_t darray = {0};
-    pmix_data_buffer_t buf;
-    pmix_info_t *out = NULL;
-    int32_t n = 0;
-    uint32_t jobsize = 4;
-    pmix_status_t rc;
+    char api[32];
+    snprintf(api, sizeof(api), "%ld.%ld.%ld", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
+             PMIX_VERSION_RELEASE);
+    px_info_header(cmd, "Version");
+    px_info_kv(cmd, "version", "package", "pmix-runtime " PMIX_RUNTIME_VERSION);
+    px_info_kv(cmd, "version", "api", api);
+    px_info_kv(cmd, "version", "library", PMIx_Get_version());
+}
 
-    PMIx_Data_buffer_construct(&buf);
-    if (NULL == list) {
-        goto out;
+static void px_info_build(const px_cmd_t *cmd)
+{
+    px_info_header(cmd, "Build");
+    px_info_kv(cmd, "build", "prefix", PX_BUILD_PREFIX);
+    px_info_kv(cmd, "build", "libdir", PX_BUILD_LIBDIR);
+    px_info_kv(cmd, "build", "buildtype", PX_BUILD_TYPE);
+    px_info_kv(cmd, "build", "compiler", PX_BUILD_CC);
+    px_info_kv(cmd, "build", "compiler-version", PX_BUILD_CC_VERSION);
+    px_info_header(cmd, "Dependencies");
+    px_info_kv(cmd, "dependency", "libevent", PX_DEP_LIBEVENT);
+    px_info_kv(cmd, "dependency", "hwloc", PX_DEP_HWLOC);
+    px_info_kv(cmd, "dependency", "libssh2", PX_DEP_LIBSSH2);
+}
+
+/* The directories the library picks when nobody names one: a server's session and system
+ * directories (PMIX_SERVER_TMPDIR / PMIX_SYSTEM_TMPDIR, else $TMPDIR, else /tmp) and the
+ * places a tool looks for rendezvous files ($TMPDIR, then /tmp). */
+static void px_info_tmpdirs(const px_cmd_t *cmd)
+{
+    const char *t = getenv("TMPDIR");
+    const char *dflt = t != NULL && *t != '\0' ? t : "/tmp";
+    char search[4096];
+    snprintf(search, sizeof(search), "%s%s", dflt, strcmp(dflt, "/tmp") == 0 ? "" : ",/tmp");
+    px_info_header(cmd, "Temporary directories");
+    px_info_kv(cmd, "tmpdir", "server", dflt);
+    px_info_kv(cmd, "tmpdir", "system", dflt);
+    px_info_kv(cmd, "tmpdir", "tool-search", search);
+}
+
+/* fn is wanted: no --param given, or named by one. */
+static bool px_info_wanted(const px_cmd_t *cmd, const char *fn)
+{
+    if (cmd->functions == NULL) {
+        return true;
     }
-    PMIx_Info_list_add(list, PMIX_JOB_SIZE, &jobsize, PMIX_UINT32);
-    PMIx_Info_list_add(list, PMIX_PSET_NAME, "ocean", PMIX_STRING);
-    PMIx_Info_list_add(list, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
-    rc = PMIx_Info_list_convert(list, &darray);
-    if (PMIX_SUCCESS != rc) {
-        printf("pack demo:   info list convert failed: %s\n", PMIx_Error_string(rc));
-        goto out;
-    }
-    n = (int32_t)darray.size;
-    rc = PMIx_Data_pack(NULL, &buf, &n, 1, PMIX_INT32);
-    if (PMIX_SUCCESS == rc) {
-        rc = PMIx_Data_pack(NULL, &buf, darray.array, n, PMIX_INFO);
-    }
-    if (PMIX_SUCCESS != rc) {
-        printf("pack demo:   pack failed: %s\n", PMIx_Error_string(rc));
-        goto out;
-    }
-    size_t packed = buf.bytes_used;
-    int32_t cnt = 1;
-    n = 0;
-    rc = PMIx_Data_unpack(NULL, &buf, &n, &cnt, PMIX_INT32);
-    if (PMIX_SUCCESS == rc && n > 0 && (size_t)n == darray.size) {
-        PMIX_INFO_CREATE(out, (size_t)n);
-        cnt = n;
-        rc = PMIx_Data_unpack(NULL, &buf, out, &cnt, PMIX_INFO);
-    } else if (PMIX_SUCCESS == rc) {
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    }
-    if (PMIX_SUCCESS != rc) {
-        printf("pack demo:   unpack failed: %s\n", PMIx_Error_string(rc));
-        goto out;
-    }
-    printf("pack demo:   %d infos packed into %zu bytes and unpacked:\n", n, packed);
-    for (int32_t i = 0; i < n; i++) {
-        pmix_info_t *src = &((pmix_info_t *)darray.array)[i];
-        char *text = PMIx_Info_string(&out[i]);
-        bool same = 0 == strcmp(src->key, out[i].key) &&
-                    PMIX_EQUAL == PMIx_Value_compare(&src->value, &out[i].value);
-        printf("             %s  [%s]\n", text ? text : "(unprintable)",
-               same ? "identical" : "DIFFERENT");
-        free(text);
-        if (!same) {
-            goto out;
+    for (size_t i = 0; cmd->functions[i] != NULL; i++) {
+        if (strcmp(cmd->functions[i], fn) == 0) {
+            return true;
         }
     }
-    ret = 0;
-out:
-    if (NULL != out) {
-        PMIX_INFO_FREE(out, (size_t)n);
+    return false;
+}
+
+static void px_info_attr(const px_cmd_t *cmd, const char *level, const char *fn, const char *key)
+{
+    pmix_regattr_t r;
+    PMIX_REGATTR_CONSTRUCT(&r);
+    px_query_regattr(&r, key);
+    const char *type = PMIx_Data_type_string(r.type);
+    const char *desc = r.description != NULL && r.description[0] != NULL ? r.description[0] : "";
+    if (cmd->parsable) {
+        printf("attribute:%s:%s:%s:%s", level, fn, r.name, key);
+        if (cmd->all) {
+            printf(":%s:%s", type, desc);
+        }
+        printf("\n");
+    } else if (cmd->all) {
+        printf("    %-34s %-28s %-16s %s\n", r.name, key, type, desc);
+    } else {
+        printf("    %-34s %s\n", r.name, key);
     }
-    PMIx_Data_array_destruct(&darray);
-    PMIx_Data_buffer_destruct(&buf);
-    if (NULL != list) {
-        PMIx_Info_list_release(list);
+    PMIX_REGATTR_DESTRUCT(&r);
+}
+
+/* Every function of every level with its attributes. Returns the number of functions shown. */
+static size_t px_info_functions(const px_cmd_t *cmd)
+{
+    size_t shown = 0;
+    px_info_header(cmd, "Functions and the attributes the library supports");
+    for (size_t l = 0; l < PX_INFO_NLEVELS; l++) {
+        const px_info_level_t *lv = &px_info_levels[l];
+        char **fns = PMIx_Argv_split(px_query_lib_functions(lv->functions), ',');
+        for (size_t i = 0; fns != NULL && fns[i] != NULL; i++) {
+            if (!px_info_wanted(cmd, fns[i])) {
+                continue;
+            }
+            shown++;
+            const char *const *attrs = px_query_lib_attrs(lv->attributes, fns[i]);
+            if (cmd->parsable) {
+                printf("function:%s:%s\n", lv->word, fns[i]);
+            } else {
+                printf("  %s (%s)%s\n", fns[i], lv->word,
+                       attrs == NULL || attrs[0] == NULL ? ": no attributes" : "");
+            }
+            for (size_t a = 0; attrs != NULL && attrs[a] != NULL; a++) {
+                px_info_attr(cmd, lv->word, fns[i], attrs[a]);
+            }
+        }
+        PMIx_Argv_free(fns);
     }
-    return ret;
+    return shown;
+}
+
+/* A --param name no level knows. NULL when all are known. */
+static const char *px_info_unknown_param(const px_cmd_t *cmd)
+{
+    for (size_t i = 0; cmd->functions != NULL && cmd->functions[i] != NULL; i++) {
+        bool found = false;
+        for (size_t l = 0; l < PX_INFO_NLEVELS && !found; l++) {
+            char **fns = PMIx_Argv_split(px_query_lib_functions(px_info_levels[l].functions), ',');
+            for (size_t k = 0; fns != NULL && fns[k] != NULL; k++) {
+                found = found || strcmp(fns[k], cmd->functions[i]) == 0;
+            }
+            PMIx_Argv_free(fns);
+        }
+        if (!found) {
+            return cmd->functions[i];
+        }
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {"regex", required_argument, NULL, 'r'},
-        {"ppn", required_argument, NULL, 'p'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *prog = "pmix_info";
-    const char *hosts = NULL;
-    const char *ranks = NULL;
-    int c;
-
-    opterr = 0; /* our own messages, from the help catalog */
-    while (-1 != (c = getopt_long(argc, argv, ":hVr:p:", opts, NULL))) {
-        switch (c) {
-        case 'h':
-            px_help_fshow(stdout, "help-pmix-info.txt", "usage", prog);
-            return 0;
-        case 'V':
-            printf("%s %s\n", prog, PMIx_Get_version());
-            return 0;
-        case 'r':
-            hosts = optarg;
-            break;
-        case 'p':
-            ranks = optarg;
-            break;
-        case ':':
-            px_show_help("help-pmix-info.txt", "missing-argument", prog, argv[optind - 1], prog);
-            return 1;
-        default:
-            px_show_help("help-pmix-info.txt", "unknown-option", prog, argv[optind - 1], prog);
-            return 1;
-        }
+    px_cmd_t cmd;
+    px_opts_result_t r = px_opts_parse(PX_CMD_PMIX_INFO, argc, argv, &cmd);
+    if (r != PX_OPTS_RUN) {
+        return r == PX_OPTS_EXIT_OK ? 0 : 1;
     }
-    if (optind < argc) {
-        px_show_help("help-pmix-info.txt", "unexpected-argument", prog, argv[optind], prog);
+    const char *bad = px_info_unknown_param(&cmd);
+    if (bad != NULL) {
+        px_show_help("help-prte-cli.txt", "pmix-info-unknown-function", cmd.prog, bad, cmd.prog);
+        px_opts_fini(&cmd);
         return 1;
     }
-
-    if (NULL != hosts || NULL != ranks) {
-        int rc = 0;
-        if (NULL != hosts && 0 != px_info_regex(prog, hosts)) {
-            rc = 1;
-        }
-        if (NULL != ranks && 0 != px_info_ppn(prog, ranks)) {
-            rc = 1;
-        }
-        return rc;
+    if (cmd.functions == NULL) { /* --param: only the functions asked for */
+        px_info_versions(&cmd);
+        px_info_build(&cmd);
+        px_info_tmpdirs(&cmd);
     }
-
-    printf("PMIx library: %s\n", PMIx_Get_version());
-    if (0 != px_info_regex(prog, px_info_demo_hosts) || 0 != px_info_ppn(prog, px_info_demo_ppn) ||
-        0 != px_info_pack_demo()) {
-        return 1;
-    }
+    px_info_functions(&cmd);
+    fflush(stdout);
+    px_opts_fini(&cmd);
     return 0;
 }

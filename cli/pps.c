@@ -1,6 +1,7 @@
 /* pps - list a DVM's jobs and processes (namespace, rank, pid, node, state, the CPUs
  * each holds, command) from the DVM's answers to PMIX_QUERY_NAMESPACE_INFO and
- * PMIX_QUERY_PROC_TABLE, and each process's PMIX_CPUSET. A PMIx tool; main thread only.
+ * PMIX_QUERY_PROC_TABLE, and each process's PMIX_CPUSET; --nspace (one job), --node (one
+ * node), --parsable (":"-separated). A PMIx tool; main thread only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,8 +121,11 @@ int main(int argc, char **argv)
     if (njobs == 0) {
         px_show_help("help-prte.txt", "pps-none", cmd.prog, server.nspace);
     }
-    printf("%-32s %6s %8s  %-16s %-12s %-8s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
-           "CPUS", "COMMAND");
+    bool job_seen = false;
+    if (!cmd.parsable) {
+        printf("%-32s %6s %8s  %-16s %-12s %-8s %s\n", "NAMESPACE", "RANK", "PID", "NODE", "STATE",
+               "CPUS", "COMMAND");
+    }
     const pmix_data_array_t *rows = njobs ? nsinfo->data.darray->array : NULL;
     for (size_t j = 0; j < njobs; j++) {
         const char *ns = NULL;
@@ -131,9 +135,10 @@ int main(int argc, char **argv)
                 ns = row[k].value.data.string;
             }
         }
-        if (ns == NULL) {
+        if (ns == NULL || (cmd.job_nspace != NULL && strcmp(ns, cmd.job_nspace) != 0)) {
             continue;
         }
+        job_seen = true;
         pmix_info_t *pres = NULL;
         size_t npres = 0;
         if (query(PMIX_QUERY_PROC_TABLE, ns, &pres, &npres) != PMIX_SUCCESS) {
@@ -143,19 +148,31 @@ int main(int argc, char **argv)
         if (pt != NULL && pt->type == PMIX_DATA_ARRAY && pt->data.darray != NULL) {
             const pmix_proc_info_t *pi = pt->data.darray->array;
             for (size_t i = 0; i < pt->data.darray->size; i++) {
+                const char *host = pi[i].hostname ? pi[i].hostname : "";
+                if (cmd.node != NULL && strcmp(host, cmd.node) != 0) {
+                    continue;
+                }
                 char *cpus = cpus_of(&pi[i]);
-                printf("%-32s %6u %8d  %-16s %-12s %-8s %s\n", ns, pi[i].proc.rank, (int)pi[i].pid,
-                       pi[i].hostname ? pi[i].hostname : "", state_name(pi[i].state),
+                /* --parsable: the same fields, ":"-separated, the command last (it may
+                 * hold ":" itself) */
+                printf(cmd.parsable ? "%s:%u:%d:%s:%s:%s:%s\n"
+                                    : "%-32s %6u %8d  %-16s %-12s %-8s %s\n",
+                       ns, pi[i].proc.rank, (int)pi[i].pid, host, state_name(pi[i].state),
                        cpus ? cpus : "-", cmd_of(nsinfo, ns));
                 free(cpus);
             }
         }
         PMIx_Info_free(pres, npres);
     }
+    int ret = 0;
+    if (cmd.job_nspace != NULL && !job_seen) { /* a job that is not (or no longer) there */
+        px_show_help("help-prte.txt", "pps-no-such-job", cmd.prog, server.nspace, cmd.job_nspace);
+        ret = 1;
+    }
     if (res != NULL) {
         PMIx_Info_free(res, nres);
     }
     PMIx_tool_finalize();
     px_opts_fini(&cmd);
-    return 0;
+    return ret;
 }

@@ -23,7 +23,14 @@ typedef enum {
     PX_CMD_PRUN,
     PX_CMD_PTERM,
     PX_CMD_PPS,
+    PX_CMD_PQUERY,    /* ask a DVM for query keys */
+    PX_CMD_PATTRS,    /* the attributes a DVM supports, per function */
+    PX_CMD_PMIX_INFO, /* the local library: no DVM, no run-as-root rule */
+    PX_CMD_COUNT,
 } px_cmd_kind_t;
+
+/* The command names, indexed by px_cmd_kind_t. */
+extern const char *const px_cmd_names[PX_CMD_COUNT];
 
 typedef struct {
     px_cmd_kind_t kind;
@@ -71,6 +78,15 @@ typedef struct {
      * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
      * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
     char *plm_ssh_agent;
+
+    /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
+    bool parsable;    /* --parsable: colon-separated lines for scripts */
+    char *job_nspace; /* owned: pps --nspace / pquery --nspace: one job */
+    char *node;       /* owned: pps --node: one node */
+    char **functions; /* owned, NULL-ended: pattrs --function / pmix_info --param (repeatable,
+                       * comma lists split) */
+    bool all;         /* pmix_info --all */
+    char **keys;      /* owned, NULL-ended: pquery's positional query keys as typed */
 
     /* --- every command --- */
     int verbose; /* -v, repeatable */

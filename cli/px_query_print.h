@@ -1,0 +1,23 @@
+/* cli: printing the answers of PMIx_Query_info for people and scripts (pquery, pattrs).
+ * Main thread only; no state.
+ */
+#ifndef PX_QUERY_PRINT_H
+#define PX_QUERY_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <pmix_common.h>
+
+/* Each result under its key. Readable: nested info arrays indented under their key,
+ * process tables as rows (rank, pid, node, state, executable), attribute lists one per
+ * line (name, key, type), comma lists one item per line. parsable: one line per leaf,
+ * "path:value", the path being the keys from the top joined with ":" (array elements
+ * numbered), e.g. "pmix.qry.ptable:0:rank=0:pid=123:..." — see px_qprint_value. */
+void px_qprint_results(FILE *f, const pmix_info_t *res, size_t n, bool parsable);
+
+/* One value under path (borrowed) at an indent (readable form only). */
+void px_qprint_value(FILE *f, const char *path, const char *label, int indent,
+                     const pmix_value_t *v, bool parsable);
+
+#endif /* PX_QUERY_PRINT_H */
