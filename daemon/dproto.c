@@ -19,17 +19,25 @@ static pmix_status_t pack_u32(pmix_data_buffer_t *buf, uint32_t v)
     return px_bfrops_pack(buf, &v, 1, PMIX_UINT32);
 }
 
-/* One string item, bounded: NULL, empty or longer than max is malformed. */
-static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
+/* One string item that may be NULL (an absent cpuset, stage). */
+static pmix_status_t unpack_str_opt(pmix_data_buffer_t *buf, char **out)
 {
     int32_t one = 1;
     *out = NULL;
     pmix_status_t rc = px_bfrops_unpack(buf, out, &one, PMIX_STRING);
-    if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
+    if (rc != PMIX_SUCCESS) {
         /* an item of several strings where one belongs: the first was stored */
         free(*out);
         *out = NULL;
-    } else if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
+    }
+    return rc;
+}
+
+/* One string item, bounded: NULL, empty or longer than max is malformed. */
+static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
+{
+    pmix_status_t rc = unpack_str_opt(buf, out);
+    if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
         free(*out);
         *out = NULL;
         rc = PMIX_ERR_UNPACK_FAILURE;
@@ -172,20 +180,6 @@ static pmix_status_t unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns)
     pmix_status_t rc = px_bfrops_unpack(buf, ns, &one, PMIX_PROC_NSPACE);
     if (rc == PMIX_SUCCESS && ns[0] == '\0') {
         rc = PMIX_ERR_UNPACK_FAILURE;
-    }
-    return rc;
-}
-
-/* One string item that may be NULL (an absent cpuset, stage). */
-static pmix_status_t unpack_str_opt(pmix_data_buffer_t *buf, char **out)
-{
-    int32_t one = 1;
-    *out = NULL;
-    pmix_status_t rc = px_bfrops_unpack(buf, out, &one, PMIX_STRING);
-    if (rc != PMIX_SUCCESS) {
-        free(*out);
-        *out = NULL;
-        rc = rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE ? PMIX_ERR_UNPACK_FAILURE : rc;
     }
     return rc;
 }

@@ -314,21 +314,47 @@ Test(dproto, launch_roundtrip)
     px_bfrops_buf_free(&b);
 }
 
+/* Every strict prefix of full is refused by decode (which also checks that nothing is
+ * left allocated). */
+static void every_cut_refused(pmix_data_buffer_t *full,
+                              pmix_status_t (*decode)(pmix_data_buffer_t *))
+{
+    size_t len = (size_t)(full->pack_ptr - full->base_ptr);
+    for (size_t cut = 0; cut < len; cut++) {
+        pmix_data_buffer_t b;
+        prefix_of(&b, full, cut);
+        cr_assert_neq(decode(&b), PMIX_SUCCESS, "cut at %zu accepted", cut);
+        px_bfrops_buf_free(&b);
+    }
+}
+
+static pmix_status_t decode_launch(pmix_data_buffer_t *b)
+{
+    px_dp_launch_t l;
+    pmix_status_t rc = px_dp_launch_unpack(b, &l);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert(l.procs == NULL && l.nodes == NULL && l.apps == NULL);
+    }
+    px_dp_launch_free(&l);
+    return rc;
+}
+
+static pmix_status_t decode_pstate(pmix_data_buffer_t *b)
+{
+    px_dp_pstate_t ps;
+    pmix_status_t rc = px_dp_pstate_unpack(b, &ps);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert_null(ps.procs);
+    }
+    px_dp_pstate_free(&ps);
+    return rc;
+}
+
 Test(dproto, launch_every_truncation_refused)
 {
     pmix_data_buffer_t full;
     launch_buf(&full);
-    size_t len = (size_t)(full.pack_ptr - full.base_ptr);
-    for (size_t cut = 0; cut < len; cut++) {
-        pmix_data_buffer_t b;
-        prefix_of(&b, &full, cut);
-        px_dp_launch_t l;
-        cr_assert_neq(px_dp_launch_unpack(&b, &l), PMIX_SUCCESS, "cut at %zu accepted", cut);
-        cr_assert_null(l.procs);
-        cr_assert_null(l.nodes);
-        cr_assert_null(l.apps);
-        px_bfrops_buf_free(&b);
-    }
+    every_cut_refused(&full, decode_launch);
     px_bfrops_buf_free(&full);
 }
 
@@ -388,15 +414,7 @@ Test(dproto, pstate_roundtrip_and_refusals)
     pmix_data_buffer_t full;
     px_bfrops_buf_init(&full);
     cr_assert_eq(px_dp_pstate_pack(&full, &ps), PMIX_SUCCESS);
-    size_t len = (size_t)(full.pack_ptr - full.base_ptr);
-    for (size_t cut = 0; cut < len; cut++) {
-        pmix_data_buffer_t b;
-        prefix_of(&b, &full, cut);
-        px_dp_pstate_t out;
-        cr_assert_neq(px_dp_pstate_unpack(&b, &out), PMIX_SUCCESS, "cut at %zu accepted", cut);
-        cr_assert_null(out.procs);
-        px_bfrops_buf_free(&b);
-    }
+    every_cut_refused(&full, decode_pstate);
     px_dp_pstate_t out;
     cr_assert_eq(px_dp_pstate_unpack(&full, &out), PMIX_SUCCESS);
     cr_assert_str_eq(out.nspace, "dvm@4");
