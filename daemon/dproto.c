@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
 
@@ -17,17 +19,25 @@ static pmix_status_t pack_u32(pmix_data_buffer_t *buf, uint32_t v)
     return px_bfrops_pack(buf, &v, 1, PMIX_UINT32);
 }
 
-/* One string item, bounded: NULL, empty or longer than max is malformed. */
-static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
+/* One string item that may be NULL (an absent cpuset, stage). */
+static pmix_status_t unpack_str_opt(pmix_data_buffer_t *buf, char **out)
 {
     int32_t one = 1;
     *out = NULL;
     pmix_status_t rc = px_bfrops_unpack(buf, out, &one, PMIX_STRING);
-    if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
+    if (rc != PMIX_SUCCESS) {
         /* an item of several strings where one belongs: the first was stored */
         free(*out);
         *out = NULL;
-    } else if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
+    }
+    return rc;
+}
+
+/* One string item, bounded: NULL, empty or longer than max is malformed. */
+static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
+{
+    pmix_status_t rc = unpack_str_opt(buf, out);
+    if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
         free(*out);
         *out = NULL;
         rc = PMIX_ERR_UNPACK_FAILURE;
@@ -153,6 +163,321 @@ pmix_status_t px_dp_exit_unpack(pmix_data_buffer_t *buf, int32_t *reason)
     return rc;
 }
 
+/* ---- helpers of the job messages ---- */
+
+static pmix_status_t pack_nspace(pmix_data_buffer_t *buf, const char *ns)
+{
+    pmix_nspace_t n;
+    PMIX_LOAD_NSPACE(n, ns);
+    return px_bfrops_pack(buf, n, 1, PMIX_PROC_NSPACE);
+}
+
+/* A namespace, non-empty. */
+static pmix_status_t unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns)
+{
+    int32_t one = 1;
+    memset(ns, 0, sizeof(pmix_nspace_t));
+    pmix_status_t rc = px_bfrops_unpack(buf, ns, &one, PMIX_PROC_NSPACE);
+    if (rc == PMIX_SUCCESS && ns[0] == '\0') {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    return rc;
+}
+
+static pmix_status_t unpack_u16(pmix_data_buffer_t *buf, uint16_t *v)
+{
+    int32_t one = 1;
+    return px_bfrops_unpack(buf, v, &one, PMIX_UINT16);
+}
+
+/* ---- launch ---- */
+
+pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l)
+{
+    pmix_status_t rc = pack_nspace(buf, l->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = pack_u32(buf, (uint32_t)l->nnodes);
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < l->nnodes; i++) {
+        rc = pack_str(buf, l->nodes[i].name);
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_u32(buf, l->nodes[i].daemon);
+        }
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = pack_u32(buf, (uint32_t)l->nprocs);
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < l->nprocs; r++) {
+        const px_dp_lproc_t *p = &l->procs[r];
+        rc = pack_u32(buf, p->node);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(buf, &p->local_rank, 1, PMIX_UINT16);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(buf, &p->node_rank, 1, PMIX_UINT16);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_u32(buf, p->app);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_str(buf, p->cpuset);
+        }
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = pack_u32(buf, (uint32_t)l->napps);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(buf, l->apps, (int32_t)l->napps, PMIX_APP);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(buf, l->info, l->ninfo);
+    }
+    return rc;
+}
+
+void px_dp_launch_free(px_dp_launch_t *l)
+{
+    if (l == NULL) {
+        return;
+    }
+    for (size_t i = 0; l->nodes != NULL && i < l->nnodes; i++) {
+        free(l->nodes[i].name);
+    }
+    free(l->nodes);
+    for (size_t r = 0; l->procs != NULL && r < l->nprocs; r++) {
+        free(l->procs[r].cpuset);
+    }
+    free(l->procs);
+    if (l->apps != NULL) {
+        PMIx_App_free(l->apps, l->napps);
+    }
+    px_bfrops_info_array_free(l->info, l->ninfo);
+    memset(l, 0, sizeof(*l));
+}
+
+static pmix_status_t launch_nodes(pmix_data_buffer_t *buf, px_dp_launch_t *l)
+{
+    size_t n = 0;
+    size_t each = px_bfrops_wire_item(PMIX_STRING, 1) + px_bfrops_wire_item(PMIX_UINT32, 1);
+    pmix_status_t rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, PX_DP_NODES_MAX, &n);
+    if (rc == PMIX_SUCCESS && n > 0) {
+        l->nodes = calloc(n, sizeof(*l->nodes));
+        rc = l->nodes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        rc = unpack_str(buf, PX_DP_NAME_MAX, &l->nodes[i].name);
+        l->nnodes = i + 1; /* freed with the rest on error */
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_u32(buf, &l->nodes[i].daemon);
+        }
+    }
+    return rc;
+}
+
+static pmix_status_t launch_procs(pmix_data_buffer_t *buf, px_dp_launch_t *l)
+{
+    size_t n = 0;
+    size_t each = 2 * px_bfrops_wire_item(PMIX_UINT32, 1) +
+                  2 * px_bfrops_wire_item(PMIX_UINT16, 1) + px_bfrops_wire_item(PMIX_STRING, 1);
+    pmix_status_t rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, 0, &n);
+    if (rc == PMIX_SUCCESS && n > 0) {
+        l->procs = calloc(n, sizeof(*l->procs));
+        rc = l->procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < n; r++) {
+        px_dp_lproc_t *p = &l->procs[r];
+        l->nprocs = r + 1;
+        rc = unpack_u32(buf, &p->node);
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_u16(buf, &p->local_rank);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_u16(buf, &p->node_rank);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_u32(buf, &p->app);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_str_opt(buf, &p->cpuset);
+        }
+        if (rc == PMIX_SUCCESS && p->node >= l->nnodes) {
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        }
+    }
+    return rc;
+}
+
+/* At least one app: a job without one is not a message we write. */
+static pmix_status_t launch_apps(pmix_data_buffer_t *buf, px_dp_launch_t *l)
+{
+    size_t n = 0;
+    pmix_status_t rc =
+        px_bfrops_unpack_count(buf, PMIX_UINT32, px_bfrops_wire_elem(PMIX_APP), PX_DP_APPS_MAX, &n);
+    if (rc == PMIX_SUCCESS && n == 0) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (rc == PMIX_SUCCESS) {
+        l->apps = PMIx_App_create(n);
+        rc = l->apps != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+        l->napps = l->apps != NULL ? n : 0; /* all initialised: freed whole on error */
+    }
+    if (rc == PMIX_SUCCESS) {
+        int32_t cnt = (int32_t)n;
+        rc = px_bfrops_unpack(buf, l->apps, &cnt, PMIX_APP);
+        if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE || (rc == PMIX_SUCCESS && (size_t)cnt != n)) {
+            rc = PMIX_ERR_UNPACK_FAILURE; /* the item's count is not the one announced */
+        }
+    }
+    return rc;
+}
+
+pmix_status_t px_dp_launch_unpack(pmix_data_buffer_t *buf, px_dp_launch_t *l)
+{
+    memset(l, 0, sizeof(*l));
+    pmix_status_t rc = unpack_nspace(buf, l->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = launch_nodes(buf, l);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = launch_procs(buf, l);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = launch_apps(buf, l);
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < l->nprocs; r++) {
+        if (l->procs[r].app >= l->napps) {
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        }
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(buf, &l->info, &l->ninfo);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_dp_launch_free(l);
+    }
+    return rc;
+}
+
+/* ---- process states ---- */
+
+pmix_status_t px_dp_pstate_pack(pmix_data_buffer_t *buf, const px_dp_pstate_t *ps)
+{
+    pmix_status_t rc = pack_nspace(buf, ps->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = pack_u32(buf, (uint32_t)ps->n);
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < ps->n; i++) {
+        const px_dp_pstate_one_t *o = &ps->procs[i];
+        rc = px_bfrops_pack(buf, &o->rank, 1, PMIX_PROC_RANK);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(buf, &o->state, 1, PMIX_UINT8);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(buf, &o->pid, 1, PMIX_PID);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(buf, &o->status, 1, PMIX_INT32);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_str(buf, o->stage);
+        }
+    }
+    return rc;
+}
+
+void px_dp_pstate_free(px_dp_pstate_t *ps)
+{
+    if (ps == NULL) {
+        return;
+    }
+    for (size_t i = 0; ps->procs != NULL && i < ps->n; i++) {
+        free(ps->procs[i].stage);
+    }
+    free(ps->procs);
+    memset(ps, 0, sizeof(*ps));
+}
+
+pmix_status_t px_dp_pstate_unpack(pmix_data_buffer_t *buf, px_dp_pstate_t *ps)
+{
+    memset(ps, 0, sizeof(*ps));
+    size_t n = 0;
+    size_t each = px_bfrops_wire_item(PMIX_PROC_RANK, 1) + px_bfrops_wire_item(PMIX_UINT8, 1) +
+                  px_bfrops_wire_item(PMIX_PID, 1) + px_bfrops_wire_item(PMIX_INT32, 1) +
+                  px_bfrops_wire_item(PMIX_STRING, 1);
+    pmix_status_t rc = unpack_nspace(buf, ps->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, 0, &n);
+    }
+    if (rc == PMIX_SUCCESS && n > 0) {
+        ps->procs = calloc(n, sizeof(*ps->procs));
+        rc = ps->procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        px_dp_pstate_one_t *o = &ps->procs[i];
+        int32_t one = 1;
+        ps->n = i + 1;
+        rc = px_bfrops_unpack(buf, &o->rank, &one, PMIX_PROC_RANK);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_unpack(buf, &o->state, &one, PMIX_UINT8);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_unpack(buf, &o->pid, &one, PMIX_PID);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_unpack(buf, &o->status, &one, PMIX_INT32);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = unpack_str_opt(buf, &o->stage);
+        }
+        if (rc == PMIX_SUCCESS && o->state != PX_DP_PS_STARTED && o->state != PX_DP_PS_EXITED &&
+            o->state != PX_DP_PS_FAILED) {
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_dp_pstate_free(ps);
+    }
+    return rc;
+}
+
+/* ---- signal, job cleanup ---- */
+
+pmix_status_t px_dp_signal_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, int32_t sig)
+{
+    pmix_status_t rc = pack_nspace(buf, target->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(buf, &target->rank, 1, PMIX_PROC_RANK);
+    }
+    return rc == PMIX_SUCCESS ? px_bfrops_pack(buf, &sig, 1, PMIX_INT32) : rc;
+}
+
+pmix_status_t px_dp_signal_unpack(pmix_data_buffer_t *buf, pmix_proc_t *target, int32_t *sig)
+{
+    int32_t one = 1;
+    memset(target, 0, sizeof(*target));
+    pmix_status_t rc = unpack_nspace(buf, target->nspace);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack(buf, &target->rank, &one, PMIX_PROC_RANK);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack(buf, sig, &one, PMIX_INT32);
+    }
+    if (rc == PMIX_SUCCESS && (*sig < 1 || *sig > 64)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    return rc;
+}
+
+pmix_status_t px_dp_cleanup_pack(pmix_data_buffer_t *buf, const char *nspace)
+{
+    return pack_nspace(buf, nspace);
+}
+
+pmix_status_t px_dp_cleanup_unpack(pmix_data_buffer_t *buf, pmix_nspace_t nspace)
+{
+    return unpack_nspace(buf, nspace);
+}
+
 /* ---- the daemon's decoder ---- */
 
 pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m)
@@ -167,13 +492,35 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
     case PX_DP_EXIT:
         rc = px_dp_exit_unpack(payload, &m->reason);
         break;
+    case PX_DP_LAUNCH:
+        rc = px_dp_launch_unpack(payload, &m->launch);
+        break;
+    case PX_DP_SIGNAL:
+        rc = px_dp_signal_unpack(payload, &m->target, &m->signal);
+        break;
+    case PX_DP_JOB_CLEANUP:
+        rc = px_dp_cleanup_unpack(payload, m->target.nspace);
+        m->target.rank = PMIX_RANK_WILDCARD;
+        break;
     default:
         return PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc == PMIX_SUCCESS && px_bfrops_buf_remaining(payload) != 0) {
         rc = PMIX_ERR_UNPACK_FAILURE; /* trailing bytes: not a message we wrote */
     }
+    if (rc != PMIX_SUCCESS) {
+        px_dp_ctl_msg_free(m);
+        m->tag = tag;
+    }
     return rc;
+}
+
+void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
+{
+    if (m != NULL) {
+        px_dp_launch_free(&m->launch);
+        memset(m, 0, sizeof(*m));
+    }
 }
 
 /* ---- the routing tree ---- */

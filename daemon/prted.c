@@ -104,9 +104,18 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
         dlog(d, "%s", "told to exit");
         stop(d, m.reason == PX_DP_EXIT_NORMAL ? 0 : 1);
         break;
-    default:
+    default: {
+        /* LAUNCH, SIGNAL, JOB_CLEANUP decode, but this daemon has no node agent yet
+         * (docs/PROTOCOL.md, "What exists today"): refuse rather than ignore */
+        char what[32];
+        snprintf(what, sizeof(what), "%u", tag);
+        px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
+                     PMIx_Error_string(PMIX_ERR_NOT_SUPPORTED));
+        stop(d, 1);
         break;
     }
+    }
+    px_dp_ctl_msg_free(&m);
 }
 
 static void on_lost(px_peer_t *peer, int err, void *cbdata)

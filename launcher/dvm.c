@@ -723,11 +723,11 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     }
     dvm->server_up = true;
     dvm->uri = read_uri(dvm);
-    px_odls_cbs_t cbs;
-    px_job_odls_cbs(&cbs);
-    dvm->odls = px_odls_create(base, dvm->topo, &cbs, NULL);
+    px_nagent_cbs_t cbs;
+    px_job_agent_cbs(dvm, &cbs);
+    dvm->agent = px_nagent_create(base, dvm->topo, 0, &cbs);
     dvm->pubsub = px_pubsub_create(base);
-    if (dvm->odls == NULL || dvm->pubsub == NULL) {
+    if (dvm->agent == NULL || dvm->pubsub == NULL) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         goto error;
     }
@@ -821,7 +821,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
         px_job_stdin_release_all(dvm); /* before the server goes (it flushes their answers) */
     }
     px_pubsub_destroy(dvm->pubsub); /* the session ends: waiting lookups are answered */
-    px_odls_destroy(dvm->odls);
+    px_nagent_destroy(dvm->agent);
     px_daemons_destroy(dvm->daemons); /* daemons: whatever did not exit is killed */
     if (dvm->server_up) {
         PMIx_server_finalize();

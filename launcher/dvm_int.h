@@ -12,6 +12,7 @@
 #include <pmix_server.h>
 
 #include "daemon/px_iof.h"
+#include "daemon/px_nagent.h"
 #include "daemon/px_odls.h"
 #include "net/px_progress.h"
 #include "launcher/px_dvm.h"
@@ -47,7 +48,6 @@ typedef struct px_dvm_auth px_dvm_auth_t; /* dvm_auth.c: who may use the DVM */
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
     pmix_proc_t proc;
-    px_child_t *child; /* borrowed from odls until exited() */
     pid_t pid;
     px_proc_state_t state;
     bool connected;  /* called PMIx_Init */
@@ -121,7 +121,7 @@ struct px_dvm {
     px_progress_t *progress;     /* owned: the one way onto base from other threads */
     bool topo_loaded, server_up; /* what px_dvm_destroy undoes */
     hwloc_topology_t topo;
-    px_odls_t *odls;
+    px_nagent_t *agent; /* owned: daemon 0, this node's agent */
     px_map_node_t node;
     char *hostname;
     pmix_nspace_t nspace;
@@ -193,7 +193,9 @@ px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
-void px_job_odls_cbs(px_odls_cbs_t *cbs);
+void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs);
+/* The local child of p while it runs (daemon 0's in-process handle), else NULL. */
+px_child_t *px_job_child(const px_proc_t *p);
 
 /* pool.c: what the running jobs hold on the node, to map a new job onto the rest */
 typedef struct {

@@ -15,6 +15,8 @@
 
 #include "common/px_common.h"
 #include "help/px_help.h"
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
 
 extern char **environ;
@@ -41,14 +43,51 @@ px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc)
     return &j->procs[proc->rank];
 }
 
-/* ---- node agent callbacks ---- */
+/* ---- daemon 0: the same messages as any daemon, delivered in-process ---- */
 
-static void on_started(px_child_t *child, int err, const char *stage, void *cbdata)
+/* Hand a controller -> daemon message to the daemons. Daemon 0, this node's agent, gets
+ * it decoded from the very bytes a prted would read (docs/PROTOCOL.md, "Daemon 0").
+ * Not yet: the other daemons (jobs are mapped onto this node only). */
+static void to_daemons(px_dvm_t *dvm, uint32_t tag, pmix_data_buffer_t *payload)
 {
-    (void)cbdata;
-    px_proc_t *p = px_child_user(child);
+    px_dp_ctl_msg_t m;
+    pmix_status_t rc = px_dp_ctl_decode(tag, payload, &m);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_nagent_handle(dvm->agent, &m);
+        px_dp_ctl_msg_free(&m);
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_dvm_log(dvm, 1, "daemon 0 refused message %u: %s", tag, PMIx_Error_string(rc));
+    }
+}
+
+static void send_signal(px_job_t *j, pmix_rank_t rank, int sig)
+{
+    pmix_proc_t target;
+    PMIx_Load_procid(&target, j->nspace, rank);
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    if (px_dp_signal_pack(&buf, &target, sig) == PMIX_SUCCESS) {
+        to_daemons(j->dvm, PX_DP_SIGNAL, &buf);
+    }
+    px_bfrops_buf_free(&buf);
+}
+
+px_child_t *px_job_child(const px_proc_t *p)
+{
+    return px_nagent_child(p->job->dvm->agent, &p->proc);
+}
+
+static bool proc_alive(const px_proc_t *p)
+{
+    return p->state == PX_PROC_STARTING || p->state == PX_PROC_RUNNING;
+}
+
+static void proc_started(px_proc_t *p, int err, const char *stage, pid_t pid)
+{
     px_job_t *j = p->job;
     j->nstarting--;
+    p->pid = pid;
     if (err != 0) {
         p->state = PX_PROC_FAILED_START;
         job_fail(j, PX_WHY_START, p->proc.rank, err, stage ? stage : "setup");
@@ -57,27 +96,11 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: %s", j->nspace, p->proc.rank,
                err ? "start failed" : "started");
-    job_settle(j);
 }
 
-static void on_output(px_child_t *child, int channel, const char *data, size_t len, void *cbdata)
+static void proc_exited(px_proc_t *p, int wstatus)
 {
-    (void)cbdata;
-    px_proc_t *p = px_child_user(child);
-    px_iof_stream_t *s = channel == PX_CHILD_STDERR ? p->err : p->out;
-    if (s != NULL) {
-        px_iof_stream_push(s, data, len);
-    } else {
-        px_out_emit(channel, data, len, p);
-    }
-}
-
-static void on_exited(px_child_t *child, int wstatus, void *cbdata)
-{
-    (void)cbdata;
-    px_proc_t *p = px_child_user(child);
     px_job_t *j = p->job;
-    p->child = NULL;
     p->wstatus = wstatus;
     px_iof_stream_close(p->out);
     px_iof_stream_close(p->err);
@@ -96,14 +119,75 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
     px_pubsub_proc_ended(j->dvm->pubsub, &p->proc);
-    job_settle(j);
 }
 
-void px_job_odls_cbs(px_odls_cbs_t *cbs)
+/* One report of a PSTATE batch. A report that does not fit the process's state (a
+ * daemon out of step) is logged and dropped. */
+static void apply_pstate(px_job_t *j, const px_dp_pstate_one_t *o)
 {
-    cbs->started = on_started;
-    cbs->output = on_output;
-    cbs->exited = on_exited;
+    px_proc_t *p = o->rank < j->nprocs ? &j->procs[o->rank] : NULL;
+    bool fits = p != NULL &&
+                (o->state == PX_DP_PS_EXITED ? p->state != PX_PROC_INIT && p->state != PX_PROC_DONE
+                                             : p->state == PX_PROC_STARTING);
+    if (!fits) {
+        px_dvm_log(j->dvm, 1, "%s: dropped a state report for rank %u", j->nspace, o->rank);
+        return;
+    }
+    if (o->state == PX_DP_PS_STARTED) {
+        proc_started(p, 0, NULL, o->pid);
+    } else if (o->state == PX_DP_PS_FAILED) {
+        proc_started(p, o->status, o->stage, o->pid);
+        if (o->pid == 0) {
+            proc_exited(p, 0); /* never forked: no exit will follow */
+        }
+    } else {
+        if (p->state == PX_PROC_STARTING) {
+            proc_started(p, 0, NULL, o->pid);
+        }
+        proc_exited(p, o->status);
+    }
+}
+
+/* A daemon -> controller message (daemon 0's arrive in-process through the agent's
+ * send callback): PSTATE moves the job's processes, then the job. */
+static void on_daemon_msg(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+{
+    px_dvm_t *dvm = arg;
+    px_dp_pstate_t ps;
+    if (tag != PX_DP_PSTATE || px_dp_pstate_unpack(payload, &ps) != PMIX_SUCCESS) {
+        px_dvm_log(dvm, 1, "dropped a malformed or unexpected daemon message (tag %u)", tag);
+        return;
+    }
+    px_job_t *j = px_job_find(dvm, ps.nspace);
+    for (size_t i = 0; j != NULL && i < ps.n; i++) {
+        apply_pstate(j, &ps.procs[i]);
+    }
+    if (j != NULL) {
+        job_settle(j); /* may free j */
+    }
+    px_dp_pstate_free(&ps);
+}
+
+static void on_daemon_output(const pmix_proc_t *proc, int channel, const char *data, size_t len,
+                             void *arg)
+{
+    px_proc_t *p = px_job_proc(arg, proc);
+    if (p == NULL) {
+        return;
+    }
+    px_iof_stream_t *s = channel == PX_CHILD_STDERR ? p->err : p->out;
+    if (s != NULL) {
+        px_iof_stream_push(s, data, len);
+    } else {
+        px_out_emit(channel, data, len, p);
+    }
+}
+
+void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs)
+{
+    cbs->send = on_daemon_msg;
+    cbs->output = on_daemon_output;
+    cbs->arg = dvm;
 }
 
 /* ---- killing ---- */
@@ -113,11 +197,7 @@ static void kill_now(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     px_job_t *j = arg;
-    for (size_t r = 0; r < j->nprocs; r++) {
-        if (j->procs[r].child != NULL) {
-            px_odls_signal(j->procs[r].child, SIGKILL);
-        }
-    }
+    send_signal(j, PMIX_RANK_WILDCARD, SIGKILL);
 }
 
 /* Terminate every process of the job: SIGTERM, SIGKILL 2 s later (now: SIGKILL). A job
@@ -135,11 +215,7 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now)
         kill_now(-1, 0, j);
         return;
     }
-    for (size_t r = 0; r < j->nprocs; r++) {
-        if (j->procs[r].child != NULL) {
-            px_odls_signal(j->procs[r].child, SIGTERM);
-        }
-    }
+    send_signal(j, PMIX_RANK_WILDCARD, SIGTERM);
     if (j->kill_ev == NULL) {
         j->kill_ev = evtimer_new(j->dvm->base, kill_now, j);
     }
@@ -151,11 +227,7 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now)
 
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig)
 {
-    for (size_t r = 0; r < j->nprocs; r++) {
-        if ((rank == PMIX_RANK_WILDCARD || rank == r) && j->procs[r].child != NULL) {
-            px_odls_signal(j->procs[r].child, sig);
-        }
-    }
+    send_signal(j, rank, sig);
 }
 
 /* The first failure decides how the job ends; the rest of the job is terminated. */
@@ -187,11 +259,11 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         size_t cap = 64 + j->nprocs * 12, len = 0;
         char *list = calloc(1, cap);
         for (size_t r = 0; list != NULL && r < j->nprocs; r++) {
-            if (j->procs[r].child == NULL) {
+            if (!proc_alive(&j->procs[r])) {
                 continue;
             }
             size_t e = r;
-            while (e + 1 < j->nprocs && j->procs[e + 1].child != NULL) {
+            while (e + 1 < j->nprocs && proc_alive(&j->procs[e + 1])) {
                 e++;
             }
             len += (size_t)snprintf(list + len, cap - len, len ? ",%zu" : "%zu", r);
@@ -359,6 +431,12 @@ static void job_free(px_job_t *j)
         free(s->name);
         free(s);
     }
+    pmix_data_buffer_t buf; /* the daemons forget the job */
+    px_bfrops_buf_init(&buf);
+    if (px_dp_cleanup_pack(&buf, j->nspace) == PMIX_SUCCESS) {
+        to_daemons(j->dvm, PX_DP_JOB_CLEANUP, &buf);
+    }
+    px_bfrops_buf_free(&buf);
     if (j->registered) {
         for (size_t r = 0; r < j->nprocs; r++) {
             if (j->procs[r].registered) {
@@ -746,35 +824,6 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
     return PMIX_SUCCESS;
 }
 
-/* An app's environment: the DVM's, with the app's "VAR=value" entries (-x) set. Built
- * once per app; each rank gets a copy plus its PMIx connection variables. */
-static char **app_env(const pmix_app_t *app)
-{
-    char **env = PMIx_Argv_copy(environ);
-    for (size_t i = 0; app->env != NULL && app->env[i] != NULL; i++) {
-        char *eq = strchr(app->env[i], '=');
-        if (eq == NULL) {
-            continue;
-        }
-        char *name = strndup(app->env[i], (size_t)(eq - app->env[i]));
-        if (name != NULL) {
-            PMIx_Setenv(name, eq + 1, true, &env);
-            free(name);
-        }
-    }
-    return env;
-}
-
-static char **child_env(char **base, const px_proc_t *p)
-{
-    char **env = PMIx_Argv_copy(base);
-    if (env == NULL || PMIx_server_setup_fork(&p->proc, &env) != PMIX_SUCCESS) {
-        PMIx_Argv_free(env);
-        return NULL;
-    }
-    return env;
-}
-
 /* The spawn directives this DVM honours, and at which level: the one table the
  * job-info reader checks requests against (check_directives) and the
  * PMIX_QUERY_SPAWN_SUPPORT answer lists (px_job_spawn_support). Who reads each:
@@ -933,42 +982,53 @@ static pmix_status_t record_apps(px_job_t *j, const pmix_app_t *apps, size_t nap
     return PMIX_SUCCESS;
 }
 
-static void start_procs(px_job_t *j, const pmix_app_t *apps)
+/* The LAUNCH message of the job: its map, apps and directives (docs/PROTOCOL.md). */
+static pmix_status_t launch_msg(px_job_t *j, pmix_data_buffer_t *buf)
+{
+    px_dp_lnode_t node = {.name = j->dvm->hostname, .daemon = 0};
+    px_dp_launch_t l = {.nodes = &node,
+                        .nnodes = 1,
+                        .nprocs = j->nprocs,
+                        .apps = (pmix_app_t *)j->apps,
+                        .napps = j->napps,
+                        .info = (pmix_info_t *)j->info,
+                        .ninfo = j->ninfo};
+    PMIX_LOAD_NSPACE(l.nspace, j->nspace);
+    l.procs = calloc(j->nprocs ? j->nprocs : 1, sizeof(*l.procs));
+    pmix_status_t rc = l.procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
+        const px_map_proc_t *mp = &j->map.procs[r];
+        l.procs[r] = (px_dp_lproc_t){
+            .node = 0, .local_rank = mp->local_rank, .node_rank = mp->node_rank, .app = mp->app};
+        char *list = NULL;
+        if (mp->cpuset != NULL && (hwloc_bitmap_list_asprintf(&list, mp->cpuset) < 0 ||
+                                   asprintf(&l.procs[r].cpuset, "hwloc:%s", list) < 0)) {
+            l.procs[r].cpuset = NULL;
+            rc = PMIX_ERR_NOMEM;
+        }
+        free(list);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dp_launch_pack(buf, &l);
+    }
+    for (size_t r = 0; l.procs != NULL && r < j->nprocs; r++) {
+        free(l.procs[r].cpuset);
+    }
+    free(l.procs);
+    return rc;
+}
+
+/* Register the clients, open their output streams, and send the job's LAUNCH to the
+ * daemons (daemon 0 in-process); the processes' starts come back as PSTATE reports. */
+static void start_procs(px_job_t *j)
 {
     uid_t uid = getuid();
     gid_t gid = getgid();
-    char **base = NULL; /* app_env of base_app */
-    uint32_t base_app = UINT32_MAX;
-    for (size_t r = 0; r < j->nprocs && !px_job_ending(j); r++) {
+    for (size_t r = 0; r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
-        const pmix_app_t *app = &apps[j->map.procs[r].app];
         if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
             p->registered = true;
         }
-        if (j->map.procs[r].app != base_app) {
-            PMIx_Argv_free(base);
-            base = app_env(app);
-            base_app = j->map.procs[r].app;
-        }
-        char **env = child_env(base, p);
-        /* the program is app->cmd; argv[0] is what the process sees as its name, and
-         * follows cmd when the two differ */
-        char **argv = PMIx_Argv_copy(app->argv);
-        if (app->cmd != NULL && (argv == NULL || argv[0] == NULL)) {
-            PMIx_Argv_append_nosize(&argv, app->cmd);
-        } else if (app->cmd != NULL && strcmp(argv[0], app->cmd) != 0) {
-            free(argv[0]);
-            argv[0] = strdup(app->cmd);
-        }
-        bool want_stdin = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-        px_child_spec_t spec = {
-            .argv = argv,
-            .env = env,
-            .wdir = app->cwd,
-            .cpuset = j->map.procs[r].cpuset,
-            .stdin_pipe = want_stdin,
-            .user = p,
-        };
         p->out = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL,
                                       px_out_emit, p);
         p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
@@ -980,25 +1040,24 @@ static void start_procs(px_job_t *j, const pmix_app_t *apps)
                     px_help_render("help-prted.txt", "iof-file",
                                    px_iof_last_path() ? px_iof_last_path() : "?", strerror(err));
             }
-            PMIx_Argv_free(env);
-            PMIx_Argv_free(argv);
             job_fail(j, PX_WHY_START, p->proc.rank, err, "setup");
-            break;
+            return;
         }
-        p->child = (env && argv && argv[0]) ? px_odls_start(j->dvm->odls, &spec) : NULL;
-        int err = errno;
-        PMIx_Argv_free(env);
-        PMIx_Argv_free(argv);
-        if (p->child == NULL) {
-            job_fail(j, PX_WHY_START, p->proc.rank, err, "fork");
-            break;
-        }
-        p->pid = px_child_pid(p->child);
-        p->state = PX_PROC_STARTING;
-        j->nstarting++;
-        j->nalive++;
     }
-    PMIx_Argv_free(base);
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    pmix_status_t rc = launch_msg(j, &buf);
+    if (rc != PMIX_SUCCESS) {
+        px_bfrops_buf_free(&buf);
+        job_fail(j, PX_WHY_START, 0, ENOMEM, "setup");
+        return;
+    }
+    for (size_t r = 0; r < j->nprocs; r++) {
+        j->procs[r].state = PX_PROC_STARTING;
+    }
+    j->nstarting = j->nalive = j->nprocs;
+    to_daemons(j->dvm, PX_DP_LAUNCH, &buf);
+    px_bfrops_buf_free(&buf);
 }
 
 static void show_map(px_job_t *j)
@@ -1166,6 +1225,6 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
         }
     }
     px_job_move(j, PX_JOB_LAUNCHING, "registered");
-    start_procs(j, apps);
+    start_procs(j);
     job_settle(j);
 }

@@ -37,7 +37,8 @@ typedef struct px_stdin_wait {
 static bool stdin_target(const px_job_t *j, size_t r, pmix_rank_t rank)
 {
     bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-    return target && (rank == PMIX_RANK_WILDCARD || rank == r) && j->procs[r].child != NULL;
+    return target && (rank == PMIX_RANK_WILDCARD || rank == r) &&
+           px_job_child(&j->procs[r]) != NULL;
 }
 
 static void job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
@@ -48,9 +49,9 @@ static void job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t le
             continue;
         }
         if (len == 0) {
-            px_odls_stdin_close(p->child);
+            px_odls_stdin_close(px_job_child(p));
         } else {
-            px_odls_stdin_write(p->child, data, len);
+            px_odls_stdin_write(px_job_child(p), data, len);
         }
     }
 }
@@ -74,7 +75,7 @@ static bool target_full(px_dvm_t *dvm, const pmix_proc_t *t)
             continue;
         }
         /* 1: below the mark; -1: its stdin is gone (EPIPE) */
-        if (px_odls_stdin_notify(p->child, PX_STDIN_HIGH, on_drained, dvm) == 0) {
+        if (px_odls_stdin_notify(px_job_child(p), PX_STDIN_HIGH, on_drained, dvm) == 0) {
             full = true;
         }
     }

@@ -92,8 +92,9 @@ static void write_full(int fd, const char *data, size_t len)
 static void set_paused(px_proc_t *p, bool pause)
 {
     p->out_paused = pause;
-    if (p->child != NULL) {
-        px_odls_output_pause(p->child, pause);
+    px_child_t *child = px_job_child(p);
+    if (child != NULL) {
+        px_odls_output_pause(child, pause);
     }
 }
 

@@ -1,9 +1,9 @@
 /* libFuzzer target: arbitrary bytes as a controller-daemon protocol message. The first
  * four bytes are the tag (big-endian), the rest the payload, decoded by the daemon's
- * decoder (px_dp_ctl_decode); the whole input is also decoded as a hello and as a
- * topology reply (the controller's decoders of daemon input). Any crash, sanitizer
- * report, leak or allocation beyond -malloc_limit_mb is a bug in daemon/dproto.c or the
- * count checks it relies on. */
+ * decoder (px_dp_ctl_decode); the whole input is also decoded as a hello, a topology
+ * reply and a process-state report (the controller's decoders of daemon input). Any
+ * crash, sanitizer report, leak or allocation beyond -malloc_limit_mb is a bug in
+ * daemon/dproto.c or the count checks it relies on. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
         px_dp_ctl_msg_t m;
         load(&b, data + 4, size - 4);
-        (void)px_dp_ctl_decode(tag, &b, &m);
+        if (px_dp_ctl_decode(tag, &b, &m) == PMIX_SUCCESS)
+            px_dp_ctl_msg_free(&m);
         px_bfrops_buf_free(&b);
     }
     px_dp_hello_t h;
@@ -45,6 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(sig);
         free(xml);
     }
+    px_bfrops_buf_free(&b);
+    px_dp_pstate_t ps;
+    load(&b, data, size);
+    if (px_dp_pstate_unpack(&b, &ps) == PMIX_SUCCESS)
+        px_dp_pstate_free(&ps);
     px_bfrops_buf_free(&b);
     return 0;
 }

@@ -164,7 +164,7 @@ Test(dproto, ctl_decode_refusals)
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_SUCCESS);
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_LAUNCH, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_STDIN, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(9999, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     /* exit without its reason, with an unknown reason, with trailing bytes */
     cr_assert_neq(px_dp_ctl_decode(PX_DP_EXIT, &b, &m), PMIX_SUCCESS);
@@ -250,5 +250,220 @@ Test(dproto, several_strings_in_one_item)
     char *sig = NULL, *xml = NULL;
     cr_assert_eq(px_dp_topo_unpack(&b, &sig, &xml), PMIX_ERR_UNPACK_INADEQUATE_SPACE);
     cr_assert_null(sig);
+    px_bfrops_buf_free(&b);
+}
+
+/* ---- the job messages: LAUNCH, PSTATE, SIGNAL, JOB_CLEANUP ---- */
+
+/* Two nodes, three processes, two apps, one directive. */
+static void launch_buf(pmix_data_buffer_t *b)
+{
+    px_dp_lnode_t nodes[2] = {{.name = "n0", .daemon = 0}, {.name = "n1", .daemon = 3}};
+    px_dp_lproc_t procs[3] = {
+        {.node = 0, .local_rank = 0, .node_rank = 0, .app = 0, .cpuset = "hwloc:0-1"},
+        {.node = 1, .local_rank = 0, .node_rank = 2, .app = 0, .cpuset = NULL},
+        {.node = 0, .local_rank = 1, .node_rank = 1, .app = 1, .cpuset = NULL},
+    };
+    char *argv0[] = {"hostname", NULL}, *argv1[] = {"true", "x", NULL};
+    pmix_app_t apps[2] = {{.cmd = "hostname", .argv = argv0, .maxprocs = 2},
+                          {.cmd = "true", .argv = argv1, .maxprocs = 1}};
+    pmix_info_t info[1];
+    PMIX_INFO_LOAD(&info[0], PMIX_MAPBY, "node", PMIX_STRING);
+    px_dp_launch_t l = {.nodes = nodes,
+                        .nnodes = 2,
+                        .procs = procs,
+                        .nprocs = 3,
+                        .apps = apps,
+                        .napps = 2,
+                        .info = info,
+                        .ninfo = 1};
+    PMIX_LOAD_NSPACE(l.nspace, "dvm@1");
+    px_bfrops_buf_init(b);
+    cr_assert_eq(px_dp_launch_pack(b, &l), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+}
+
+Test(dproto, launch_roundtrip)
+{
+    pmix_data_buffer_t b;
+    launch_buf(&b);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_LAUNCH, &b, &m), PMIX_SUCCESS);
+    px_dp_launch_t *l = &m.launch;
+    cr_assert_str_eq(l->nspace, "dvm@1");
+    cr_assert_eq(l->nnodes, 2);
+    cr_assert_str_eq(l->nodes[1].name, "n1");
+    cr_assert_eq(l->nodes[1].daemon, 3);
+    cr_assert_eq(l->nprocs, 3);
+    cr_assert_str_eq(l->procs[0].cpuset, "hwloc:0-1");
+    cr_assert_null(l->procs[1].cpuset);
+    cr_assert_eq(l->procs[1].node, 1);
+    cr_assert_eq(l->procs[1].node_rank, 2);
+    cr_assert_eq(l->procs[2].local_rank, 1);
+    cr_assert_eq(l->procs[2].app, 1);
+    cr_assert_eq(l->napps, 2);
+    cr_assert_str_eq(l->apps[1].cmd, "true");
+    cr_assert_str_eq(l->apps[1].argv[1], "x");
+    cr_assert_eq(l->apps[0].maxprocs, 2);
+    cr_assert_eq(l->ninfo, 1);
+    cr_assert_str_eq(l->info[0].key, PMIX_MAPBY);
+    cr_assert_str_eq(l->info[0].value.data.string, "node");
+    px_dp_ctl_msg_free(&m);
+    cr_assert_null(m.launch.procs);
+    px_dp_ctl_msg_free(NULL);
+    px_bfrops_buf_free(&b);
+}
+
+/* Every strict prefix of full is refused by decode (which also checks that nothing is
+ * left allocated). */
+static void every_cut_refused(pmix_data_buffer_t *full,
+                              pmix_status_t (*decode)(pmix_data_buffer_t *))
+{
+    size_t len = (size_t)(full->pack_ptr - full->base_ptr);
+    for (size_t cut = 0; cut < len; cut++) {
+        pmix_data_buffer_t b;
+        prefix_of(&b, full, cut);
+        cr_assert_neq(decode(&b), PMIX_SUCCESS, "cut at %zu accepted", cut);
+        px_bfrops_buf_free(&b);
+    }
+}
+
+static pmix_status_t decode_launch(pmix_data_buffer_t *b)
+{
+    px_dp_launch_t l;
+    pmix_status_t rc = px_dp_launch_unpack(b, &l);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert(l.procs == NULL && l.nodes == NULL && l.apps == NULL);
+    }
+    px_dp_launch_free(&l);
+    return rc;
+}
+
+static pmix_status_t decode_pstate(pmix_data_buffer_t *b)
+{
+    px_dp_pstate_t ps;
+    pmix_status_t rc = px_dp_pstate_unpack(b, &ps);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert_null(ps.procs);
+    }
+    px_dp_pstate_free(&ps);
+    return rc;
+}
+
+Test(dproto, launch_every_truncation_refused)
+{
+    pmix_data_buffer_t full;
+    launch_buf(&full);
+    every_cut_refused(&full, decode_launch);
+    px_bfrops_buf_free(&full);
+}
+
+/* nspace, one node, then a process whose node or app index is out of range */
+static pmix_status_t launch_with_proc(uint32_t node, uint32_t app)
+{
+    px_dp_lnode_t nodes[1] = {{.name = "n0", .daemon = 0}};
+    px_dp_lproc_t procs[1] = {{.node = node, .app = app}};
+    char *argv[] = {"true", NULL};
+    pmix_app_t apps[1] = {{.cmd = "true", .argv = argv, .maxprocs = 1}};
+    px_dp_launch_t l = {
+        .nodes = nodes, .nnodes = 1, .procs = procs, .nprocs = 1, .apps = apps, .napps = 1};
+    PMIX_LOAD_NSPACE(l.nspace, "dvm@2");
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_launch_pack(&b, &l), PMIX_SUCCESS);
+    px_dp_launch_t out;
+    pmix_status_t rc = px_dp_launch_unpack(&b, &out);
+    px_dp_launch_free(&out);
+    px_bfrops_buf_free(&b);
+    return rc;
+}
+
+Test(dproto, launch_bad_fields_refused)
+{
+    cr_assert_eq(launch_with_proc(0, 0), PMIX_SUCCESS);
+    cr_assert_eq(launch_with_proc(1, 0), PMIX_ERR_UNPACK_FAILURE); /* no node 1 */
+    cr_assert_eq(launch_with_proc(0, 1), PMIX_ERR_UNPACK_FAILURE); /* no app 1 */
+    /* a node count far beyond the bytes: refused before allocating */
+    pmix_data_buffer_t b;
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "dvm@3");
+    uint32_t huge = 60000;
+    px_bfrops_buf_init(&b);
+    px_bfrops_pack(&b, ns, 1, PMIX_PROC_NSPACE);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    px_dp_launch_t l;
+    cr_assert_eq(px_dp_launch_unpack(&b, &l), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&b);
+    /* an empty namespace */
+    px_bfrops_buf_init(&b);
+    memset(ns, 0, sizeof(ns));
+    px_bfrops_pack(&b, ns, 1, PMIX_PROC_NSPACE);
+    cr_assert_eq(px_dp_launch_unpack(&b, &l), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+Test(dproto, pstate_roundtrip_and_refusals)
+{
+    px_dp_pstate_one_t one[3] = {
+        {.rank = 0, .state = PX_DP_PS_STARTED, .pid = 1234},
+        {.rank = 5, .state = PX_DP_PS_EXITED, .pid = 1235, .status = 0x0100},
+        {.rank = 7, .state = PX_DP_PS_FAILED, .status = 2, .stage = "exec"},
+    };
+    px_dp_pstate_t ps = {.procs = one, .n = 3};
+    PMIX_LOAD_NSPACE(ps.nspace, "dvm@4");
+    pmix_data_buffer_t full;
+    px_bfrops_buf_init(&full);
+    cr_assert_eq(px_dp_pstate_pack(&full, &ps), PMIX_SUCCESS);
+    every_cut_refused(&full, decode_pstate);
+    px_dp_pstate_t out;
+    cr_assert_eq(px_dp_pstate_unpack(&full, &out), PMIX_SUCCESS);
+    cr_assert_str_eq(out.nspace, "dvm@4");
+    cr_assert_eq(out.n, 3);
+    cr_assert_eq(out.procs[0].pid, 1234);
+    cr_assert_eq(out.procs[1].rank, 5);
+    cr_assert_eq(out.procs[1].status, 0x0100);
+    cr_assert_null(out.procs[1].stage);
+    cr_assert_str_eq(out.procs[2].stage, "exec");
+    px_dp_pstate_free(&out);
+    px_dp_pstate_free(NULL);
+    px_bfrops_buf_free(&full);
+    /* an unknown state */
+    one[0].state = 9;
+    ps.n = 1;
+    px_bfrops_buf_init(&full);
+    cr_assert_eq(px_dp_pstate_pack(&full, &ps), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_pstate_unpack(&full, &out), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_null(out.procs);
+    px_bfrops_buf_free(&full);
+}
+
+Test(dproto, signal_and_cleanup)
+{
+    pmix_data_buffer_t b;
+    pmix_proc_t t;
+    PMIx_Load_procid(&t, "dvm@5", PMIX_RANK_WILDCARD);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_signal_pack(&b, &t, 9), PMIX_SUCCESS);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SIGNAL, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.target.nspace, "dvm@5");
+    cr_assert_eq(m.target.rank, PMIX_RANK_WILDCARD);
+    cr_assert_eq(m.signal, 9);
+    px_bfrops_buf_free(&b);
+    /* a signal number out of range */
+    px_bfrops_buf_init(&b);
+    px_dp_signal_pack(&b, &t, 0);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SIGNAL, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* cleanup, then with trailing bytes */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_cleanup_pack(&b, "dvm@5"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_JOB_CLEANUP, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.target.nspace, "dvm@5");
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_cleanup_pack(&b, "dvm@5");
+    px_dp_cleanup_pack(&b, "dvm@6");
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_JOB_CLEANUP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
     px_bfrops_buf_free(&b);
 }

@@ -1,0 +1,227 @@
+/* test driver: the node agent (daemon/nagent.c) given real protocol bytes on a real
+ * libevent loop with real children. A LAUNCH over two nodes starts only this daemon's
+ * part; process states come back as PSTATE payloads (started, exited with status,
+ * failed at exec), output as read; SIGNAL kills one rank; a second LAUNCH of the job is
+ * refused; JOB_CLEANUP forgets it. Single-threaded. Bounded by a 20 s loop timer.
+ * Usage: nagent_check (TMPDIR: where the PMIx server may put its files) */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <event2/event.h>
+#include <hwloc.h>
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_nagent.h"
+
+#define NPROCS 4
+
+static struct event_base *base;
+static px_nagent_t *agent;
+static int failures;
+static int started[NPROCS], exited[NPROCS], failed[NPROCS], wstatus[NPROCS], fail_err[NPROCS];
+static char out0[64];
+static size_t out0_len;
+static bool signalled;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    failures++;
+}
+
+static void deliver(uint32_t tag, pmix_data_buffer_t *buf, pmix_status_t want)
+{
+    px_dp_ctl_msg_t m;
+    pmix_status_t rc = px_dp_ctl_decode(tag, buf, &m);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_nagent_handle(agent, &m);
+        px_dp_ctl_msg_free(&m);
+    }
+    if (rc != want) {
+        fail("message %u: %s, expected %s", tag, PMIx_Error_string(rc), PMIx_Error_string(want));
+    }
+    px_bfrops_buf_free(buf);
+}
+
+static void kill_rank2(void)
+{
+    pmix_proc_t t;
+    PMIx_Load_procid(&t, "check@1", 2);
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    px_dp_signal_pack(&buf, &t, SIGKILL);
+    deliver(PX_DP_SIGNAL, &buf, PMIX_SUCCESS);
+}
+
+static bool done(void)
+{
+    return exited[0] && exited[2] && exited[3];
+}
+
+static void on_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+{
+    (void)arg;
+    px_dp_pstate_t ps;
+    if (tag != PX_DP_PSTATE || px_dp_pstate_unpack(payload, &ps) != PMIX_SUCCESS) {
+        fail("undecodable report (tag %u)", tag);
+        return;
+    }
+    for (size_t i = 0; i < ps.n; i++) {
+        const px_dp_pstate_one_t *o = &ps.procs[i];
+        if (o->rank >= NPROCS || o->rank == 1) {
+            fail("report for rank %u, not on this node", o->rank);
+            continue;
+        }
+        if (o->state == PX_DP_PS_STARTED) {
+            started[o->rank]++;
+            if (o->pid <= 0) {
+                fail("rank %u started without a pid", o->rank);
+            }
+        } else if (o->state == PX_DP_PS_FAILED) {
+            failed[o->rank]++;
+            fail_err[o->rank] = o->status;
+            if (o->stage == NULL || strcmp(o->stage, "exec") != 0) {
+                fail("rank %u failed at stage %s, expected exec", o->rank,
+                     o->stage ? o->stage : "(none)");
+            }
+        } else {
+            if (!started[o->rank] && !failed[o->rank]) {
+                fail("rank %u exited before its start was reported", o->rank);
+            }
+            exited[o->rank]++;
+            wstatus[o->rank] = o->status;
+        }
+    }
+    if (started[2] && !signalled) {
+        signalled = true;
+        kill_rank2(); /* from inside the report, as the controller does */
+    }
+    px_dp_pstate_free(&ps);
+    if (done()) {
+        event_base_loopbreak(base);
+    }
+}
+
+static void on_output(const pmix_proc_t *proc, int channel, const char *data, size_t len, void *arg)
+{
+    (void)arg;
+    if (proc->rank == 0 && channel == PX_CHILD_STDOUT && out0_len + len < sizeof(out0)) {
+        memcpy(out0 + out0_len, data, len);
+        out0_len += len;
+    }
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    fail("timed out: exited %d %d %d", exited[0], exited[2], exited[3]);
+    event_base_loopbreak(base);
+}
+
+static void launch_buf(pmix_data_buffer_t *buf)
+{
+    px_dp_lnode_t nodes[2] = {{.name = "here", .daemon = 0}, {.name = "there", .daemon = 1}};
+    px_dp_lproc_t procs[NPROCS] = {{.node = 0, .app = 0},
+                                   {.node = 1, .app = 0},
+                                   {.node = 0, .local_rank = 1, .app = 1},
+                                   {.node = 0, .local_rank = 2, .app = 2}};
+    char *a0[] = {"sh", "-c", "echo hello from 0; exit 3", NULL};
+    char *a1[] = {"sleep", "30", NULL};
+    char *a2[] = {"/nonexistent/program", NULL};
+    pmix_app_t apps[3] = {{.cmd = "sh", .argv = a0, .maxprocs = 2},
+                          {.cmd = "sleep", .argv = a1, .maxprocs = 1},
+                          {.cmd = "/nonexistent/program", .argv = a2, .maxprocs = 1}};
+    px_dp_launch_t l = {
+        .nodes = nodes, .nnodes = 2, .procs = procs, .nprocs = NPROCS, .apps = apps, .napps = 3};
+    PMIX_LOAD_NSPACE(l.nspace, "check@1");
+    px_bfrops_buf_init(buf);
+    if (px_dp_launch_pack(buf, &l) != PMIX_SUCCESS) {
+        fail("launch does not pack");
+    }
+}
+
+int main(void)
+{
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof(module));
+    if (PMIx_server_init(&module, NULL, 0) != PMIX_SUCCESS) {
+        fprintf(stderr, "FAIL: PMIx_server_init\n");
+        return 1;
+    }
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    hwloc_topology_load(topo);
+    base = event_base_new();
+    px_nagent_cbs_t cbs = {.send = on_send, .output = on_output};
+    agent = px_nagent_create(base, topo, 0, &cbs);
+    if (agent == NULL) {
+        fprintf(stderr, "FAIL: px_nagent_create: %s\n", strerror(errno));
+        return 1;
+    }
+    pmix_data_buffer_t buf;
+    launch_buf(&buf);
+    deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
+    launch_buf(&buf);
+    deliver(PX_DP_LAUNCH, &buf, PMIX_EXISTS); /* the same job twice */
+    pmix_proc_t r2;
+    PMIx_Load_procid(&r2, "check@1", 2);
+    if (px_nagent_child(agent, &r2) == NULL) {
+        fail("rank 2 has no child right after LAUNCH");
+    }
+    if (started[0] + exited[0] + failed[3] != 0) {
+        fail("a report came from inside px_nagent_handle");
+    }
+    struct event *t = evtimer_new(base, on_timeout, NULL);
+    struct timeval tv = {20, 0};
+    evtimer_add(t, &tv);
+    event_base_dispatch(base);
+    event_free(t);
+
+    if (!(started[0] == 1 && exited[0] == 1 && WIFEXITED(wstatus[0]) &&
+          WEXITSTATUS(wstatus[0]) == 3)) {
+        fail("rank 0: started %d exited %d status 0x%x, expected exit code 3", started[0],
+             exited[0], wstatus[0]);
+    }
+    if (out0_len != 13 || memcmp(out0, "hello from 0\n", 13) != 0) {
+        fail("rank 0's output: '%.*s'", (int)out0_len, out0);
+    }
+    if (!(started[2] == 1 && exited[2] == 1 && WIFSIGNALED(wstatus[2]) &&
+          WTERMSIG(wstatus[2]) == SIGKILL)) {
+        fail("rank 2: started %d exited %d status 0x%x, expected SIGKILL", started[2], exited[2],
+             wstatus[2]);
+    }
+    if (!(failed[3] == 1 && fail_err[3] == ENOENT && exited[3] == 1)) {
+        fail("rank 3: failed %d (errno %d) exited %d, expected ENOENT at exec", failed[3],
+             fail_err[3], exited[3]);
+    }
+    if (px_nagent_child(agent, &r2) != NULL) {
+        fail("rank 2 still has a child after its exit");
+    }
+    px_bfrops_buf_init(&buf);
+    px_dp_cleanup_pack(&buf, "check@1");
+    deliver(PX_DP_JOB_CLEANUP, &buf, PMIX_SUCCESS);
+    launch_buf(&buf); /* forgotten: the namespace may be launched again */
+    deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
+    px_nagent_destroy(agent); /* kills and reaps the relaunched ones */
+    event_base_free(base);
+    hwloc_topology_destroy(topo);
+    PMIx_server_finalize();
+    if (failures == 0) {
+        printf("ok\n");
+    }
+    return failures ? 1 : 0;
+}
