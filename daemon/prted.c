@@ -5,7 +5,7 @@
  * Everything runs on the main thread's libevent loop (docs/PROTOCOL.md).
  *
  * Partial (issue 14): the embedded PMIx server and the launch path through the node
- * agent (daemon/odls.c) are not here yet, so a daemon has no processes to kill when it
+ * agent (daemon/nagent.c) are not here yet, so a daemon has no processes to kill when it
  * loses its controller; the loss path is where they will be killed.
  */
 #include <errno.h>

@@ -4,8 +4,9 @@
  * the exit at the DVM's end. Main thread, on the controller's libevent loop.
  *
  * Partial (issue 14): daemon 0 is an entry of the table (this node's name and
- * topology) and no messages go to it in-process yet; jobs are not launched through the
- * daemons yet (launcher/job.c still starts processes here).
+ * topology); its messages (LAUNCH, SIGNAL, JOB_CLEANUP) are handed to the node agent
+ * in-process by launcher/job.c. Nothing is sent to the other daemons yet: jobs run on
+ * daemon 0's node only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,11 +117,6 @@ bool px_daemons_is_here(const char *name, const char *node)
     return strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
            strcmp(name, node) == 0 ||
            (strlen(name) == short_len && strncmp(name, node, short_len) == 0);
-}
-
-size_t px_daemons_count(const px_daemons_t *d)
-{
-    return d != NULL ? d->n : 0;
 }
 
 /* ---- topologies ---- */

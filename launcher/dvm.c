@@ -592,17 +592,10 @@ static pmix_server_module_t module = {
 
 static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o, int *slots)
 {
-    char shortname[HOST_NAME_MAX + 1];
-    snprintf(shortname, sizeof(shortname), "%s", dvm->hostname);
-    char *dot = strchr(shortname, '.');
-    if (dot != NULL) {
-        *dot = '\0';
-    }
     *slots = 0;
     for (size_t i = 0; i < o->nhosts; i++) {
         const char *h = o->hosts[i].name;
-        bool here = strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
-                    strcmp(h, dvm->hostname) == 0 || strcmp(h, shortname) == 0;
+        bool here = px_daemons_is_here(h, dvm->hostname);
         if (!here && px_daemons_agent() != NULL) {
             continue; /* daemons: a prted is started there (launcher/daemons.c) */
         }

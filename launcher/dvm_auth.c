@@ -76,16 +76,19 @@ void px_dvm_auth_fini(px_dvm_t *dvm)
     dvm->auth = NULL;
 }
 
-/* Is the user uid (primary group gid) a member of group g? Primary group, or listed in
- * the group database's supplementary groups of that user. */
-static bool in_group(uid_t uid, gid_t gid, gid_t g)
+/* Is any of the allowed groups the user's (uid, primary group gid)? The primary group,
+ * then the group database's supplementary groups of that user, looked up once (a name
+ * service call: it may be slow, so not once per allowed group). */
+static bool in_allowed_group(const px_dvm_auth_t *auth, uid_t uid, gid_t gid)
 {
-    if (gid == g) {
-        return true;
+    for (size_t i = 0; i < auth->ngids; i++) {
+        if (auth->gids[i] == gid) {
+            return true;
+        }
     }
     struct passwd pw, *pwp = NULL;
     char buf[4096];
-    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) != 0 || pwp == NULL) {
+    if (auth->ngids == 0 || getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) != 0 || pwp == NULL) {
         return false; /* no name: only the primary group counts */
     }
     gid_t groups[256];
@@ -93,9 +96,11 @@ static bool in_group(uid_t uid, gid_t gid, gid_t g)
     if (getgrouplist(pw.pw_name, gid, groups, &n) < 0) {
         return false; /* more than we look at: not a member as far as we know */
     }
-    for (int i = 0; i < n; i++) {
-        if (groups[i] == g) {
-            return true;
+    for (int k = 0; k < n; k++) {
+        for (size_t i = 0; i < auth->ngids; i++) {
+            if (groups[k] == auth->gids[i]) {
+                return true;
+            }
         }
     }
     return false;
@@ -109,12 +114,7 @@ static bool allowed_other(const px_dvm_auth_t *auth, uid_t uid, gid_t gid)
             return true;
         }
     }
-    for (size_t i = 0; i < auth->ngids; i++) {
-        if (in_group(uid, gid, auth->gids[i])) {
-            return true;
-        }
-    }
-    return false;
+    return in_allowed_group(auth, uid, gid);
 }
 
 pmix_status_t px_dvm_auth_tool(const px_dvm_t *dvm, bool have_cred, uid_t uid, gid_t gid,

@@ -95,6 +95,8 @@ struct px_job {
     const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
     size_t ninfo;
     char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
+    char *node_map, *proc_map, *peers; /* owned: PMIX_NODE_MAP, PMIX_PROC_MAP, PMIX_LOCAL_PEERS
+                                        * (made once, in setup_app) */
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
@@ -138,6 +140,7 @@ struct px_dvm {
     void *terminate_arg;
     size_t evhdlr;          /* PMIX_ERR_LOST_CONNECTION */
     size_t evhdlr_life;     /* the lifecycle events of this process's jobs (logged) */
+    bool swept_stale_dirs;  /* the dead controllers' job directories were removed (job_reg.c) */
     px_pubsub_t *pubsub;    /* owned: the name service's datastore (dvm_pubsub.c) */
     px_dvm_auth_t *auth;    /* owned: the allow-lists and other users' tools (dvm_auth.c) */
     px_dlv_t *out_inflight; /* owned: output in the library's hands (output.c) */
@@ -221,8 +224,9 @@ pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_
  * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS, PMIX_NSDIR: the job's
  * directory, made here) added to list. */
 pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list);
-/* The process-realm keys beyond ranks (PMIX_PROCDIR, PMIX_REINCARNATION, PMIX_SPAWNED). */
-void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl);
+/* The process-realm keys beyond ranks (PMIX_PROCDIR, PMIX_REINCARNATION, PMIX_SPAWNED =
+ * spawned, the same for the whole job). */
+void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, bool spawned, void *pl);
 /* Remove the job's directory and everything in it (job end). */
 void px_job_reg_cleanup(px_job_t *j);
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */

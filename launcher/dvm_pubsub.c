@@ -110,10 +110,8 @@ static void ps_on_loop(void *arg)
 {
     ps_req_t *r = arg;
     px_dvm_t *dvm = r->dvm;
-    pmix_status_t rc = PMIX_ERR_NOT_AVAILABLE; /* the DVM is finalizing */
-    if (dvm->pubsub == NULL) {
-        /* nothing to do: answered below */
-    } else if (r->kind == PS_PUBLISH) {
+    pmix_status_t rc;
+    if (r->kind == PS_PUBLISH) {
         rc = px_pubsub_publish(dvm->pubsub, &r->who, r->range, r->persist, r->data, r->ndata);
     } else if (r->kind == PS_UNPUBLISH) {
         rc = px_pubsub_unpublish(dvm->pubsub, &r->who, r->range, r->keys);

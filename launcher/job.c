@@ -19,8 +19,6 @@
 #include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
 
-extern char **environ;
-
 static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
 
@@ -91,8 +89,8 @@ static void proc_started(px_proc_t *p, int err, const char *stage, pid_t pid)
     if (err != 0) {
         p->state = PX_PROC_FAILED_START;
         job_fail(j, PX_WHY_START, p->proc.rank, err, stage ? stage : "setup");
-    } else if (p->state == PX_PROC_STARTING) {
-        p->state = PX_PROC_RUNNING;
+    } else {
+        p->state = PX_PROC_RUNNING; /* apply_pstate calls this for a STARTING process only */
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: %s", j->nspace, p->proc.rank,
                err ? "start failed" : "started");
@@ -446,6 +444,9 @@ static void job_free(px_job_t *j)
         PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
     }
     px_job_reg_cleanup(j);
+    free(j->node_map);
+    free(j->proc_map);
+    free(j->peers);
     px_out_flush_held(j, true);
     if (j->timeout_ev != NULL) {
         event_free(j->timeout_ev);
@@ -673,14 +674,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
 {
     void *list = PMIx_Info_list_start();
     uint32_t size = (uint32_t)j->nprocs;
-    char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
-    pmix_status_t rc = peers ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_generate_regex(j->dvm->hostname, &regex);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_generate_ppn(peers, &ppn);
-    }
+    pmix_status_t rc = PMIX_SUCCESS;
     pmix_rank_t zero = 0;
     if (rc == PMIX_SUCCESS) {
         PMIx_Info_list_add(list, PMIX_JOBID, j->nspace, PMIX_STRING);
@@ -694,10 +688,10 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         add_u32(list, PMIX_NODEID, 0);
         PMIx_Info_list_add(list, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
         rc = px_job_reg_host_keys(j, list);
-        PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, j->peers, PMIX_STRING);
         PMIx_Info_list_add(list, PMIX_LOCALLDR, &zero, PMIX_PROC_RANK);
-        PMIx_Info_list_add(list, PMIX_NODE_MAP, regex, PMIX_STRING);
-        PMIx_Info_list_add(list, PMIX_PROC_MAP, ppn, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_NODE_MAP, j->node_map, PMIX_STRING);
+        PMIx_Info_list_add(list, PMIX_PROC_MAP, j->proc_map, PMIX_STRING);
         if (j->map.mapby != NULL) {
             PMIx_Info_list_add(list, PMIX_MAPBY, j->map.mapby, PMIX_STRING);
         }
@@ -719,6 +713,8 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
             PMIx_Info_list_release(al);
         }
     }
+    /* PMIX_SPAWNED: a process of another job of this DVM asked for it */
+    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
         void *pl = PMIx_Info_list_start();
@@ -731,7 +727,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         PMIx_Info_list_add(pl, PMIX_NODE_RANK, &mp->node_rank, PMIX_UINT16);
         add_u32(pl, PMIX_NODEID, 0);
         PMIx_Info_list_add(pl, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
-        px_job_reg_proc_keys(j, rank, pl);
+        px_job_reg_proc_keys(j, rank, spawned, pl);
         if (mp->cpuset != NULL) {
             /* "hwloc:<list>"; the server library adds PMIX_LOCALITY_STRING from it */
             char *cs = NULL;
@@ -754,9 +750,6 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         PMIx_Data_array_destruct(&da);
     }
     PMIx_Info_list_release(list);
-    free(regex);
-    free(ppn);
-    free(peers);
     return rc;
 }
 
@@ -1093,23 +1086,22 @@ static void setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
     px_job_move(j, PX_JOB_ENDED, "setup failed");
 }
 
-/* Ask the library for the job's setup data; the job waits for it (job_setup_done). */
+/* Make the job's maps (kept for its registration), then ask the library for the job's
+ * setup data; the job waits for it (job_setup_done). */
 static pmix_status_t setup_app(px_job_t *j)
 {
-    char *regex = NULL, *ppn = NULL, *peers = rank_list(j, 0, true);
-    pmix_status_t rc = peers ? PMIx_generate_regex(j->dvm->hostname, &regex) : PMIX_ERR_NOMEM;
+    j->peers = rank_list(j, 0, true);
+    pmix_status_t rc =
+        j->peers ? PMIx_generate_regex(j->dvm->hostname, &j->node_map) : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
-        rc = PMIx_generate_ppn(peers, &ppn);
+        rc = PMIx_generate_ppn(j->peers, &j->proc_map);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_job_setup_app(j, regex, ppn, j->info, j->ninfo, job_setup_done);
+        rc = px_job_setup_app(j, j->node_map, j->proc_map, j->info, j->ninfo, job_setup_done);
     }
     if (rc == PMIX_SUCCESS) {
         px_job_move(j, PX_JOB_SETUP, "waiting for the application setup");
     }
-    free(regex);
-    free(ppn);
-    free(peers);
     return rc;
 }
 

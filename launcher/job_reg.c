@@ -55,10 +55,9 @@ static void sweep_stale_dirs(px_dvm_t *dvm, const char *tmp)
  * directories of dead controllers. */
 static void make_dirs(px_job_t *j)
 {
-    static bool swept;
     const char *tmp = getenv("TMPDIR");
-    if (!swept) {
-        swept = true;
+    if (!j->dvm->swept_stale_dirs) {
+        j->dvm->swept_stale_dirs = true;
         sweep_stale_dirs(j->dvm, tmp && *tmp ? tmp : "/tmp");
     }
     if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp && *tmp ? tmp : "/tmp", (int)getpid(), j->jobid) <
@@ -143,7 +142,7 @@ pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
 
 /* Process realm: never restarted; spawned when a process of another job asked for it;
  * its directory inside the job's. */
-void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl)
+void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, bool spawned, void *pl)
 {
     char *dir = NULL;
     if (j->nsdir != NULL && asprintf(&dir, "%s/%u", j->nsdir, rank) >= 0) {
@@ -155,7 +154,6 @@ void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, void *pl)
         free(dir);
     }
     uint32_t reinc = 0;
-    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
     PMIx_Info_list_add(pl, PMIX_REINCARNATION, &reinc, PMIX_UINT32);
     PMIx_Info_list_add(pl, PMIX_SPAWNED, &spawned, PMIX_BOOL);
 }

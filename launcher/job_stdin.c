@@ -31,27 +31,30 @@ typedef struct px_stdin_wait {
     void *cbdata; /* borrowed: the pusher's */
 } px_stdin_wait_t;
 
-/* Queue bytes on (len > 0), or close (len 0), the stdin of the job's stdin target(s)
- * matching rank. Bytes for a target that is gone are dropped. */
-/* Is process r of j, still running, a stdin target of j matching rank (or wildcard)? */
-static bool stdin_target(const px_job_t *j, size_t r, pmix_rank_t rank)
+/* The child of process r of j when it is still running and a stdin target of j matching
+ * rank (or wildcard), else NULL. */
+static px_child_t *stdin_target(const px_job_t *j, size_t r, pmix_rank_t rank)
 {
     bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-    return target && (rank == PMIX_RANK_WILDCARD || rank == r) &&
-           px_job_child(&j->procs[r]) != NULL;
+    if (!target || (rank != PMIX_RANK_WILDCARD && rank != r)) {
+        return NULL;
+    }
+    return px_job_child(&j->procs[r]);
 }
 
+/* Queue bytes on (len > 0), or close (len 0), the stdin of the job's stdin target(s)
+ * matching rank. Bytes for a target that is gone are dropped. */
 static void job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
 {
     for (size_t r = 0; r < j->nprocs; r++) {
-        px_proc_t *p = &j->procs[r];
-        if (!stdin_target(j, r, rank)) {
+        px_child_t *child = stdin_target(j, r, rank);
+        if (child == NULL) {
             continue;
         }
         if (len == 0) {
-            px_odls_stdin_close(px_job_child(p));
+            px_odls_stdin_close(child);
         } else {
-            px_odls_stdin_write(px_job_child(p), data, len);
+            px_odls_stdin_write(child, data, len);
         }
     }
 }
@@ -70,12 +73,12 @@ static bool target_full(px_dvm_t *dvm, const pmix_proc_t *t)
     px_job_t *j = px_job_find(dvm, t->nspace);
     bool full = false;
     for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
-        px_proc_t *p = &j->procs[r];
-        if (!stdin_target(j, r, t->rank)) {
+        px_child_t *child = stdin_target(j, r, t->rank);
+        if (child == NULL) {
             continue;
         }
         /* 1: below the mark; -1: its stdin is gone (EPIPE) */
-        if (px_odls_stdin_notify(px_job_child(p), PX_STDIN_HIGH, on_drained, dvm) == 0) {
+        if (px_odls_stdin_notify(child, PX_STDIN_HIGH, on_drained, dvm) == 0) {
             full = true;
         }
     }

@@ -61,7 +61,7 @@ static void waiter_free(waiter_t *w)
     free(w);
 }
 
-/* Unlink w and answer it with status (no data). */
+/* Unlink w (not answered: waiter_answer does that). */
 static void waiter_unlink(px_pubsub_t *ps, waiter_t *w)
 {
     for (waiter_t **pp = &ps->waiters; *pp != NULL; pp = &(*pp)->next) {

@@ -43,9 +43,6 @@ bool px_daemons_is_here(const char *name, const char *node);
  * loop itself (controller start-up). The table, or NULL after the message. */
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o);
 
-/* Number of daemons in the table (daemon 0 included). */
-size_t px_daemons_count(const px_daemons_t *d);
-
 /* Send every daemon PX_DP_EXIT; done(arg) runs on the loop once each has closed its
  * connection and its agent has been reaped (those that do not, within a bound, are
  * killed). Called again, or with nothing to wait for, done runs later all the same. */
