@@ -253,7 +253,7 @@ PX_ENC_FN(value)
     px_bfrops_slot_t slot = px_bfrops_value_slot(v->type);
     pmix_status_t rc;
 
-    if (slot == PX_BFROPS_SLOT_BAD || (slot != PX_BFROPS_SLOT_EMPTY && !px_type_known(v->type)))
+    if (slot == PX_BFROPS_SLOT_BAD) /* an unknown type has no slot */
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     rc = w_uint(b, v->type, 2);
     if (rc != PMIX_SUCCESS || slot == PX_BFROPS_SLOT_EMPTY)
@@ -339,8 +339,7 @@ PX_ENC_FN(darray)
     const pmix_data_array_t *d = e;
     pmix_status_t rc;
 
-    if (d->size &&
-        (!px_type_known(d->type) || px_bfrops_tinfo(d->type).kind == PX_BFROPS_K_UNKNOWN))
+    if (d->size && !px_type_known(d->type))
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     rc = w_uint(b, d->type, 2);
     if (rc == PMIX_SUCCESS)
@@ -647,7 +646,7 @@ pmix_status_t px_bfrops_pack(pmix_data_buffer_t *buf, const void *src, int32_t n
 
     if (!buf || !src || n < 0 || !px_bfrops_buf_valid(buf))
         return PMIX_ERR_BAD_PARAM;
-    if (!px_type_known(type) || px_bfrops_tinfo(type).kind == PX_BFROPS_K_UNKNOWN)
+    if (!px_type_known(type))
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     es = px_type_size(type);
     used = buf->bytes_used;

@@ -77,7 +77,7 @@ pmix_status_t px_bfrops_unpack_info_array(pmix_data_buffer_t *buf, pmix_info_t *
 void px_bfrops_info_array_free(pmix_info_t *info, size_t ninfo);
 
 /* ---- counts read from the wire ----
- * Every message handler (server, client, tool; the daemon protocol to come) reads a
+ * Every message handler (server, client, tool, and the daemon protocol) reads a
  * count that sizes an allocation through px_bfrops_unpack_count, never through a plain
  * unpack: the count is checked against the bytes left in the message before the caller
  * allocates anything for it. */

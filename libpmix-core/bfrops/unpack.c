@@ -316,7 +316,7 @@ PX_DEC_FN(value)
     if (rc != PMIX_SUCCESS)
         return rc;
     slot = px_bfrops_value_slot(t);
-    if (slot == PX_BFROPS_SLOT_BAD || (slot != PX_BFROPS_SLOT_EMPTY && !px_type_known(t)))
+    if (slot == PX_BFROPS_SLOT_BAD) /* an unknown type has no slot */
         return BAD;
     if (slot == PX_BFROPS_SLOT_EMPTY) {
         v->type = PMIX_UNDEF;
@@ -439,8 +439,7 @@ PX_DEC_FN(darray)
     if (rc != PMIX_SUCCESS)
         return rc;
     d->type = et;
-    if (r->left >= 4 && px_bfrops_get_be(r->p, 4) != 0 &&
-        (!px_type_known(et) || px_bfrops_tinfo(et).kind == PX_BFROPS_K_UNKNOWN))
+    if (r->left >= 4 && px_bfrops_get_be(r->p, 4) != 0 && !px_type_known(et))
         return BAD;
     return r_array(r, &d->array, &d->size, et, depth);
 }
@@ -825,7 +824,7 @@ pmix_status_t px_bfrops_unpack(pmix_data_buffer_t *buf, void *dest, int32_t *n,
 
     if (!buf || !dest || !n || *n < 0 || !px_bfrops_buf_valid(buf))
         return PMIX_ERR_BAD_PARAM;
-    if (!px_type_known(type) || px_bfrops_tinfo(type).kind == PX_BFROPS_K_UNKNOWN)
+    if (!px_type_known(type))
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     es = px_type_size(type);
     r.p = (const uint8_t *)buf->unpack_ptr;

@@ -50,7 +50,7 @@ pmix_status_t px_cl_event_bind(void)
  * Chap_API_Event: events are cached and given to handlers registered later, in the order
  * received. The server replays its cache only for codes it has not yet sent to this
  * process; what it already sent (to a default handler, say) lives here. Every event
- * received from the server is kept, at most PX_CL_EVCACHE (the server's default bound),
+ * received from the server is kept, at most PX_EVENT_CACHE_DEFAULT (the server's default bound),
  * oldest dropped first; PMIX_EVENT_DO_NOT_CACHE skips it. This process's own
  * notifications are not kept (the server never sends an event back to its origin either),
  * nor is the local PMIX_ERR_LOST_CONNECTION. A registration, when it becomes active,
@@ -58,7 +58,6 @@ pmix_status_t px_cl_event_bind(void)
  * cache.lock is held around "deliver then keep" and around "activate then replay", so an
  * event reaches a new registration either live or from the cache, never both. Lock
  * order: cache.lock, then the engine's and px_cl.lock (taken inside px_evt_*). */
-#define PX_CL_EVCACHE 512
 
 typedef struct cl_event {
     struct cl_event *next;
@@ -114,7 +113,7 @@ static void cache_keep_locked(pmix_status_t status, const pmix_proc_t *source,
         cache.head = e;
     }
     cache.tail = e;
-    if (++cache.n > PX_CL_EVCACHE) {
+    if (++cache.n > PX_EVENT_CACHE_DEFAULT) {
         cl_event_t *old = cache.head;
         cache.head = old->next;
         cache.n--;

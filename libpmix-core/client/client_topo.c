@@ -49,10 +49,10 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
     }
     hwloc_topology_t t = px_hw_local_topology();
     if (t == NULL && (t = fetch_from_server()) != NULL) {
-        t = px_hw_local_set(t, true);
+        t = px_hw_local_set(t);
     }
     if (t == NULL && (t = px_hw_discover()) != NULL) {
-        t = px_hw_local_set(t, true);
+        t = px_hw_local_set(t);
     }
     if (t == NULL) {
         return PMIX_ERR_NOT_AVAILABLE;

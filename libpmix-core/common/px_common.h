@@ -1,4 +1,5 @@
-/* common: small helpers every side shares — developer logging and server URIs.
+/* common: small helpers every side shares — developer logging, server URIs, the
+ * required-directive check (px_info_unhonoured) and px_pid_gone.
  * Thread-safe.
  */
 #ifndef PX_COMMON_H

@@ -1,4 +1,4 @@
-/* common: locality strings and the local topology's loader, shared by the client,
+/* common: locality strings and the process's local topology, shared by the client,
  * server and tool sides (common/topo.c). Any thread. */
 #ifndef PX_TOPO_H
 #define PX_TOPO_H
@@ -13,5 +13,10 @@
  * field is empty when the topology has no such level or nothing intersects). This is
  * OpenPMIx's documented form. Malloc'd into *out. */
 pmix_status_t px_topo_locality_string(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, char **out);
+
+/* The process's local topology (PMIx_Load_topology: the one the server gave, else
+ * discovered once), read-only and the library's. PMIX_SUCCESS with *out set, or the
+ * loader's error. */
+pmix_status_t px_topo_local(hwloc_topology_t *out);
 
 #endif /* PX_TOPO_H */

@@ -1,5 +1,6 @@
 /* common: cpusets and locality for every side - PMIx_Parse_cpuset_string,
- * PMIx_Get_cpuset, PMIx_Get_relative_locality, PMIx_Compute_distances(_nb) and the
+ * PMIx_Get_cpuset, PMIx_Get_relative_locality, PMIx_Compute_distances (its _nb form is
+ * client/client_topo.c), the local topology (px_topo_local) and the
  * locality string (px_topo.h). hwloc underneath; any thread, no state of its own (the
  * local topology is types/px_hwtypes.c's, loaded through PMIx_Load_topology). */
 #include <stdbool.h>
@@ -29,6 +30,16 @@ static const struct {
     {HWLOC_OBJ_PU, "HT", PMIX_LOCALITY_SHARE_HWTHREAD},
 };
 #define NLEVELS (sizeof(levels) / sizeof(levels[0]))
+
+pmix_status_t px_topo_local(hwloc_topology_t *out)
+{
+    pmix_topology_t t = {.source = NULL, .topology = NULL};
+    pmix_status_t rc = PMIx_Load_topology(&t);
+    /* the topology is the library's (read-only, px_hwtypes.h): only the source is ours */
+    free(t.source);
+    *out = rc == PMIX_SUCCESS ? t.topology : NULL;
+    return rc;
+}
 
 pmix_status_t px_topo_locality_string(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, char **out)
 {
@@ -117,17 +128,15 @@ PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envel
     } else {
         return PMIX_ERR_BAD_PARAM;
     }
-    pmix_topology_t topo = {.source = NULL, .topology = NULL};
-    pmix_status_t rc = PMIx_Load_topology(&topo);
+    hwloc_topology_t local;
+    pmix_status_t rc = px_topo_local(&local);
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    /* the topology is the library's (read-only, px_hwtypes.h): only the source is ours */
-    free(topo.source);
     pmix_cpuset_t c = {.source = strdup(PX_HW_SOURCE), .bitmap = hwloc_bitmap_alloc()};
     if (c.source == NULL || c.bitmap == NULL) {
         rc = PMIX_ERR_NOMEM;
-    } else if (hwloc_get_cpubind(topo.topology, c.bitmap, flags) != 0) {
+    } else if (hwloc_get_cpubind(local, c.bitmap, flags) != 0) {
         rc = PMIX_ERROR;
     }
     if (rc != PMIX_SUCCESS) {
@@ -317,13 +326,10 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpu
     }
     hwloc_topology_t t = topo != NULL ? topo->topology : NULL;
     if (t == NULL) {
-        pmix_topology_t local = {.source = NULL, .topology = NULL};
-        pmix_status_t rc = PMIx_Load_topology(&local);
+        pmix_status_t rc = px_topo_local(&t);
         if (rc != PMIX_SUCCESS) {
             return rc;
         }
-        free(local.source);
-        t = local.topology;
     }
     if (!hwloc_bitmap_intersects(cpuset->bitmap, hwloc_topology_get_topology_cpuset(t))) {
         return PMIX_ERR_BAD_PARAM; /* not a location on that node */

@@ -140,11 +140,6 @@ void px_evt_activate(size_t id)
     pthread_mutex_unlock(&px_evt_mod.lock);
 }
 
-/* How "no invocation starts once this returns" holds: the loop decides to call a handler
- * under the lock, after checking removed, and counts the call in entering until fn
- * returns. We set removed under the lock, so any later decision skips it; a decision
- * already taken is waited for (the call has then begun and returned) unless we are that
- * very call (a handler deregistering itself or another one from the loop thread). */
 /* Does a registration other than r name code? Lock held. */
 static bool held_elsewhere(const px_evt_reg_t *r, pmix_status_t code)
 {
@@ -186,6 +181,11 @@ pmix_status_t px_evt_deregister(size_t id)
     return px_evt_deregister_released(id, NULL, NULL);
 }
 
+/* How "no invocation starts once this returns" holds: the loop decides to call a handler
+ * under the lock, after checking removed, and counts the call in entering until fn
+ * returns. We set removed under the lock, so any later decision skips it; a decision
+ * already taken is waited for (the call has then begun and returned) unless we are that
+ * very call (a handler deregistering itself or another one from the loop thread). */
 pmix_status_t px_evt_deregister_released(size_t id, pmix_status_t **gone, size_t *ngone)
 {
     px_evt_reg_t **link = NULL;

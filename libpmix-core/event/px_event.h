@@ -19,6 +19,10 @@
 
 #include "net/px_progress.h"
 
+/* How many events a process keeps for later registrations: the server per client
+ * (server_event.c, changeable by the host), a client or tool of its own (client_event.c). */
+#define PX_EVENT_CACHE_DEFAULT 512
+
 /* Who this process is, for source ranges given at registration. */
 typedef struct px_evt_self {
     pmix_proc_t me;

@@ -2,8 +2,10 @@
  * Threads: the state below is touched with srv->lock held — on the progress loop by
  * message handlers and host callbacks shifted there, and by the host's threads in the
  * synchronous server APIs. It is never held across an upcall (px_srv_upcall); it stays
- * recursive because some callbacks into the host (a dmodex request's answer, the server
- * process's own event handlers) still run with it held and may call those APIs.
+ * recursive because some callbacks into the host still run with it held and may call
+ * those APIs: a dmodex request's answer, the server process's own event handlers, the
+ * completion callbacks of a deregistration (dereg_on_loop) and of the server's own
+ * PMIx_Notify_event (api_notify_on_loop).
  * Peers (net/) are touched only on the loop.
  */
 #ifndef PX_SERVER_H

@@ -22,7 +22,6 @@
 #include "types/px_types.h"
 
 /* Default number of events the cache holds; PX_ATTR_EVENT_CACHE at init changes it. */
-#define PX_EVCACHE_DEFAULT 512
 /* Our own server init attribute (uint32): the event cache's size, 0 = no cache. */
 #define PX_ATTR_EVENT_CACHE "px.srv.evcache"
 
@@ -103,7 +102,7 @@ static bool srv_is_rm(const pmix_proc_t *proc)
 pmix_status_t px_srv_event_init(const pmix_info_t info[], size_t ninfo)
 {
     memset(&ev, 0, sizeof(ev));
-    ev.max = PX_EVCACHE_DEFAULT;
+    ev.max = PX_EVENT_CACHE_DEFAULT;
     ev.next_id = 1;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PX_ATTR_EVENT_CACHE)) {

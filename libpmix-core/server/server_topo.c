@@ -51,7 +51,7 @@ pmix_status_t px_srv_topo_init(const pmix_info_t *info, size_t ninfo)
             if (hwloc_topology_dup(&mine, given) != 0) {
                 return PMIX_ERR_NOMEM;
             }
-            px_hw_local_set(mine, true);
+            px_hw_local_set(mine);
             px_debug(2, "server", "topology given by the host");
         }
     }
@@ -70,12 +70,10 @@ void px_srv_topology_req(px_srv_client_t *c, uint32_t seq)
     pmix_status_t rc = PMIX_ERR_NOT_AVAILABLE;
     pmix_data_buffer_t body;
     px_bfrops_buf_init(&body);
-    if (share && xml_cache == NULL) {
-        pmix_topology_t t = {.source = NULL, .topology = NULL};
-        if (PMIx_Load_topology(&t) == PMIX_SUCCESS) {
-            (void)px_hw_topology_text(&t, &xml_cache);
-        }
-        free(t.source); /* the topology itself is the library's */
+    hwloc_topology_t local;
+    if (share && xml_cache == NULL && px_topo_local(&local) == PMIX_SUCCESS) {
+        pmix_topology_t t = {.source = PX_HW_SOURCE, .topology = local};
+        (void)px_hw_topology_text(&t, &xml_cache);
     }
     if (share && xml_cache != NULL) {
         rc = px_bfrops_pack(&body, &xml_cache, 1, PMIX_STRING);
@@ -87,12 +85,8 @@ void px_srv_topology_req(px_srv_client_t *c, uint32_t seq)
 /* The local topology (loaded on first use), NULL when there is none. */
 static hwloc_topology_t local_topo(void)
 {
-    pmix_topology_t t = {.source = NULL, .topology = NULL};
-    if (PMIx_Load_topology(&t) != PMIX_SUCCESS) {
-        return NULL;
-    }
-    free(t.source);
-    return t.topology;
+    hwloc_topology_t t;
+    return px_topo_local(&t) == PMIX_SUCCESS ? t : NULL;
 }
 
 /* The cpus of a local rank: its PMIX_CPUSET, else (not bound) the whole node's. Owned

@@ -11,6 +11,7 @@
 #include "bfrops/px_bfrops.h"
 #include "regex/px_regex.h"
 #include "store/px_store.h"
+#include "types/px_types.h"
 
 void px_store_init(px_store_t *st, const char *my_hostname)
 {
@@ -306,12 +307,8 @@ static bool map_text(const pmix_value_t *v, const char **text)
     if (v != NULL && v->type == PMIX_STRING) {
         *text = v->data.string;
     } else if (v != NULL && v->type == PMIX_REGEX) {
-        const pmix_byte_object_t *bo = &v->data.bo;
-        if (bo->bytes == NULL || bo->size == 0 ||
-            memchr(bo->bytes, '\0', bo->size) != bo->bytes + bo->size - 1) {
-            return false;
-        }
-        *text = bo->bytes;
+        *text = px_value_regex_text(v);
+        return *text != NULL;
     }
     return true;
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "types/px_hwtypes.h"
+#include "types/px_types.h"
 
 bool px_hw_is_source(const char *source)
 {
@@ -17,11 +18,7 @@ bool px_hw_is_source(const char *source)
 
 static pmix_status_t dup_source(char **dest, const char *src)
 {
-    *dest = NULL;
-    if (src != NULL && (*dest = strdup(src)) == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    return PMIX_SUCCESS;
+    return px_types_strdup(dest, src) ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 
 static pmix_value_cmp_t cmp_source(const char *a, const char *b)
@@ -167,8 +164,7 @@ char *px_hw_cpuset_describe(const pmix_cpuset_t *c)
 /* ---- topologies ---- */
 
 static pthread_mutex_t local_lock = PTHREAD_MUTEX_INITIALIZER;
-static hwloc_topology_t local_topo; /* the one PMIx_Load_topology hands out */
-static bool local_owned;            /* destroyed by px_hw_local_fini */
+static hwloc_topology_t local_topo; /* owned: the one PMIx_Load_topology hands out */
 
 hwloc_topology_t px_hw_local_topology(void)
 {
@@ -178,13 +174,12 @@ hwloc_topology_t px_hw_local_topology(void)
     return t;
 }
 
-hwloc_topology_t px_hw_local_set(hwloc_topology_t t, bool owned)
+hwloc_topology_t px_hw_local_set(hwloc_topology_t t)
 {
     pthread_mutex_lock(&local_lock);
     if (local_topo == NULL) {
         local_topo = t;
-        local_owned = owned;
-    } else if (owned && t != NULL && t != local_topo) {
+    } else if (t != NULL && t != local_topo) {
         hwloc_topology_destroy(t);
     }
     t = local_topo;
@@ -195,11 +190,10 @@ hwloc_topology_t px_hw_local_set(hwloc_topology_t t, bool owned)
 void px_hw_local_fini(void)
 {
     pthread_mutex_lock(&local_lock);
-    if (local_topo != NULL && local_owned) {
+    if (local_topo != NULL) {
         hwloc_topology_destroy(local_topo);
     }
     local_topo = NULL;
-    local_owned = false;
     pthread_mutex_unlock(&local_lock);
 }
 

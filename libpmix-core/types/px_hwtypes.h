@@ -12,7 +12,7 @@
 /* The only source we implement (compared case-insensitively, as the Standard says). */
 #define PX_HW_SOURCE "hwloc"
 
-/* Ownership (replaces the placeholders of px_types.h):
+/* Ownership (the registry rows of PMIX_PROC_CPUSET/PMIX_TOPO call these operations):
  *  - a cpuset whose source is "hwloc" owns its bitmap (an hwloc_bitmap_t): copy
  *    duplicates it, release frees it. A non-NULL bitmap of another source cannot be
  *    interpreted: copy and pack refuse it (PMIX_ERR_NOT_SUPPORTED), release leaves it.
@@ -49,16 +49,15 @@ char *px_hw_topology_describe(const pmix_topology_t *t);
 /* ---- the process's local topology ---- */
 /* The topology the library hands out (PMIx_Load_topology), NULL until one is set. */
 hwloc_topology_t px_hw_local_topology(void);
-/* Install t as the local topology unless one is already there; returns the one in
- * place. owned: the library destroys t at px_hw_local_fini (else it is the caller's and
- * must stay valid until then). When one was there, an owned t is destroyed. */
-hwloc_topology_t px_hw_local_set(hwloc_topology_t t, bool owned);
-/* Discover this node's topology (no caches' I/O devices; see dvm.c for the same
- * filters), or NULL with errno. */
+/* Install t (taken: the library destroys it at px_hw_local_fini) as the local topology
+ * unless one is already there, in which case t is destroyed; returns the one in place. */
+hwloc_topology_t px_hw_local_set(hwloc_topology_t t);
+/* Discover this node's topology (caches kept for the locality string; no I/O devices),
+ * or NULL with errno. */
 hwloc_topology_t px_hw_discover(void);
 /* Load a topology from XML that describes this node (binding queries allowed). */
 hwloc_topology_t px_hw_from_xml(const char *xml, bool this_system);
-/* Drop the local topology (destroyed if owned). */
+/* Destroy the local topology. */
 void px_hw_local_fini(void);
 
 #endif /* PX_HWTYPES_H */

@@ -69,7 +69,7 @@ const struct px_type_ops *px_type_ops(pmix_data_type_t t);
 
 /* ---- the operations, by area ---- */
 
-/* types/px_types.c: construct, copy, release, compare, footprint */
+/* types/px_types.c: construct, copy, release; types/px_types_cmp.c: compare, footprint */
 void px_types_init_proc(void *e);
 void px_types_init_pinfo(void *e);
 void px_types_init_pdata(void *e);

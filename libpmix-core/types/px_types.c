@@ -33,6 +33,19 @@ pmix_data_type_t px_type_in_value(pmix_data_type_t t)
     return PMIX_REGEX == t ? PMIX_BYTE_OBJECT : t;
 }
 
+const char *px_value_regex_text(const pmix_value_t *v)
+{
+    if (v == NULL || v->type != PMIX_REGEX) {
+        return NULL;
+    }
+    const pmix_byte_object_t *bo = &v->data.bo;
+    if (bo->bytes == NULL || bo->size == 0 ||
+        memchr(bo->bytes, '\0', bo->size) != bo->bytes + bo->size - 1) {
+        return NULL;
+    }
+    return bo->bytes;
+}
+
 bool px_type_is_number(pmix_data_type_t t)
 {
     const struct px_type_ops *o = px_type_ops(t);

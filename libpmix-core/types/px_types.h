@@ -133,7 +133,8 @@ void px_type_construct(void *elem, pmix_data_type_t t);
  * (different: PMIX_VALUE_INCOMPATIBLE_OBJECTS), size, then element by element; other
  * structs field by field (strings, argvs and nested arrays deeply). PMIX_EQUAL always
  * means deep equality. PMIX_VALUE_COMPARISON_NOT_AVAIL when no order exists: different
- * pointers (PMIX_POINTER, cpuset bitmaps, topologies), stats whose numbers differ,
+ * pointers (PMIX_POINTER; cpusets/topologies of a source other than hwloc), stats whose
+ * numbers differ,
  * buffers whose offsets differ, NaN. Different device types or coordinate views give
  * PMIX_VALUE_INCOMPATIBLE_OBJECTS. */
 pmix_value_cmp_t px_type_compare(const void *a, const void *b, pmix_data_type_t t);
@@ -149,6 +150,10 @@ bool px_type_is_number(pmix_data_type_t t);
 /* The type whose element representation a pmix_value_t of type t holds (at &value->data
  * or value->data.ptr): t itself, except PMIX_BYTE_OBJECT for PMIX_REGEX (see above). */
 pmix_data_type_t px_type_in_value(pmix_data_type_t t);
+
+/* The text of a PMIX_REGEX value: its bytes when they are exactly one NUL-terminated
+ * string (as PMIx_Value_load stores it), else NULL (another type, or other bytes). */
+const char *px_value_regex_text(const pmix_value_t *v);
 
 /* Helpers the struct families share (also used by other areas). */
 /* Deep copy of n infos into a new array (NULL when n is 0), freed with

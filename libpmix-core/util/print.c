@@ -161,13 +161,12 @@ static void px_put_value(struct px_sbuf *b, const pmix_value_t *v, int depth)
     px_sbuf_add(b, "%s", PMIx_Data_type_string(v->type));
     if (v->type == PMIX_REGEX) {
         /* held as a byte object (types/px_types.h): its text when it is one string */
-        const pmix_byte_object_t *bo = &v->data.bo;
+        const char *text = px_value_regex_text(v);
         px_sbuf_add(b, ": ");
-        if (bo->bytes != NULL && bo->size > 0 &&
-            memchr(bo->bytes, '\0', bo->size) == bo->bytes + bo->size - 1) {
-            px_sbuf_add(b, "%s", bo->bytes);
+        if (text != NULL) {
+            px_sbuf_add(b, "%s", text);
         } else {
-            px_put_bytes(b, bo);
+            px_put_bytes(b, &v->data.bo);
         }
     } else if (v->type != PMIX_UNDEF) {
         px_sbuf_add(b, ": ");
