@@ -69,7 +69,8 @@ static pmix_status_t functions(char ***fns)
     if (res != NULL) {
         PMIx_Info_free(res, nres);
     }
-    return rc;
+    /* an answer naming no function (another server, an empty level) is none found */
+    return rc == PMIX_SUCCESS && *fns == NULL ? PMIX_ERR_NOT_FOUND : rc;
 }
 
 static void print_fn(const px_cmd_t *cmd, const pmix_info_t *fn)

@@ -121,10 +121,9 @@ static void px_info_attr(const px_cmd_t *cmd, const char *level, const char *fn,
     PMIX_REGATTR_DESTRUCT(&r);
 }
 
-/* Every function of every level with its attributes. Returns the number of functions shown. */
-static size_t px_info_functions(const px_cmd_t *cmd)
+/* Every function of every level with its attributes. */
+static void px_info_functions(const px_cmd_t *cmd)
 {
-    size_t shown = 0;
     px_info_header(cmd, "Functions and the attributes the library supports");
     for (size_t l = 0; l < PX_INFO_NLEVELS; l++) {
         const px_info_level_t *lv = &px_info_levels[l];
@@ -133,7 +132,6 @@ static size_t px_info_functions(const px_cmd_t *cmd)
             if (!px_info_wanted(cmd, fns[i])) {
                 continue;
             }
-            shown++;
             const char *const *attrs = px_query_lib_attrs(lv->attributes, fns[i]);
             if (cmd->parsable) {
                 printf("function:%s:%s\n", lv->word, fns[i]);
@@ -147,7 +145,6 @@ static size_t px_info_functions(const px_cmd_t *cmd)
         }
         PMIx_Argv_free(fns);
     }
-    return shown;
 }
 
 /* A --param name no level knows. NULL when all are known. */

@@ -11,6 +11,7 @@
 
 #include "cli/px_cli.h"
 #include "cli/px_opts.h"
+#include "cli/px_query_print.h"
 #include "help/px_help.h"
 
 /* The value of key among the results (flat: one entry per key found, under its key). */
@@ -64,14 +65,6 @@ static const char *cmd_of(const pmix_value_t *nsinfo, const char *nspace)
         }
     }
     return "";
-}
-
-/* "RUNNING" rather than "PMIX_PROC_STATE_RUNNING" */
-static const char *state_name(pmix_proc_state_t st)
-{
-    const char *s = PMIx_Proc_state_string(st);
-    const char *prefix = "PMIX_PROC_STATE_";
-    return strncmp(s, prefix, strlen(prefix)) == 0 ? s + strlen(prefix) : s;
 }
 
 /* The CPUs a process holds in the DVM's pool: its binding (PMIX_CPUSET, "hwloc:0-1",
@@ -157,7 +150,7 @@ int main(int argc, char **argv)
                  * hold ":" itself) */
                 printf(cmd.parsable ? "%s:%u:%d:%s:%s:%s:%s\n"
                                     : "%-32s %6u %8d  %-16s %-12s %-8s %s\n",
-                       ns, pi[i].proc.rank, (int)pi[i].pid, host, state_name(pi[i].state),
+                       ns, pi[i].proc.rank, (int)pi[i].pid, host, px_qprint_state(pi[i].state),
                        cpus ? cpus : "-", cmd_of(nsinfo, ns));
                 free(cpus);
             }

@@ -1,4 +1,4 @@
-/* cli: what the tool commands (prun, pterm, pps) share — finding and connecting to a DVM
+/* cli: what the tool commands (prun, pterm, pps, pquery, pattrs) share — finding and connecting to a DVM
  * through the tool connection chain, and small process helpers. Main thread only.
  */
 #ifndef PX_CLI_H

@@ -13,11 +13,10 @@
  * process tables as rows (rank, pid, node, state, executable), attribute lists one per
  * line (name, key, type), comma lists one item per line. parsable: one line per leaf,
  * "path:value", the path being the keys from the top joined with ":" (array elements
- * numbered), e.g. "pmix.qry.ptable:0:rank=0:pid=123:..." — see px_qprint_value. */
+ * numbered), e.g. "pmix.qry.ptable:0:rank=0:pid=123:...". */
 void px_qprint_results(FILE *f, const pmix_info_t *res, size_t n, bool parsable);
 
-/* One value under path (borrowed) at an indent (readable form only). */
-void px_qprint_value(FILE *f, const char *path, const char *label, int indent,
-                     const pmix_value_t *v, bool parsable);
+/* A process state without its prefix: "RUNNING" rather than "PMIX_PROC_STATE_RUNNING". */
+const char *px_qprint_state(pmix_proc_state_t st);
 
 #endif /* PX_QUERY_PRINT_H */

@@ -71,10 +71,7 @@ static void proc_infos(FILE *f, const char *path, int indent, const pmix_proc_in
                 "NODE", "STATE", "EXECUTABLE");
     }
     for (size_t i = 0; i < n; i++) {
-        const char *st = PMIx_Proc_state_string(pi[i].state);
-        if (strncmp(st, "PMIX_PROC_STATE_", 16) == 0) {
-            st += 16;
-        }
+        const char *st = px_qprint_state(pi[i].state);
         if (parsable) {
             fprintf(f, "%s:%zu:nspace=%s:rank=%" PRIu32 ":pid=%d:node=%s:state=%s:exec=%s\n", path,
                     i, pi[i].proc.nspace, pi[i].proc.rank, (int)pi[i].pid,
@@ -100,6 +97,16 @@ static void regattrs(FILE *f, const char *path, int indent, const pmix_regattr_t
                     type);
         }
     }
+}
+
+static void px_qprint_value(FILE *f, const char *path, const char *label, int indent,
+                            const pmix_value_t *v, bool parsable);
+
+const char *px_qprint_state(pmix_proc_state_t st)
+{
+    const char *s = PMIx_Proc_state_string(st);
+    const char *prefix = "PMIX_PROC_STATE_";
+    return strncmp(s, prefix, strlen(prefix)) == 0 ? s + strlen(prefix) : s;
 }
 
 static void array(FILE *f, const char *path, const char *label, int indent,
@@ -174,8 +181,9 @@ static void array(FILE *f, const char *path, const char *label, int indent,
     }
 }
 
-void px_qprint_value(FILE *f, const char *path, const char *label, int indent,
-                     const pmix_value_t *v, bool parsable)
+/* One value under path (borrowed) at an indent, readable or parsable. */
+static void px_qprint_value(FILE *f, const char *path, const char *label, int indent,
+                            const pmix_value_t *v, bool parsable)
 {
     if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL) {
         array(f, path, label, indent, v->data.darray, parsable);
