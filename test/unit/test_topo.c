@@ -51,6 +51,11 @@ Test(topo, parse_and_generate_cpuset_string)
     cr_expect_eq(PMIx_Parse_cpuset_string("HWLOC:", &c), PMIX_SUCCESS);
     cr_expect(hwloc_bitmap_iszero(c.bitmap));
     PMIx_Cpuset_destruct(&c);
+    /* hwloc's infinite set "a-": from a on, only as the last range */
+    cr_expect_eq(PMIx_Parse_cpuset_string("hwloc:0,4-", &c), PMIX_SUCCESS);
+    cr_expect(hwloc_bitmap_isset(c.bitmap, 4) && hwloc_bitmap_isset(c.bitmap, 100));
+    cr_expect(!hwloc_bitmap_isset(c.bitmap, 2));
+    PMIx_Cpuset_destruct(&c);
     cr_expect_eq(PMIx_server_generate_cpuset("hwloc:5", &c), PMIX_SUCCESS);
     cr_expect(hwloc_bitmap_isset(c.bitmap, 5));
     PMIx_Cpuset_destruct(&c);
@@ -59,9 +64,9 @@ Test(topo, parse_and_generate_cpuset_string)
 Test(topo, bad_cpuset_strings_are_refused)
 {
     pmix_cpuset_t c = PMIX_CPUSET_STATIC_INIT;
-    const char *bad[] = {"0-3",        ":0-3",       "hwloc:3-1",      "hwloc:x",
-                         "hwloc:1,,2", "hwloc:1,",   "hwloc:99999999", "hwloc:0-99999999",
-                         "hwloc:-3",   "hwloc:1-2-3"};
+    const char *bad[] = {"0-3",        ":0-3",        "hwloc:3-1",      "hwloc:x",
+                         "hwloc:1,,2", "hwloc:1,",    "hwloc:99999999", "hwloc:0-99999999",
+                         "hwloc:-3",   "hwloc:1-2-3", "hwloc:4-,6"};
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cr_expect_eq(PMIx_Parse_cpuset_string(bad[i], &c), PMIX_ERR_BAD_PARAM, "%s", bad[i]);
@@ -205,7 +210,7 @@ Test(topo, generate_locality_uses_the_local_topology)
     pmix_cpuset_t c = {.source = "hwloc", .bitmap = cpus("6")};
     char *s = NULL;
 
-    px_hw_local_set(synthetic(SYNTH), true);
+    px_hw_local_set(synthetic(SYNTH));
     cr_assert_eq(PMIx_server_generate_locality_string(&c, &s), PMIX_SUCCESS);
     cr_expect_str_eq(s, "hwloc:NM1:SK1:L31:L2:L1:CR3:HT6");
     free(s);

@@ -2,11 +2,15 @@
  * px_argv_* / px_env_* helpers, on private arrays and on the real environ.
  * Single-threaded. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
+#include <unistd.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmix_common.h"
+#include "common/px_common.h"
 #include "util/px_argv.h"
 
 /* Assert argv equals the NULL-terminated list of expected strings. */
@@ -308,4 +312,33 @@ Test(env, env_get_and_unset)
     cr_assert_eq(errno, EINVAL);
     cr_assert_eq(px_env_unset(NULL, "A"), -1);
     PMIx_Argv_free(env);
+}
+
+/* The required-directive check PMIx_Init, PMIx_tool_init and the DVM use. */
+Test(common, info_unhonoured_names_the_first_required_unknown_key)
+{
+    pmix_info_t info[3];
+    bool yes = true;
+    PMIX_INFO_LOAD(&info[0], "px.known", &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], "px.optional", &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], "px.unknown", &yes, PMIX_BOOL);
+    const char *const honoured[] = {"px.known", NULL};
+    cr_expect_null(px_info_unhonoured(info, 3, honoured), "nothing required yet");
+    PMIx_Info_required(&info[0]);
+    cr_expect_null(px_info_unhonoured(info, 3, honoured), "a required key that is honoured");
+    PMIx_Info_required(&info[2]);
+    cr_expect_str_eq(px_info_unhonoured(info, 3, honoured), "px.unknown");
+    cr_expect_str_eq(px_info_unhonoured(info, 3, NULL), "px.known", "nothing honoured");
+    cr_expect_null(px_info_unhonoured(NULL, 0, honoured));
+    for (size_t i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
+
+Test(common, pid_gone)
+{
+    cr_expect(!px_pid_gone(0), "no pid is not a gone process");
+    cr_expect(!px_pid_gone(-1));
+    cr_expect(!px_pid_gone(getpid()), "we are alive");
+    cr_expect(px_pid_gone((pid_t)INT_MAX), "a pid past pid_max is no process");
 }
