@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh clone: installs what is missing, builds with
 # warnings as errors, runs every test; then a sanitizer build (ASan+UBSan) runs the unit
 # and server/client, daemon and DVM integration tests, and the fuzzers (unpack, server
-# dispatch, namespace unpacking) share a short smoke run.
+# dispatch, namespace unpacking, daemon protocol) share a short smoke run.
 # Ends with "N passed, N failed" counted from meson's test logs; exits non-zero on any
 # failure or when no test ran.
 # Usage: scripts/test.sh            (FUZZ_SECONDS=60 by default; 0 skips the fuzz run)
@@ -51,7 +51,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
     --print-errorlogs \
     --num-processes 2
 
-# 3. fuzz smoke run of the three targets, FUZZ_SECONDS in all (one test in the count)
+# 3. fuzz smoke run of the four targets, FUZZ_SECONDS in all (one test in the count)
 fuzz_result=""
 if [ "$fuzz_seconds" != "0" ]; then
     if [ -x scripts/fuzz-smoke.sh ]; then
