@@ -87,6 +87,23 @@ if sys.argv[3] == "pass":
 elif sys.argv[3] == "fail":
     failed += 1
 steps_failed = int(sys.argv[4])
+# name the failures last, so a reader of only the run's tail sees them
+for path in sys.argv[1:3]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        t = json.loads(line)
+        if t.get("result", "") not in ("OK", "EXPECTEDFAIL", "SKIP"):
+            out = (t.get("stdout") or "").splitlines()[-12:]
+            print("FAILED %s (%s, %.1fs, %s)" % (t.get("name"), t.get("result"),
+                  t.get("duration", 0.0), path.split("/")[-3]))
+            for o in out:
+                print("  | " + o[:200])
+
 failed_total = failed + steps_failed
 tail = ", %d skipped" % skipped if skipped else ""
 print("%d passed, %d failed%s" % (passed, failed_total, tail))
