@@ -122,6 +122,7 @@ int main(int argc, char **argv)
         .system_server = cmd.system_server,
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
+        .ssh_agent = cmd.plm_ssh_agent,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -146,6 +146,7 @@ int main(int argc, char **argv)
     px_dvm_opts_t o = {
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
+        .ssh_agent = cmd.plm_ssh_agent,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -7,20 +7,21 @@
 #include <pmix.h>
 
 #include "bfrops/px_bfrops.h"
+#include "daemon/dproto_int.h"
 #include "daemon/px_dproto.h"
 
-static pmix_status_t pack_str(pmix_data_buffer_t *buf, const char *s)
+pmix_status_t px_dpi_pack_str(pmix_data_buffer_t *buf, const char *s)
 {
     return px_bfrops_pack(buf, &s, 1, PMIX_STRING);
 }
 
-static pmix_status_t pack_u32(pmix_data_buffer_t *buf, uint32_t v)
+pmix_status_t px_dpi_pack_u32(pmix_data_buffer_t *buf, uint32_t v)
 {
     return px_bfrops_pack(buf, &v, 1, PMIX_UINT32);
 }
 
 /* One string item that may be NULL (an absent cpuset, stage). */
-static pmix_status_t unpack_str_opt(pmix_data_buffer_t *buf, char **out)
+pmix_status_t px_dpi_unpack_str_opt(pmix_data_buffer_t *buf, char **out)
 {
     int32_t one = 1;
     *out = NULL;
@@ -34,9 +35,9 @@ static pmix_status_t unpack_str_opt(pmix_data_buffer_t *buf, char **out)
 }
 
 /* One string item, bounded: NULL, empty or longer than max is malformed. */
-static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
+pmix_status_t px_dpi_unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
 {
-    pmix_status_t rc = unpack_str_opt(buf, out);
+    pmix_status_t rc = px_dpi_unpack_str_opt(buf, out);
     if (rc == PMIX_SUCCESS && (*out == NULL || **out == '\0' || strlen(*out) > max)) {
         free(*out);
         *out = NULL;
@@ -45,7 +46,7 @@ static pmix_status_t unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
     return rc;
 }
 
-static pmix_status_t unpack_u32(pmix_data_buffer_t *buf, uint32_t *v)
+pmix_status_t px_dpi_unpack_u32(pmix_data_buffer_t *buf, uint32_t *v)
 {
     int32_t one = 1;
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT32);
@@ -55,21 +56,21 @@ static pmix_status_t unpack_u32(pmix_data_buffer_t *buf, uint32_t *v)
 
 pmix_status_t px_dp_hello_pack(pmix_data_buffer_t *buf, const px_dp_hello_t *h)
 {
-    pmix_status_t rc = pack_u32(buf, h->version);
+    pmix_status_t rc = px_dpi_pack_u32(buf, h->version);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, h->id);
+        rc = px_dpi_pack_u32(buf, h->id);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_str(buf, h->node);
+        rc = px_dpi_pack_str(buf, h->node);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, (uint32_t)h->naliases);
+        rc = px_dpi_pack_u32(buf, (uint32_t)h->naliases);
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < h->naliases; i++) {
-        rc = pack_str(buf, h->aliases[i]);
+        rc = px_dpi_pack_str(buf, h->aliases[i]);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_str(buf, h->topo_sig);
+        rc = px_dpi_pack_str(buf, h->topo_sig);
     }
     return rc;
 }
@@ -92,12 +93,12 @@ pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h)
 {
     memset(h, 0, sizeof(*h));
     size_t n = 0;
-    pmix_status_t rc = unpack_u32(buf, &h->version);
+    pmix_status_t rc = px_dpi_unpack_u32(buf, &h->version);
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_u32(buf, &h->id);
+        rc = px_dpi_unpack_u32(buf, &h->id);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_str(buf, PX_DP_NAME_MAX, &h->node);
+        rc = px_dpi_unpack_str(buf, PX_DP_NAME_MAX, &h->node);
     }
     if (rc == PMIX_SUCCESS) {
         /* each alias is at least a whole (non-NULL) string item */
@@ -109,13 +110,13 @@ pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h)
         rc = h->aliases != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
-        rc = unpack_str(buf, PX_DP_NAME_MAX, &h->aliases[i]);
+        rc = px_dpi_unpack_str(buf, PX_DP_NAME_MAX, &h->aliases[i]);
         if (rc == PMIX_SUCCESS) {
             h->naliases = i + 1;
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_str(buf, PX_DP_SIG_MAX, &h->topo_sig);
+        rc = px_dpi_unpack_str(buf, PX_DP_SIG_MAX, &h->topo_sig);
     }
     if (rc != PMIX_SUCCESS) {
         px_dp_hello_free(h);
@@ -127,17 +128,17 @@ pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h)
 
 pmix_status_t px_dp_topo_pack(pmix_data_buffer_t *buf, const char *sig, const char *xml)
 {
-    pmix_status_t rc = pack_str(buf, sig);
-    return rc == PMIX_SUCCESS ? pack_str(buf, xml) : rc;
+    pmix_status_t rc = px_dpi_pack_str(buf, sig);
+    return rc == PMIX_SUCCESS ? px_dpi_pack_str(buf, xml) : rc;
 }
 
 pmix_status_t px_dp_topo_unpack(pmix_data_buffer_t *buf, char **sig, char **xml)
 {
     *xml = NULL;
-    pmix_status_t rc = unpack_str(buf, PX_DP_SIG_MAX, sig);
+    pmix_status_t rc = px_dpi_unpack_str(buf, PX_DP_SIG_MAX, sig);
     if (rc == PMIX_SUCCESS) {
         /* the XML is bounded by the message size (PX_MSG_MAX_PAYLOAD) */
-        rc = unpack_str(buf, SIZE_MAX, xml);
+        rc = px_dpi_unpack_str(buf, SIZE_MAX, xml);
         if (rc != PMIX_SUCCESS) {
             free(*sig);
             *sig = NULL;
@@ -165,7 +166,7 @@ pmix_status_t px_dp_exit_unpack(pmix_data_buffer_t *buf, int32_t *reason)
 
 /* ---- helpers of the job messages ---- */
 
-static pmix_status_t pack_nspace(pmix_data_buffer_t *buf, const char *ns)
+pmix_status_t px_dpi_pack_nspace(pmix_data_buffer_t *buf, const char *ns)
 {
     pmix_nspace_t n;
     PMIX_LOAD_NSPACE(n, ns);
@@ -173,7 +174,7 @@ static pmix_status_t pack_nspace(pmix_data_buffer_t *buf, const char *ns)
 }
 
 /* A namespace, non-empty. */
-static pmix_status_t unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns)
+pmix_status_t px_dpi_unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns)
 {
     int32_t one = 1;
     memset(ns, 0, sizeof(pmix_nspace_t));
@@ -184,32 +185,46 @@ static pmix_status_t unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns)
     return rc;
 }
 
-static pmix_status_t unpack_u16(pmix_data_buffer_t *buf, uint16_t *v)
+pmix_status_t px_dpi_unpack_u16(pmix_data_buffer_t *buf, uint16_t *v)
 {
     int32_t one = 1;
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT16);
+}
+
+pmix_status_t px_dpi_unpack_u8(pmix_data_buffer_t *buf, uint8_t *v)
+{
+    int32_t one = 1;
+    return px_bfrops_unpack(buf, v, &one, PMIX_UINT8);
+}
+
+static pmix_status_t pack_u8(pmix_data_buffer_t *buf, uint8_t v)
+{
+    return px_bfrops_pack(buf, &v, 1, PMIX_UINT8);
 }
 
 /* ---- launch ---- */
 
 pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l)
 {
-    pmix_status_t rc = pack_nspace(buf, l->nspace);
+    pmix_status_t rc = px_dpi_pack_nspace(buf, l->nspace);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, (uint32_t)l->nnodes);
+        rc = px_dpi_pack_u32(buf, (uint32_t)l->nnodes);
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < l->nnodes; i++) {
-        rc = pack_str(buf, l->nodes[i].name);
+        rc = px_dpi_pack_str(buf, l->nodes[i].name);
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u32(buf, l->nodes[i].daemon);
+            rc = px_dpi_pack_u32(buf, l->nodes[i].daemon);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = pack_u8(buf, l->nodes[i].flags);
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, (uint32_t)l->nprocs);
+        rc = px_dpi_pack_u32(buf, (uint32_t)l->nprocs);
     }
     for (size_t r = 0; rc == PMIX_SUCCESS && r < l->nprocs; r++) {
         const px_dp_lproc_t *p = &l->procs[r];
-        rc = pack_u32(buf, p->node);
+        rc = px_dpi_pack_u32(buf, p->node);
         if (rc == PMIX_SUCCESS) {
             rc = px_bfrops_pack(buf, &p->local_rank, 1, PMIX_UINT16);
         }
@@ -217,20 +232,38 @@ pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l
             rc = px_bfrops_pack(buf, &p->node_rank, 1, PMIX_UINT16);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u32(buf, p->app);
+            rc = px_dpi_pack_u32(buf, p->app);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_str(buf, p->cpuset);
+            rc = pack_u8(buf, p->flags);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_dpi_pack_str(buf, p->cpuset);
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, (uint32_t)l->napps);
+        rc = pack_u8(buf, l->bind_obj);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(buf, &l->pe, 1, PMIX_UINT16);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = pack_u8(buf, l->flags);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_pack_u32(buf, (uint32_t)l->napps);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, l->apps, (int32_t)l->napps, PMIX_APP);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack_info_array(buf, l->info, l->ninfo);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(buf, l->reg, l->nreg);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(buf, l->setup, l->nsetup);
     }
     return rc;
 }
@@ -252,23 +285,32 @@ void px_dp_launch_free(px_dp_launch_t *l)
         PMIx_App_free(l->apps, l->napps);
     }
     px_bfrops_info_array_free(l->info, l->ninfo);
+    px_bfrops_info_array_free(l->reg, l->nreg);
+    px_bfrops_info_array_free(l->setup, l->nsetup);
     memset(l, 0, sizeof(*l));
 }
 
 static pmix_status_t launch_nodes(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 {
     size_t n = 0;
-    size_t each = px_bfrops_wire_item(PMIX_STRING, 1) + px_bfrops_wire_item(PMIX_UINT32, 1);
+    size_t each = px_bfrops_wire_item(PMIX_STRING, 1) + px_bfrops_wire_item(PMIX_UINT32, 1) +
+                  px_bfrops_wire_item(PMIX_UINT8, 1);
     pmix_status_t rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, PX_DP_NODES_MAX, &n);
     if (rc == PMIX_SUCCESS && n > 0) {
         l->nodes = calloc(n, sizeof(*l->nodes));
         rc = l->nodes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
-        rc = unpack_str(buf, PX_DP_NAME_MAX, &l->nodes[i].name);
+        rc = px_dpi_unpack_str(buf, PX_DP_NAME_MAX, &l->nodes[i].name);
         l->nnodes = i + 1; /* freed with the rest on error */
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_u32(buf, &l->nodes[i].daemon);
+            rc = px_dpi_unpack_u32(buf, &l->nodes[i].daemon);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_dpi_unpack_u8(buf, &l->nodes[i].flags);
+        }
+        if (rc == PMIX_SUCCESS && (l->nodes[i].flags & ~PX_DP_NODE_FLAGS_KNOWN) != 0) {
+            rc = PMIX_ERR_UNPACK_FAILURE;
         }
     }
     return rc;
@@ -278,7 +320,8 @@ static pmix_status_t launch_procs(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 {
     size_t n = 0;
     size_t each = 2 * px_bfrops_wire_item(PMIX_UINT32, 1) +
-                  2 * px_bfrops_wire_item(PMIX_UINT16, 1) + px_bfrops_wire_item(PMIX_STRING, 1);
+                  2 * px_bfrops_wire_item(PMIX_UINT16, 1) + px_bfrops_wire_item(PMIX_UINT8, 1) +
+                  px_bfrops_wire_item(PMIX_STRING, 1);
     pmix_status_t rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, 0, &n);
     if (rc == PMIX_SUCCESS && n > 0) {
         l->procs = calloc(n, sizeof(*l->procs));
@@ -287,20 +330,24 @@ static pmix_status_t launch_procs(pmix_data_buffer_t *buf, px_dp_launch_t *l)
     for (size_t r = 0; rc == PMIX_SUCCESS && r < n; r++) {
         px_dp_lproc_t *p = &l->procs[r];
         l->nprocs = r + 1;
-        rc = unpack_u32(buf, &p->node);
+        rc = px_dpi_unpack_u32(buf, &p->node);
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_u16(buf, &p->local_rank);
+            rc = px_dpi_unpack_u16(buf, &p->local_rank);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_u16(buf, &p->node_rank);
+            rc = px_dpi_unpack_u16(buf, &p->node_rank);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_u32(buf, &p->app);
+            rc = px_dpi_unpack_u32(buf, &p->app);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_str_opt(buf, &p->cpuset);
+            rc = px_dpi_unpack_u8(buf, &p->flags);
         }
-        if (rc == PMIX_SUCCESS && p->node >= l->nnodes) {
+        if (rc == PMIX_SUCCESS) {
+            rc = px_dpi_unpack_str_opt(buf, &p->cpuset);
+        }
+        if (rc == PMIX_SUCCESS &&
+            (p->node >= l->nnodes || (p->flags & ~PX_DP_PROC_FLAGS_KNOWN) != 0)) {
             rc = PMIX_ERR_UNPACK_FAILURE;
         }
     }
@@ -334,12 +381,25 @@ static pmix_status_t launch_apps(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 pmix_status_t px_dp_launch_unpack(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 {
     memset(l, 0, sizeof(*l));
-    pmix_status_t rc = unpack_nspace(buf, l->nspace);
+    pmix_status_t rc = px_dpi_unpack_nspace(buf, l->nspace);
     if (rc == PMIX_SUCCESS) {
         rc = launch_nodes(buf, l);
     }
     if (rc == PMIX_SUCCESS) {
         rc = launch_procs(buf, l);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_unpack_u8(buf, &l->bind_obj);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_unpack_u16(buf, &l->pe);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_unpack_u8(buf, &l->flags);
+    }
+    if (rc == PMIX_SUCCESS && (l->bind_obj > PX_DP_BIND_HWTHREAD || l->pe > PX_DP_PE_MAX ||
+                               (l->flags & ~PX_DP_JOB_FLAGS_KNOWN) != 0)) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
         rc = launch_apps(buf, l);
@@ -352,6 +412,12 @@ pmix_status_t px_dp_launch_unpack(pmix_data_buffer_t *buf, px_dp_launch_t *l)
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(buf, &l->info, &l->ninfo);
     }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(buf, &l->reg, &l->nreg);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_unpack_info_array(buf, &l->setup, &l->nsetup);
+    }
     if (rc != PMIX_SUCCESS) {
         px_dp_launch_free(l);
     }
@@ -362,9 +428,9 @@ pmix_status_t px_dp_launch_unpack(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 
 pmix_status_t px_dp_pstate_pack(pmix_data_buffer_t *buf, const px_dp_pstate_t *ps)
 {
-    pmix_status_t rc = pack_nspace(buf, ps->nspace);
+    pmix_status_t rc = px_dpi_pack_nspace(buf, ps->nspace);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u32(buf, (uint32_t)ps->n);
+        rc = px_dpi_pack_u32(buf, (uint32_t)ps->n);
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < ps->n; i++) {
         const px_dp_pstate_one_t *o = &ps->procs[i];
@@ -379,7 +445,7 @@ pmix_status_t px_dp_pstate_pack(pmix_data_buffer_t *buf, const px_dp_pstate_t *p
             rc = px_bfrops_pack(buf, &o->status, 1, PMIX_INT32);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_str(buf, o->stage);
+            rc = px_dpi_pack_str(buf, o->stage);
         }
     }
     return rc;
@@ -404,7 +470,7 @@ pmix_status_t px_dp_pstate_unpack(pmix_data_buffer_t *buf, px_dp_pstate_t *ps)
     size_t each = px_bfrops_wire_item(PMIX_PROC_RANK, 1) + px_bfrops_wire_item(PMIX_UINT8, 1) +
                   px_bfrops_wire_item(PMIX_PID, 1) + px_bfrops_wire_item(PMIX_INT32, 1) +
                   px_bfrops_wire_item(PMIX_STRING, 1);
-    pmix_status_t rc = unpack_nspace(buf, ps->nspace);
+    pmix_status_t rc = px_dpi_unpack_nspace(buf, ps->nspace);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, 0, &n);
     }
@@ -427,10 +493,9 @@ pmix_status_t px_dp_pstate_unpack(pmix_data_buffer_t *buf, px_dp_pstate_t *ps)
             rc = px_bfrops_unpack(buf, &o->status, &one, PMIX_INT32);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = unpack_str_opt(buf, &o->stage);
+            rc = px_dpi_unpack_str_opt(buf, &o->stage);
         }
-        if (rc == PMIX_SUCCESS && o->state != PX_DP_PS_STARTED && o->state != PX_DP_PS_EXITED &&
-            o->state != PX_DP_PS_FAILED) {
+        if (rc == PMIX_SUCCESS && (o->state < PX_DP_PS_STARTED || o->state > PX_DP_PS_FINALIZED)) {
             rc = PMIX_ERR_UNPACK_FAILURE;
         }
     }
@@ -444,7 +509,7 @@ pmix_status_t px_dp_pstate_unpack(pmix_data_buffer_t *buf, px_dp_pstate_t *ps)
 
 pmix_status_t px_dp_signal_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, int32_t sig)
 {
-    pmix_status_t rc = pack_nspace(buf, target->nspace);
+    pmix_status_t rc = px_dpi_pack_nspace(buf, target->nspace);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, &target->rank, 1, PMIX_PROC_RANK);
     }
@@ -455,7 +520,7 @@ pmix_status_t px_dp_signal_unpack(pmix_data_buffer_t *buf, pmix_proc_t *target, 
 {
     int32_t one = 1;
     memset(target, 0, sizeof(*target));
-    pmix_status_t rc = unpack_nspace(buf, target->nspace);
+    pmix_status_t rc = px_dpi_unpack_nspace(buf, target->nspace);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack(buf, &target->rank, &one, PMIX_PROC_RANK);
     }
@@ -470,12 +535,12 @@ pmix_status_t px_dp_signal_unpack(pmix_data_buffer_t *buf, pmix_proc_t *target, 
 
 pmix_status_t px_dp_cleanup_pack(pmix_data_buffer_t *buf, const char *nspace)
 {
-    return pack_nspace(buf, nspace);
+    return px_dpi_pack_nspace(buf, nspace);
 }
 
 pmix_status_t px_dp_cleanup_unpack(pmix_data_buffer_t *buf, pmix_nspace_t nspace)
 {
-    return unpack_nspace(buf, nspace);
+    return px_dpi_unpack_nspace(buf, nspace);
 }
 
 /* ---- the daemon's decoder ---- */
@@ -503,7 +568,11 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
         m->target.rank = PMIX_RANK_WILDCARD;
         break;
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        rc = px_dpi_ctl_decode_more(tag, payload, m);
+        if (rc == PMIX_ERR_NOT_SUPPORTED) {
+            return rc;
+        }
+        break;
     }
     if (rc == PMIX_SUCCESS && px_bfrops_buf_remaining(payload) != 0) {
         rc = PMIX_ERR_UNPACK_FAILURE; /* trailing bytes: not a message we wrote */
@@ -519,6 +588,8 @@ void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
 {
     if (m != NULL) {
         px_dp_launch_free(&m->launch);
+        free(m->sig);
+        px_bfrops_info_array_free(m->info, m->ninfo);
         memset(m, 0, sizeof(*m));
     }
 }

@@ -1,5 +1,7 @@
-/* daemon: the node agent (px_nagent.h) — LAUNCH / SIGNAL / JOB_CLEANUP handled on this
- * node, process states reported back in PSTATE batches. Daemon's loop only.
+/* daemon: the node agent (px_nagent.h) — LAUNCH / SIGNAL / STDIN / IOF_FLOW /
+ * JOB_CLEANUP handled on this node, process states reported back in PSTATE batches and
+ * output as IOF messages. Registration and deferred binding: nagent_reg.c. Daemon's
+ * loop only.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,39 +13,22 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
-#include "daemon/px_nagent.h"
+#include "daemon/nagent_int.h"
 
 extern char **environ;
 
-typedef struct na_job na_job_t;
+/* A STDIN request is answered once the target's queue holds less than this (bytes);
+ * with prun's 64 KiB chunks a queue holds at most the mark + 64 KiB. */
+#define PX_NA_STDIN_MARK (1024 * 1024)
 
-typedef struct {
-    na_job_t *job;     /* borrowed: the owner */
-    pmix_rank_t rank;  /* in the job */
-    px_child_t *child; /* borrowed from odls until exited(); NULL = not (or no more) here */
-} na_proc_t;
-
-struct na_job {
-    na_job_t *next;
+/* STDIN requests waiting for room in one child's stdin queue. */
+typedef struct na_stdin_wait {
+    struct na_stdin_wait *next;
     px_nagent_t *agent;
-    pmix_nspace_t nspace;
-    na_proc_t *procs; /* owned, nprocs (the job's size), indexed by rank */
-    size_t nprocs;
-    size_t nalive;               /* children not through exited() yet */
-    px_dp_pstate_one_t *pending; /* owned, npending: reports of this loop turn */
-    size_t npending, cap;
-    struct event *flush_ev; /* owned: sends pending on the next loop turn */
-    bool cleaned;           /* JOB_CLEANUP came: free once nalive is 0 */
-    bool flushing;          /* inside flush(): it frees the job if need be */
-};
-
-struct px_nagent {
-    struct event_base *base; /* borrowed */
-    px_odls_t *odls;         /* owned */
-    uint32_t self;
-    px_nagent_cbs_t cbs;
-    na_job_t *jobs; /* owned list */
-};
+    px_child_t *child; /* borrowed: valid until drained() tells its end */
+    uint32_t *seqs;    /* owned, n: the requests to answer */
+    size_t n;
+} na_stdin_wait_t;
 
 static na_job_t *find_job(px_nagent_t *a, const char *nspace)
 {
@@ -63,12 +48,16 @@ static void job_free(na_job_t *j)
             break;
         }
     }
+    px_na_deregister(j);
     for (size_t i = 0; i < j->npending; i++) {
         free(j->pending[i].stage);
     }
     free(j->pending);
     if (j->flush_ev != NULL) {
         event_free(j->flush_ev);
+    }
+    for (size_t r = 0; j->procs != NULL && r < j->nprocs; r++) {
+        free(j->procs[r].cpuset);
     }
     free(j->procs);
     free(j);
@@ -133,15 +122,90 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
            err ? (stage ? stage : "setup") : NULL);
 }
 
+/* ---- output: IOF messages up, with flow control ---- */
+
+/* A process's output not yet written to the controller above this stops its reading,
+ * below the low mark it resumes (bytes). */
+#define PX_NA_IOF_HIGH (256 * 1024)
+#define PX_NA_IOF_LOW  (64 * 1024)
+
+static void apply_pause(na_proc_t *p)
+{
+    if (p->child != NULL) {
+        px_odls_output_pause(p->child, p->paused_ctl || p->paused_link);
+    }
+}
+
+/* One piece of output on its way: the process is found again by name when it is
+ * written (the job may be gone by then). */
+typedef struct {
+    px_nagent_t *agent;
+    pmix_proc_t proc;
+    size_t len;
+    char bytes[];
+} na_chunk_t;
+
+static void chunk_written(void *arg)
+{
+    na_chunk_t *c = arg;
+    na_job_t *j = find_job(c->agent, c->proc.nspace);
+    na_proc_t *p = j != NULL && c->proc.rank < j->nprocs ? &j->procs[c->proc.rank] : NULL;
+    if (p != NULL) {
+        p->inflight -= c->len;
+        if (p->paused_link && p->inflight < PX_NA_IOF_LOW) {
+            p->paused_link = false;
+            apply_pause(p);
+        }
+    }
+    free(c);
+}
+
+/* One IOF message of at most PX_NA_IOF_PIECE bytes: small pieces keep the copies on
+ * both ends of the link small (they come and go at the output's rate). */
+#define PX_NA_IOF_PIECE (64 * 1024)
+
+static void send_piece(na_proc_t *p, const pmix_proc_t *proc, uint16_t ch, const char *data,
+                       size_t len)
+{
+    px_nagent_t *a = p->job->agent;
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    na_chunk_t *c = a->cbs.send_bulk != NULL ? malloc(sizeof(*c) + len) : NULL;
+    if (c != NULL && px_dp_iof_pack(&buf, proc, ch, NULL, len) == PMIX_SUCCESS) {
+        /* the head (the byte object's header included), then the bytes from the chunk */
+        c->agent = a;
+        c->proc = *proc;
+        c->len = len;
+        memcpy(c->bytes, data, len);
+        p->inflight += len;
+        if (a->cbs.send_bulk(PX_DP_IOF, &buf, c->bytes, len, chunk_written, c, a->cbs.arg) != 0) {
+            p->inflight -= len;
+            free(c);
+        }
+    } else if (px_dp_iof_pack(&buf, proc, ch, data, len) == PMIX_SUCCESS && a->cbs.send != NULL) {
+        free(c);
+        a->cbs.send(PX_DP_IOF, &buf, a->cbs.arg);
+    } else {
+        free(c);
+    }
+    px_bfrops_buf_free(&buf);
+}
+
+/* Output goes up as read, before the process's exit report (one stream, in order). */
 static void on_output(px_child_t *child, int channel, const char *data, size_t len, void *cbdata)
 {
     (void)cbdata;
     na_proc_t *p = px_child_user(child);
-    px_nagent_t *a = p->job->agent;
-    if (a->cbs.output != NULL) {
-        pmix_proc_t proc;
-        PMIx_Load_procid(&proc, p->job->nspace, p->rank);
-        a->cbs.output(&proc, channel, data, len, a->cbs.arg);
+    pmix_proc_t proc;
+    PMIx_Load_procid(&proc, p->job->nspace, p->rank);
+    uint16_t ch = channel == PX_CHILD_STDERR ? PMIX_FWD_STDERR_CHANNEL : PMIX_FWD_STDOUT_CHANNEL;
+    for (size_t off = 0; off < len; off += PX_NA_IOF_PIECE) {
+        send_piece(p, &proc, ch, data + off,
+                   len - off < PX_NA_IOF_PIECE ? len - off : PX_NA_IOF_PIECE);
+    }
+    if (p->inflight > PX_NA_IOF_HIGH && !p->paused_link) {
+        p->paused_link = true;
+        apply_pause(p);
     }
 }
 
@@ -211,16 +275,22 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
     pmix_proc_t proc;
     PMIx_Load_procid(&proc, j->nspace, r);
     hwloc_bitmap_t cpuset = NULL;
-    const char *cs = l->procs[r].cpuset;
-    if (cs != NULL && strncmp(cs, "hwloc:", 6) == 0) {
+    const char *cs = p->cpuset;
+    const char *stage = "fork";
+    int err = 0;
+    if (cs != NULL) {
+        /* "hwloc:<list>" naming at least one PU of this node */
         cpuset = hwloc_bitmap_alloc();
-        if (cpuset != NULL && hwloc_bitmap_list_sscanf(cpuset, cs + 6) < 0) {
-            hwloc_bitmap_free(cpuset);
-            cpuset = NULL;
+        if (cpuset == NULL) {
+            err = ENOMEM;
+        } else if (strncmp(cs, "hwloc:", 6) != 0 || hwloc_bitmap_list_sscanf(cpuset, cs + 6) < 0 ||
+                   hwloc_bitmap_iszero(cpuset)) {
+            err = EINVAL;
+            stage = "bind";
         }
     }
-    char **env = proc_env(app, &proc);
-    char **argv = proc_argv(app);
+    char **env = err ? NULL : proc_env(app, &proc);
+    char **argv = err ? NULL : proc_argv(app);
     px_child_spec_t spec = {
         .argv = argv,
         .env = env,
@@ -229,15 +299,18 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         .stdin_pipe = in_tgt == PMIX_RANK_WILDCARD || in_tgt == r,
         .user = p,
     };
-    errno = ENOMEM;
-    p->child = (env && argv && argv[0] && (cs == NULL || cpuset != NULL))
-                   ? px_odls_start(j->agent->odls, &spec)
-                   : NULL;
-    int err = errno;
+    if (err == 0 && (env == NULL || argv == NULL || argv[0] == NULL)) {
+        err = ENOMEM;
+        stage = "setup";
+    }
+    if (err == 0) {
+        p->child = px_odls_start(j->agent->odls, &spec);
+        err = p->child != NULL ? 0 : errno;
+    }
     if (p->child != NULL) {
         j->nalive++;
     } else {
-        report(j, r, PX_DP_PS_FAILED, 0, err, "fork");
+        report(j, r, PX_DP_PS_FAILED, 0, err ? err : EIO, stage);
     }
     hwloc_bitmap_free(cpuset);
     PMIx_Argv_free(env);
@@ -257,25 +330,53 @@ static pmix_status_t launch(px_nagent_t *a, const px_dp_launch_t *l)
     PMIX_LOAD_NSPACE(j->nspace, l->nspace);
     j->nprocs = l->nprocs;
     j->procs = calloc(l->nprocs ? l->nprocs : 1, sizeof(*j->procs));
-    j->flush_ev = event_new(a->base, -1, 0, flush, j);
+    j->flush_ev = event_new(a->o.base, -1, 0, flush, j);
     if (j->procs == NULL || j->flush_ev == NULL) {
         job_free(j);
         return PMIX_ERR_NOMEM;
     }
     j->next = a->jobs;
     a->jobs = j;
+    for (size_t r = 0; r < l->nprocs; r++) {
+        na_proc_t *p = &j->procs[r];
+        p->job = j;
+        p->rank = (pmix_rank_t)r;
+        p->node_rank = l->procs[r].node_rank;
+        p->local = l->nodes[l->procs[r].node].daemon == a->o.self;
+        if (p->local && l->procs[r].cpuset != NULL &&
+            (p->cpuset = strdup(l->procs[r].cpuset)) == NULL) {
+            return PMIX_ERR_NOMEM; /* the job stays: JOB_CLEANUP frees it */
+        }
+    }
+    pmix_status_t rc = px_na_bind_later(a, j, l) == 0 ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        rc = px_na_register(a, j, l);
+    }
     pmix_rank_t in_tgt = stdin_target(l);
     for (size_t r = 0; r < l->nprocs; r++) {
-        j->procs[r].job = j;
-        j->procs[r].rank = (pmix_rank_t)r;
-        if (l->nodes[l->procs[r].node].daemon == a->self) {
+        if (!j->procs[r].local) {
+            continue;
+        }
+        if (rc != PMIX_SUCCESS) {
+            /* the job's registration failed: nothing of it can start here */
+            report(j, (pmix_rank_t)r, PX_DP_PS_FAILED, 0, EIO, "setup");
+        } else {
             start_one(j, l, (pmix_rank_t)r, in_tgt);
         }
     }
     return PMIX_SUCCESS;
 }
 
-/* ---- SIGNAL, JOB_CLEANUP ---- */
+/* ---- SIGNAL, STDIN, IOF_FLOW, JOB_CLEANUP ---- */
+
+static na_proc_t *local_proc(px_nagent_t *a, const pmix_proc_t *target)
+{
+    na_job_t *j = find_job(a, target->nspace);
+    if (j == NULL || target->rank >= j->nprocs || !j->procs[target->rank].local) {
+        return NULL;
+    }
+    return &j->procs[target->rank];
+}
 
 static void signal_job(px_nagent_t *a, const pmix_proc_t *target, int sig)
 {
@@ -286,6 +387,83 @@ static void signal_job(px_nagent_t *a, const pmix_proc_t *target, int sig)
             px_odls_signal(j->procs[r].child, sig);
         }
     }
+}
+
+static void answer(px_nagent_t *a, uint32_t seq, uint32_t tag)
+{
+    if (seq != 0 && a->cbs.reply != NULL) {
+        a->cbs.reply(seq, tag, NULL, a->cbs.arg);
+    }
+}
+
+static void stdin_waits_answer(na_stdin_wait_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        answer(w->agent, w->seqs[i], PX_DP_STDIN);
+    }
+    free(w->seqs);
+    free(w);
+}
+
+static void on_stdin_drained(px_child_t *child, int err, void *arg)
+{
+    (void)child;
+    (void)err;
+    na_stdin_wait_t *w = arg;
+    for (na_stdin_wait_t **pp = &w->agent->stdin_waits; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    }
+    stdin_waits_answer(w); /* below the mark, or the stdin is gone */
+}
+
+/* Queue the bytes (none: close) on the target's stdin; answer seq once the queue has
+ * room. The requests waiting on one child share one drain notification. */
+static void feed_stdin(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_t seq)
+{
+    na_proc_t *p = local_proc(a, &m->target);
+    px_child_t *c = p != NULL ? p->child : NULL;
+    if (c != NULL && m->data.size == 0) {
+        px_odls_stdin_close(c);
+    } else if (c != NULL && px_odls_stdin_write(c, m->data.bytes, m->data.size) != 0) {
+        c = NULL; /* no stdin pipe, or closed by the child: the bytes are dropped */
+    }
+    na_stdin_wait_t *w = c != NULL ? calloc(1, sizeof(*w)) : NULL;
+    uint32_t *seqs = w != NULL ? malloc(sizeof(*seqs)) : NULL;
+    if (seqs == NULL) {
+        free(w);
+        answer(a, seq, PX_DP_STDIN);
+        return;
+    }
+    w->agent = a;
+    w->child = c;
+    w->seqs = seqs;
+    w->seqs[w->n++] = seq;
+    /* a pending request on this child is replaced: its waiters join this one */
+    for (na_stdin_wait_t **pp = &a->stdin_waits; *pp != NULL; pp = &(*pp)->next) {
+        na_stdin_wait_t *o = *pp;
+        if (o->child != c) {
+            continue;
+        }
+        uint32_t *more = realloc(w->seqs, (w->n + o->n) * sizeof(*more));
+        if (more != NULL) {
+            w->seqs = more;
+            memcpy(w->seqs + w->n, o->seqs, o->n * sizeof(*more));
+            w->n += o->n;
+            o->n = 0;
+        }
+        *pp = o->next;
+        stdin_waits_answer(o); /* answers what could not be moved (none, but for ENOMEM) */
+        break;
+    }
+    if (px_odls_stdin_notify(c, PX_NA_STDIN_MARK, on_stdin_drained, w) != 0) {
+        stdin_waits_answer(w); /* room already, or the stdin is gone */
+        return;
+    }
+    w->next = a->stdin_waits;
+    a->stdin_waits = w;
 }
 
 static void cleanup(px_nagent_t *a, const char *nspace)
@@ -304,7 +482,7 @@ static void cleanup(px_nagent_t *a, const char *nspace)
     }
 }
 
-pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m)
+pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_t seq)
 {
     switch (m->tag) {
     case PX_DP_LAUNCH:
@@ -312,6 +490,17 @@ pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m)
     case PX_DP_SIGNAL:
         signal_job(a, &m->target, m->signal);
         return PMIX_SUCCESS;
+    case PX_DP_STDIN:
+        feed_stdin(a, m, seq);
+        return PMIX_SUCCESS;
+    case PX_DP_IOF_FLOW: {
+        na_proc_t *p = local_proc(a, &m->target);
+        if (p != NULL) {
+            p->paused_ctl = m->pause;
+            apply_pause(p);
+        }
+        return PMIX_SUCCESS;
+    }
     case PX_DP_JOB_CLEANUP:
         cleanup(a, m->target.nspace);
         return PMIX_SUCCESS;
@@ -320,28 +509,25 @@ pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m)
     }
 }
 
-px_child_t *px_nagent_child(px_nagent_t *a, const pmix_proc_t *proc)
+size_t px_nagent_count(const px_nagent_t *a)
 {
-    na_job_t *j = find_job(a, proc->nspace);
-    if (j == NULL || proc->rank >= j->nprocs) {
-        return NULL;
-    }
-    return j->procs[proc->rank].child;
+    return a != NULL ? px_odls_count(a->odls) : 0;
 }
 
-px_nagent_t *px_nagent_create(struct event_base *base, hwloc_topology_t topo, uint32_t self,
-                              const px_nagent_cbs_t *cbs)
+px_nagent_t *px_nagent_create(const px_nagent_opts_t *o, const px_nagent_cbs_t *cbs)
 {
     px_nagent_t *a = calloc(1, sizeof(*a));
     if (a == NULL) {
         return NULL;
     }
-    a->base = base;
-    a->self = self;
+    a->o = *o;
     a->cbs = *cbs;
+    a->node = strdup(o->node);
+    a->o.node = a->node;
     px_odls_cbs_t ocbs = {.started = on_started, .output = on_output, .exited = on_exited};
-    a->odls = px_odls_create(base, topo, &ocbs, a);
+    a->odls = a->node != NULL ? px_odls_create(o->base, o->topo, &ocbs, a) : NULL;
     if (a->odls == NULL) {
+        free(a->node);
         free(a);
         return NULL;
     }
@@ -353,9 +539,16 @@ void px_nagent_destroy(px_nagent_t *a)
     if (a == NULL) {
         return;
     }
-    px_odls_destroy(a->odls);
+    px_odls_destroy(a->odls); /* drops the drain requests without calling them */
+    while (a->stdin_waits != NULL) {
+        na_stdin_wait_t *w = a->stdin_waits;
+        a->stdin_waits = w->next;
+        free(w->seqs);
+        free(w);
+    }
     while (a->jobs != NULL) {
         job_free(a->jobs);
     }
+    free(a->node);
     free(a);
 }

@@ -1,12 +1,10 @@
 /* prted: the node daemon. Started by the controller (through a remote-shell agent or a
  * local fork), it reads the DVM's secret from an inherited fd (stdin by default, never
- * argv), connects back over TCP, says hello (node name, topology signature), answers
- * the controller's requests and exits on PX_DP_EXIT or when the controller is gone.
- * Everything runs on the main thread's libevent loop (docs/PROTOCOL.md).
- *
- * Partial (issue 14): the embedded PMIx server and the launch path through the node
- * agent (daemon/nagent.c) are not here yet, so a daemon has no processes to kill when it
- * loses its controller; the loss path is where they will be killed.
+ * argv), connects back over TCP, says hello (node name, topology signature), starts its
+ * PMIx server (daemon/dsrv.c) and runs the node agent on the controller's job messages
+ * (daemon/dlink.c, nagent.c); it exits on PX_DP_EXIT or when the controller is gone,
+ * killing its processes. Everything runs on the main thread's libevent loop (the PMIx
+ * server's upcalls are shifted onto it) (docs/PROTOCOL.md).
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -22,7 +20,9 @@
 #include <pmix.h>
 
 #include "bfrops/px_bfrops.h"
+#include "daemon/px_dlink.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
 #include "help/px_help.h"
 #include "net/px_peer.h"
@@ -34,7 +34,8 @@
 typedef struct {
     struct event_base *base;
     px_progress_t *prog;
-    px_peer_t *peer;
+    px_dlink_t *link; /* the controller connection and the node agent */
+    px_dsrv_t *srv;   /* the PMIx server of this node's processes */
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
@@ -52,8 +53,8 @@ static void dlog(const prted_t *d, const char *fmt, const char *arg)
     }
 }
 
-/* The controller is gone or told us to go: our processes die with us (none are started
- * by prted yet, see the file comment), then the loop ends. */
+/* The controller is gone or told us to go: the loop ends, then our processes are
+ * killed (px_dlink_destroy). */
 static void stop(prted_t *d, int status)
 {
     d->status = status;
@@ -67,8 +68,8 @@ static void send_topology(prted_t *d, uint32_t seq)
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
     if (hwloc_topology_export_xmlbuffer(d->topo, &xml, &len, 0) != 0 ||
-        px_dp_topo_pack(&b, d->sig, xml) != PMIX_SUCCESS ||
-        px_peer_send_reply(d->peer, seq, PX_DP_TOPO, &b) != 0) {
+        px_dp_topo_pack(&b, d->sig, xml) != PMIX_SUCCESS || px_dlink_peer(d->link) == NULL ||
+        px_peer_send_reply(px_dlink_peer(d->link), seq, PX_DP_TOPO, &b) != 0) {
         px_show_help("help-prted.txt", "daemon-send", d->id, d->node, "topology",
                      strerror(errno ? errno : EIO));
         stop(d, 1);
@@ -81,48 +82,34 @@ static void send_topology(prted_t *d, uint32_t seq)
     px_bfrops_buf_free(&b);
 }
 
-static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
-                   void *cbdata)
+/* The controller's messages the node agent does not take. */
+static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
 {
-    (void)peer;
-    prted_t *d = cbdata;
-    px_dp_ctl_msg_t m;
-    pmix_status_t rc = px_dp_ctl_decode(tag, payload, &m);
-    if (rc != PMIX_SUCCESS) {
+    prted_t *d = arg;
+    switch (m->tag) {
+    case PX_DP_TOPO_ASK:
+        send_topology(d, seq);
+        return PMIX_SUCCESS;
+    case PX_DP_EXIT:
+        dlog(d, "%s", "told to exit");
+        stop(d, m->reason == PX_DP_EXIT_NORMAL ? 0 : 1);
+        return PMIX_SUCCESS;
+    default:
+        return px_dsrv_ctl(d->srv, m, seq);
+    }
+}
+
+static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
+{
+    prted_t *d = arg;
+    if (rc == PMIX_ERR_LOST_CONNECTION) {
+        dlog(d, "lost the controller (%s)", err ? strerror(err) : "closed");
+    } else {
         char what[32];
         snprintf(what, sizeof(what), "%u", tag);
         px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
                      PMIx_Error_string(rc));
-        stop(d, 1);
-        return;
     }
-    switch (m.tag) {
-    case PX_DP_TOPO_ASK:
-        send_topology(d, seq);
-        break;
-    case PX_DP_EXIT:
-        dlog(d, "%s", "told to exit");
-        stop(d, m.reason == PX_DP_EXIT_NORMAL ? 0 : 1);
-        break;
-    default: {
-        /* LAUNCH, SIGNAL, JOB_CLEANUP decode, but this daemon has no node agent yet
-         * (docs/PROTOCOL.md, "What exists today"): refuse rather than ignore */
-        char what[32];
-        snprintf(what, sizeof(what), "%u", tag);
-        px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
-                     PMIx_Error_string(PMIX_ERR_NOT_SUPPORTED));
-        stop(d, 1);
-        break;
-    }
-    }
-    px_dp_ctl_msg_free(&m);
-}
-
-static void on_lost(px_peer_t *peer, int err, void *cbdata)
-{
-    (void)peer;
-    prted_t *d = cbdata;
-    dlog(d, "lost the controller (%s)", err ? strerror(err) : "closed");
     stop(d, 1);
 }
 
@@ -171,6 +158,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 typedef struct {
     char addr[64];
     unsigned long port, id, secret_fd;
+    const char *dvm; /* --dvm: the DVM's namespace (default: "prted-<node>") */
     int verbose;
 } args_t;
 
@@ -209,6 +197,9 @@ static int parse_args(int argc, char **argv, args_t *a)
             have_id = ok;
         } else if (ok && strcmp(o, "--secret-fd") == 0) {
             ok = parse_uint(v, INT_MAX, &a->secret_fd) == 0;
+        } else if (ok && strcmp(o, "--dvm") == 0) {
+            ok = v[0] != '\0' && strlen(v) <= PMIX_MAX_NSLEN;
+            a->dvm = v;
         } else {
             px_show_help("help-prted.txt", "bad-arg", "prted", o);
             return -1;
@@ -309,15 +300,30 @@ int main(int argc, char **argv)
     struct event *sigs[3] = {NULL, NULL, NULL};
     if (fd >= 0) {
         d.prog = px_progress_create(d.base);
-        d.peer = d.prog != NULL ? px_peer_create(d.prog, fd, on_msg, on_lost, &d) : NULL;
-        if (d.prog == NULL) {
+        char ns[PMIX_MAX_NSLEN + 1];
+        snprintf(ns, sizeof(ns), "prted-%s", d.node);
+        px_dsrv_opts_t so = {.prog = d.prog,
+                             .nspace = a.dvm != NULL ? a.dvm : ns,
+                             .id = d.id,
+                             .node = d.node,
+                             .topo = d.topo};
+        pmix_status_t rc = PMIX_ERR_NOMEM;
+        d.srv = d.prog != NULL ? px_dsrv_start(&so, &rc) : NULL;
+        if (d.srv == NULL) {
+            px_show_help("help-prted.txt", "daemon-server", d.id, d.node, PMIx_Error_string(rc));
             close(fd);
-        }
-        if (d.peer == NULL) {
-            px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr, strerror(errno));
+        } else {
+            px_nagent_opts_t ao = {.base = d.base, .topo = d.topo, .self = d.id, .node = d.node};
+            px_dlink_cbs_t cbs = {.other = on_other, .failed = on_failed, .arg = &d};
+            d.link = px_dlink_create(d.prog, fd, &ao, &cbs);
+            if (d.link == NULL) {
+                px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,
+                             strerror(errno));
+            }
+            px_dsrv_attach(d.srv, d.link);
         }
     }
-    if (d.peer != NULL) {
+    if (d.link != NULL) {
         dlog(&d, "connected, topology %s", d.sig);
         int signos[3] = {SIGTERM, SIGINT, SIGHUP};
         for (int i = 0; i < 3; i++) {
@@ -333,7 +339,8 @@ int main(int argc, char **argv)
             event_free(sigs[i]);
         }
     }
-    px_peer_destroy(d.peer);
+    px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
+    px_dsrv_stop(d.srv);
     px_progress_destroy(d.prog);
     if (d.base != NULL) {
         event_base_free(d.base);

@@ -6,6 +6,7 @@
 #ifndef PX_DPROTO_H
 #define PX_DPROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,23 +25,26 @@
 /* Message tags (px_msg header). Values are fixed: new messages get new numbers. The
  * ones marked "specified" are written down in PROTOCOL.md and not implemented yet. */
 enum {
-    PX_DP_TOPO_ASK = 1,    /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
-    PX_DP_TOPO = 2,        /* daemon -> ctl, the reply: str signature, str XML */
-    PX_DP_EXIT = 3,        /* ctl -> daemon: i32 reason; kill your processes and exit */
-    PX_DP_XCAST = 4,       /* specified: envelope relayed down the tree */
-    PX_DP_LAUNCH = 5,      /* ctl -> daemon: one per job, the map (px_dp_launch_t) */
-    PX_DP_PSTATE = 6,      /* daemon -> ctl: processes started / exited (px_dp_pstate_t) */
-    PX_DP_SIGNAL = 7,      /* ctl -> daemon: nspace, rank, i32 signal */
-    PX_DP_STDIN = 8,       /* specified: stdin bytes for local processes */
-    PX_DP_IOF = 9,         /* specified: output on its way to the tools */
-    PX_DP_FENCE_UP = 10,   /* specified: a subtree's fence contribution */
-    PX_DP_FENCE_REL = 11,  /* specified: the fence's release (allgathered data) */
-    PX_DP_DMODEX_REQ = 12, /* specified: direct modex request to the peer's daemon */
-    PX_DP_DMODEX_RESP = 13,
-    PX_DP_EVENT = 14,       /* specified: an event routed by range */
+    PX_DP_TOPO_ASK = 1,     /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
+    PX_DP_TOPO = 2,         /* daemon -> ctl, the reply: str signature, str XML */
+    PX_DP_EXIT = 3,         /* ctl -> daemon: i32 reason; kill your processes and exit */
+    PX_DP_XCAST = 4,        /* specified: envelope relayed down the tree */
+    PX_DP_LAUNCH = 5,       /* ctl -> daemon: one per job, the map (px_dp_launch_t) */
+    PX_DP_PSTATE = 6,       /* daemon -> ctl: processes started / exited (px_dp_pstate_t) */
+    PX_DP_SIGNAL = 7,       /* ctl -> daemon: nspace, rank, i32 signal */
+    PX_DP_STDIN = 8,        /* ctl -> daemon, request: stdin bytes for one local process */
+    PX_DP_IOF = 9,          /* daemon -> ctl: a local process's output */
+    PX_DP_FENCE_UP = 10,    /* daemon -> ctl: a daemon's fence contribution */
+    PX_DP_FENCE_REL = 11,   /* ctl -> daemon: the fence's release (allgathered data) */
+    PX_DP_DMODEX_REQ = 12,  /* request, either way: a process's posted data */
+    PX_DP_DMODEX_RESP = 13, /* its reply */
+    PX_DP_EVENT = 14,       /* either way: an event beyond a node, by range */
     PX_DP_PSET = 15,        /* specified: define / delete a pset */
     PX_DP_JOB_CLEANUP = 16, /* ctl -> daemon: nspace; a job's end on every daemon */
     PX_DP_REPORT = 17,      /* specified: a rendered help message for the controller */
+    PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
+    PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
+    PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
 };
 
 /* Reasons in PX_DP_EXIT. */
@@ -80,16 +84,35 @@ pmix_status_t px_dp_exit_unpack(pmix_data_buffer_t *buf, int32_t *reason);
 #define PX_DP_NODES_MAX 65536
 #define PX_DP_APPS_MAX  4096
 
+/* Flags of a node, a process and the job in a LAUNCH. */
+#define PX_DP_NODE_OVERSUB     0x1 /* more processes (of all jobs) than slots on the node */
+#define PX_DP_PROC_BIND_LATER  0x1 /* bound by its node's daemon (bind_obj, pe) */
+#define PX_DP_JOB_SPAWNED      0x1 /* requested by a process of another job (PMIX_SPAWNED) */
+#define PX_DP_NODE_FLAGS_KNOWN PX_DP_NODE_OVERSUB
+#define PX_DP_PROC_FLAGS_KNOWN PX_DP_PROC_BIND_LATER
+#define PX_DP_JOB_FLAGS_KNOWN  PX_DP_JOB_SPAWNED
+
+/* What a daemon binds a PX_DP_PROC_BIND_LATER process to (with pe > 0: pe cores). */
+enum {
+    PX_DP_BIND_NONE = 0,
+    PX_DP_BIND_CORE = 1,
+    PX_DP_BIND_PACKAGE = 2,
+    PX_DP_BIND_HWTHREAD = 3,
+};
+#define PX_DP_PE_MAX 4096
+
 typedef struct {
     char *name;      /* owned: the node's name (1..PX_DP_NAME_MAX bytes) */
-    uint32_t daemon; /* id of the daemon on it */
+    uint32_t daemon; /* id of the daemon on it (the node's PMIX_NODEID) */
+    uint8_t flags;   /* PX_DP_NODE_* */
 } px_dp_lnode_t;
 
 typedef struct {
     uint32_t node;       /* index into the launch's nodes (< nnodes) */
     uint16_t local_rank; /* among the job's processes on its node */
-    uint16_t node_rank;  /* among all the DVM's processes on its node */
+    uint16_t node_rank;  /* among all the DVM's live processes on its node */
     uint32_t app;        /* index into the apps (< napps) */
+    uint8_t flags;       /* PX_DP_PROC_* */
     char *cpuset;        /* owned: "hwloc:<list>" binding, NULL = unbound or deferred */
 } px_dp_lproc_t;
 
@@ -99,15 +122,25 @@ typedef struct {
     size_t nnodes;
     px_dp_lproc_t *procs; /* owned, nprocs, indexed by rank */
     size_t nprocs;
+    uint8_t bind_obj; /* PX_DP_BIND_*: for PX_DP_PROC_BIND_LATER processes */
+    uint16_t pe;      /* cores per process for those (0: one bind_obj) */
+    uint8_t flags;    /* PX_DP_JOB_* */
     pmix_app_t *apps; /* owned, napps (PMIx_App_free) */
     size_t napps;
     pmix_info_t *info; /* owned, ninfo: the job's directives */
     size_t ninfo;
+    pmix_info_t *reg; /* owned, nreg: job- and app-realm data every daemon registers */
+    size_t nreg;
+    pmix_info_t *setup; /* owned, nsetup: PMIx_server_setup_application's answer */
+    size_t nsetup;
 } px_dp_launch_t;
 
-/* Wire: PROC_NSPACE; UINT32 nnodes, per node STRING name + UINT32 daemon; UINT32 nprocs,
- * per process UINT32 node, UINT16 local rank, UINT16 node rank, UINT32 app, STRING cpuset
- * (NULL allowed); UINT32 napps then one APP item of napps; INFO array. */
+/* Wire: PROC_NSPACE; UINT32 nnodes, per node STRING name + UINT32 daemon + UINT8 flags;
+ * UINT32 nprocs, per process UINT32 node, UINT16 local rank, UINT16 node rank, UINT32
+ * app, UINT8 flags, STRING cpuset (NULL allowed); UINT8 bind object, UINT16 pe, UINT8
+ * job flags; UINT32 napps then one APP item of napps; INFO arrays: directives,
+ * registration data, setup data. Unknown flag bits, bind objects and pe > PX_DP_PE_MAX
+ * are malformed. */
 pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l);
 /* Fills *l (the caller's then: px_dp_launch_free). Refuses, nothing left allocated and
  * *l zeroed: counts beyond the bytes or the bounds, an empty node name, a process whose
@@ -118,9 +151,11 @@ void px_dp_launch_free(px_dp_launch_t *l); /* accepts NULL; leaves *l zeroed */
 /* ---- PX_DP_PSTATE: process states, daemon -> controller, batched per job ---- */
 
 typedef enum {
-    PX_DP_PS_STARTED = 1, /* forked and exec'd: pid set */
-    PX_DP_PS_EXITED = 2,  /* reaped: status is the wait status */
-    PX_DP_PS_FAILED = 3,  /* could not start: status is the errno, stage where */
+    PX_DP_PS_STARTED = 1,   /* forked and exec'd: pid set */
+    PX_DP_PS_EXITED = 2,    /* reaped: status is the wait status */
+    PX_DP_PS_FAILED = 3,    /* could not start: status is the errno, stage where */
+    PX_DP_PS_CONNECTED = 4, /* called PMIx_Init (its server's client_connected) */
+    PX_DP_PS_FINALIZED = 5, /* called PMIx_Finalize */
 } px_dp_ps_t;
 
 typedef struct {
@@ -152,13 +187,86 @@ pmix_status_t px_dp_signal_unpack(pmix_data_buffer_t *buf, pmix_proc_t *target, 
 pmix_status_t px_dp_cleanup_pack(pmix_data_buffer_t *buf, const char *nspace);
 pmix_status_t px_dp_cleanup_unpack(pmix_data_buffer_t *buf, pmix_nspace_t nspace);
 
+/* ---- PX_DP_STDIN (request): PROC_NSPACE, PROC_RANK, BYTE_OBJECT (empty = close).
+ * The reply (no fields) comes once the target's stdin queue is below the daemon's mark,
+ * or the target is gone. ---- */
+pmix_status_t px_dp_stdin_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, const void *data,
+                               size_t len);
+
+/* ---- PX_DP_IOF_FLOW: PROC_NSPACE, PROC_RANK, UINT8 pause (0 resume, 1 pause) ---- */
+pmix_status_t px_dp_flow_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, bool pause);
+
+/* ---- PX_DP_IOF: PROC_NSPACE, PROC_RANK, UINT16 channel (PMIX_FWD_STDOUT_CHANNEL or
+ * PMIX_FWD_STDERR_CHANNEL), BYTE_OBJECT bytes (at least one). With data NULL only the
+ * head is packed: the len bytes are sent right after it (px_peer_send_ext). ---- */
+pmix_status_t px_dp_iof_pack(pmix_data_buffer_t *buf, const pmix_proc_t *src, uint16_t channel,
+                             const void *data, size_t len);
+
+/* ---- Fences. A daemon whose local participants are all in sends FENCE_UP: UINT32 n,
+ * PROC item of n participants (n >= 1), UINT8 collect, BYTE_OBJECT its local data (the
+ * server's blob). The controller answers every daemon involved with FENCE_REL: STRING
+ * signature (px_dp_fence_sig of the participants), INT32 status, BYTE_OBJECT the
+ * allgathered data (empty for a barrier or an error). ---- */
+#define PX_DP_FENCE_PROCS_MAX (4u * 1024 * 1024)
+pmix_status_t px_dp_fence_up_pack(pmix_data_buffer_t *buf, const pmix_proc_t *procs, size_t n,
+                                  bool collect, const void *data, size_t len);
+pmix_status_t px_dp_fence_rel_pack(pmix_data_buffer_t *buf, const char *sig, pmix_status_t status,
+                                   const void *data, size_t len);
+/* The canonical text of a participant list ("ns:rank;" sorted, "ns:*;" for a wildcard),
+ * the same on every side for the same set. malloc'd; NULL on ENOMEM. procs is not
+ * changed. */
+char *px_dp_fence_sig(const pmix_proc_t *procs, size_t n);
+
+/* ---- Direct modex. DMODEX_REQ (request): PROC target, INFO array (the asker's
+ * directives). Reply DMODEX_RESP: INT32 status, BYTE_OBJECT the target's data (the
+ * server's blob; empty on error). ---- */
+pmix_status_t px_dp_dmodex_req_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target,
+                                    const pmix_info_t *info, size_t ninfo);
+pmix_status_t px_dp_dmodex_resp_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                     const void *data, size_t len);
+/* The reply's fields; bo->bytes points into buf (valid while buf is). */
+pmix_status_t px_dp_dmodex_resp_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                       pmix_byte_object_t *bo);
+
+/* ---- PX_DP_ABORT: PROC caller, INT32 status, STRING message (NULL allowed), UINT32 n,
+ * PROC item of n (the processes to abort; none = the caller's namespace) ---- */
+pmix_status_t px_dp_abort_pack(pmix_data_buffer_t *buf, const pmix_proc_t *caller, int32_t status,
+                               const char *msg, const pmix_proc_t *procs, size_t n);
+
+/* ---- PX_DP_JOBCTL (request): PROC requester, UINT32 n, PROC item of n targets, INFO
+ * array directives. Reply: INT32 status, INFO array results. ---- */
+pmix_status_t px_dp_jobctl_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                                const pmix_proc_t *targets, size_t n, const pmix_info_t *info,
+                                size_t ninfo);
+pmix_status_t px_dp_status_info_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                     const pmix_info_t *info, size_t ninfo);
+/* *info owned by the caller then (px_bfrops_info_array_free). */
+pmix_status_t px_dp_status_info_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                       pmix_info_t **info, size_t *ninfo);
+
+/* ---- PX_DP_EVENT: INT32 code, PROC source, UINT8 range, INFO array. A daemon sends up
+ * what its server's notify_event upcall gives it; the controller delivers it to its own
+ * server and relays it to every other daemon, whose servers deliver it locally. ---- */
+pmix_status_t px_dp_event_pack(pmix_data_buffer_t *buf, pmix_status_t code,
+                               const pmix_proc_t *source, pmix_data_range_t range,
+                               const pmix_info_t *info, size_t ninfo);
+
 /* A controller -> daemon message as the daemon decodes it (tag and contents). */
 typedef struct {
     uint32_t tag;
-    int32_t reason;        /* PX_DP_EXIT */
-    px_dp_launch_t launch; /* PX_DP_LAUNCH (owned: px_dp_ctl_msg_free) */
-    pmix_proc_t target;    /* PX_DP_SIGNAL: whom; PX_DP_JOB_CLEANUP: nspace, WILDCARD */
-    int32_t signal;        /* PX_DP_SIGNAL */
+    int32_t reason;          /* PX_DP_EXIT */
+    px_dp_launch_t launch;   /* PX_DP_LAUNCH (owned: px_dp_ctl_msg_free) */
+    pmix_proc_t target;      /* SIGNAL, STDIN, IOF_FLOW, DMODEX_REQ: whom; JOB_CLEANUP:
+                                nspace, WILDCARD */
+    int32_t signal;          /* PX_DP_SIGNAL */
+    pmix_byte_object_t data; /* STDIN bytes, FENCE_REL data: views into the payload */
+    bool pause;              /* PX_DP_IOF_FLOW */
+    char *sig;               /* PX_DP_FENCE_REL: owned */
+    pmix_status_t status;    /* PX_DP_FENCE_REL; PX_DP_EVENT: its code */
+    pmix_proc_t source;      /* PX_DP_EVENT */
+    uint8_t range;           /* PX_DP_EVENT */
+    pmix_info_t *info;       /* DMODEX_REQ, EVENT: owned, ninfo */
+    size_t ninfo;
 } px_dp_ctl_msg_t;
 
 /* The daemon's decoder of everything the controller sends: a known tag with a
@@ -168,6 +276,30 @@ typedef struct {
  * This is the fuzz target's entry (test/fuzz/fuzz_dproto.c). */
 pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m);
 void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m); /* accepts NULL */
+
+/* A daemon -> controller message as the controller decodes it. */
+typedef struct {
+    uint32_t tag;
+    px_dp_pstate_t pstate;   /* PX_DP_PSTATE (owned) */
+    pmix_proc_t proc;        /* IOF, EVENT: source; DMODEX_REQ: target; ABORT: caller;
+                                JOBCTL: requester */
+    uint16_t channel;        /* PX_DP_IOF */
+    pmix_byte_object_t data; /* IOF bytes, FENCE_UP data: views into the payload */
+    pmix_proc_t *procs;      /* owned, nprocs: FENCE_UP participants, ABORT / JOBCTL targets */
+    size_t nprocs;
+    bool collect;      /* PX_DP_FENCE_UP */
+    int32_t status;    /* PX_DP_ABORT; PX_DP_EVENT: its code */
+    uint8_t range;     /* PX_DP_EVENT */
+    char *msg;         /* PX_DP_ABORT: owned, may be NULL */
+    pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT: owned, ninfo */
+    size_t ninfo;
+} px_dp_dmn_msg_t;
+
+/* The controller's decoder of what daemons send (PSTATE, IOF, FENCE_UP, DMODEX_REQ,
+ * ABORT, JOBCTL, EVENT), with the same contract as px_dp_ctl_decode. A view in *m points into
+ * payload: use it before payload goes. Fuzzed with px_dp_ctl_decode. */
+pmix_status_t px_dp_dmn_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
+void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m); /* accepts NULL */
 
 /* The routing tree over daemons 0..n-1 rooted at 0 with the given radix (>= 1): the
  * parent of id (none for 0: returns UINT32_MAX) and its children, the ids

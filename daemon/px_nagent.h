@@ -1,14 +1,12 @@
 /* daemon: the node agent — what a daemon does with the controller's job messages
- * (docs/PROTOCOL.md): LAUNCH starts this node's part of a job through odls, SIGNAL
- * signals its processes, JOB_CLEANUP forgets the job; process states go back as PSTATE
- * payloads, batched per job per loop turn, and output as it is read. The controller's
- * own node (daemon 0) runs this code in-process on the controller's loop; prted is to
- * run the same code (not yet: it has no embedded PMIx server). Daemon's loop only.
- *
- * Partial (issue 14 step 2): the namespace and its clients are still registered with
- * the PMIx server by the controller (launcher/job.c) before it delivers LAUNCH, not by
- * this agent from the per-node facts; bindings deferred to the daemon
- * (bind_deferred) are not computed here yet (such processes run unbound).
+ * (docs/PROTOCOL.md): LAUNCH registers the job's namespace with this node's facts and
+ * its local clients with the PMIx server the process runs, then starts this node's part
+ * of the job through odls; SIGNAL signals its processes; STDIN feeds a process's stdin
+ * (answered once its queue has room); IOF_FLOW pauses or resumes reading a process's
+ * output; JOB_CLEANUP deregisters and forgets the job. Process states go back as PSTATE
+ * payloads (batched per job per loop turn), output as IOF payloads, as it is read. The
+ * controller's own node (daemon 0, in prte) and every prted run this code on their
+ * loop. Daemon's loop only.
  */
 #ifndef PX_NAGENT_H
 #define PX_NAGENT_H
@@ -25,30 +23,45 @@
 typedef struct px_nagent px_nagent_t;
 
 typedef struct {
-    /* A message for the controller (today PX_DP_PSTATE): the payload is borrowed for the
-     * call. Never called from inside px_nagent_handle. */
+    /* A message for the controller (PSTATE, IOF): the payload is borrowed for the call.
+     * Never called from inside px_nagent_handle. */
     void (*send)(uint32_t tag, pmix_data_buffer_t *payload, void *arg);
-    /* Output of a local process, as read (PX_CHILD_STDOUT / PX_CHILD_STDERR). */
-    void (*output)(const pmix_proc_t *proc, int channel, const char *data, size_t len, void *arg);
+    /* The answer to request seq (STDIN); may be called from inside px_nagent_handle. */
+    void (*reply)(uint32_t seq, uint32_t tag, pmix_data_buffer_t *payload, void *arg);
+    /* Optional: a message whose payload is head's bytes then len bytes at data, which
+     * stay untouched until done(done_arg) runs, exactly once: when they were written, or
+     * dropped (connection lost). 0, or -1 (then done never runs). Output goes this way,
+     * so a process whose bytes are not on their way yet stops being read (flow control
+     * towards the controller); without it, output is sent with send. */
+    int (*send_bulk)(uint32_t tag, const pmix_data_buffer_t *head, const void *data, size_t len,
+                     void (*done)(void *), void *done_arg, void *arg);
     void *arg;
 } px_nagent_cbs_t;
 
-/* The agent of daemon `self` on base; topo is borrowed (what children bind with). It
- * owns the node's odls (and so the SIGCHLD handler). NULL + errno on failure. */
-px_nagent_t *px_nagent_create(struct event_base *base, hwloc_topology_t topo, uint32_t self,
-                              const px_nagent_cbs_t *cbs);
-/* SIGKILLs and reaps every process (px_odls_destroy), drops unsent reports. NULL ok. */
+typedef struct {
+    struct event_base *base; /* borrowed */
+    hwloc_topology_t topo;   /* borrowed: what children bind with (deferred bindings too) */
+    uint32_t self;           /* this daemon's id (PMIX_SERVER_RANK, the node's PMIX_NODEID) */
+    const char *node;        /* this node's name as the LAUNCH messages name it (copied) */
+} px_nagent_opts_t;
+
+/* The agent; it owns the node's odls (and so the SIGCHLD handler). The PMIx server of
+ * the process must be up: the agent registers namespaces and clients with it. NULL +
+ * errno on failure. */
+px_nagent_t *px_nagent_create(const px_nagent_opts_t *o, const px_nagent_cbs_t *cbs);
+/* SIGKILLs and reaps every process (px_odls_destroy), deregisters the jobs, drops unsent
+ * reports and unanswered requests. NULL ok. */
 void px_nagent_destroy(px_nagent_t *a);
 
-/* Act on a decoded controller message (m stays the caller's). PMIX_SUCCESS, or
- * PMIX_ERR_NOT_SUPPORTED for a tag the agent does not handle, PMIX_EXISTS for a LAUNCH
- * of a job it already has, PMIX_ERR_NOMEM. A process that cannot be forked is reported
- * (PSTATE failed, pid 0, stage "fork") like any other start failure. */
-pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m);
+/* Act on a decoded controller message (m stays the caller's); seq is the request's
+ * sequence (STDIN), else 0. PMIX_SUCCESS, or PMIX_ERR_NOT_SUPPORTED for a tag the agent
+ * does not handle, PMIX_EXISTS for a LAUNCH of a job it already has, PMIX_ERR_NOMEM.
+ * A LAUNCH whose registration fails reports each local process as failed to start
+ * (stage "setup"); a process that cannot be forked is reported likewise (stage "fork"),
+ * one whose cpuset does not parse at stage "bind" (EINVAL). */
+pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_t seq);
 
-/* The local child of proc while it has not been reaped, else NULL. Daemon 0's in-process
- * handle for stdin and output flow control (launcher/job_stdin.c, output.c) until the
- * STDIN message and per-daemon IOF flow control are implemented. */
-px_child_t *px_nagent_child(px_nagent_t *a, const pmix_proc_t *proc);
+/* Children of every job not yet through exited(). */
+size_t px_nagent_count(const px_nagent_t *a);
 
 #endif /* PX_NAGENT_H */

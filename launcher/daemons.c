@@ -3,10 +3,12 @@
  * with the DVM's secret, fetch a topology only for a signature not seen before, send
  * the exit at the DVM's end. Main thread, on the controller's libevent loop.
  *
- * Partial (issue 14): daemon 0 is an entry of the table (this node's name and
- * topology); its messages (LAUNCH, SIGNAL, JOB_CLEANUP) are handed to the node agent
- * in-process by launcher/job.c. Nothing is sent to the other daemons yet: jobs run on
- * daemon 0's node only.
+ * Daemon 0 is an entry of the table like the others (this node's name and topology);
+ * its connection is a socket pair whose other end the node agent of this very process
+ * reads (px_dlink), so every daemon gets the same messages the same way.
+ *
+ * Partial (issue 14): messages go from the controller to each daemon directly (a star),
+ * not yet down the radix tree (XCAST).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,12 +107,6 @@ static void set_state(px_dmn_t *dm, px_dmn_state_t to)
     dm->state = to;
 }
 
-const char *px_daemons_agent(void)
-{
-    const char *a = getenv("PRTE_MCA_plm_ssh_agent");
-    return a != NULL && a[strspn(a, " \t")] != '\0' ? a : NULL;
-}
-
 bool px_daemons_is_here(const char *name, const char *node)
 {
     size_t short_len = strcspn(node, ".");
@@ -180,15 +176,22 @@ static void dmn_fail(px_dmn_t *dm, const char *why)
     if (dm->state == DMN_EXITING) {
         return; /* going anyway: not a failure */
     }
-    if (dm->state == DMN_UP) {
+    bool was_up = dm->state == DMN_UP;
+    if (was_up) {
         px_show_help("help-prte.txt", "daemon-lost", ds->o.prog, dm->id, dm->host, why);
     } else {
         px_show_help("help-prte.txt", "daemon-start", ds->o.prog, dm->id, dm->host, why);
         ds->failed = true;
     }
     set_state(dm, DMN_FAILED);
+    px_peer_destroy(dm->peer);
+    dm->peer = NULL;
+    dm->closed = true;
     if (dm->agent > 0 && !dm->reaped) {
         kill(-dm->agent, SIGKILL);
+    }
+    if (was_up && ds->o.lost != NULL) {
+        ds->o.lost(dm->id, ds->o.arg);
     }
 }
 
@@ -252,8 +255,9 @@ static char *prted_path(void)
     return strdup("prted"); /* from PATH on the remote side */
 }
 
-/* fork <agent words...> <host> <prted> --controller <addr:port> --id <n> [-v]; the
- * secret goes down a pipe on the agent's stdin (the remote shell passes it on). */
+/* fork <agent words...> <host> <prted> --controller <addr:port> --id <n> --dvm <nspace>
+ * [-v]; the secret goes down a pipe on the agent's stdin (the remote shell passes it
+ * on). */
 static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const char *prted)
 {
     char *words = strdup(agent);
@@ -264,7 +268,7 @@ static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const 
     char *argv[48];
     size_t argc = 0;
     for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
-         w != NULL && argc < 38; w = strtok_r(NULL, " \t", &save)) {
+         w != NULL && argc < 36; w = strtok_r(NULL, " \t", &save)) {
         argv[argc++] = w;
     }
     argv[argc++] = dm->host;
@@ -273,6 +277,8 @@ static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const 
     argv[argc++] = ctl;
     argv[argc++] = "--id";
     argv[argc++] = id;
+    argv[argc++] = "--dvm";
+    argv[argc++] = (char *)ds->o.nspace;
     if (ds->o.verbose > 0) {
         argv[argc++] = "-v";
     }
@@ -320,8 +326,6 @@ static void on_lost(px_peer_t *peer, int err, void *cbdata)
     (void)peer;
     px_dmn_t *dm = cbdata;
     dm->closed = true;
-    px_peer_destroy(dm->peer);
-    dm->peer = NULL;
     if (dm->state == DMN_EXITING) {
         if (dm->reaped) {
             set_state(dm, DMN_GONE);
@@ -329,6 +333,8 @@ static void on_lost(px_peer_t *peer, int err, void *cbdata)
     } else {
         dmn_fail(dm, err ? strerror(err) : "the daemon closed its connection");
     }
+    px_peer_destroy(dm->peer);
+    dm->peer = NULL;
     check_progress(dm->owner);
 }
 
@@ -336,10 +342,15 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
                    void *cbdata)
 {
     (void)peer;
-    (void)seq;
-    (void)payload;
     px_dmn_t *dm = cbdata;
-    /* nothing unsolicited is implemented from a daemon yet (PROTOCOL.md) */
+    px_daemons_t *ds = dm->owner;
+    if (dm->state == DMN_UP || dm->state == DMN_EXITING) {
+        if (ds->o.msg != NULL) {
+            ds->o.msg(dm->id, tag, seq, payload, ds->o.arg);
+        }
+        return;
+    }
+    /* nothing unsolicited comes before a daemon is up (PROTOCOL.md) */
     char why[64];
     snprintf(why, sizeof(why), "it sent message tag %u, which is not expected", tag);
     dmn_fail(dm, why);
@@ -501,12 +512,20 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         return NULL;
     }
     ds->o = *o;
-    /* daemon 0: this node, in-process */
+    /* daemon 0: this node, its agent in this process at the other end of self_fd */
     px_dmn_t *d0 = &ds->d[ds->n++];
     d0->owner = ds;
     d0->host = strdup(o->node);
     d0->node = strdup(o->node);
-    d0->closed = d0->reaped = true;
+    d0->reaped = true;
+    ds->prog = px_progress_create(o->base);
+    d0->peer = ds->prog != NULL ? px_peer_create(ds->prog, o->self_fd, on_msg, on_lost, d0) : NULL;
+    if (ds->prog == NULL) {
+        close(o->self_fd);
+    }
+    if (d0->peer == NULL) {
+        goto nomem;
+    }
     px_topo_t *t0 = NULL;
     char sig[PX_DTOPO_SIG_LEN];
     px_dtopo_signature(o->topo, sig);
@@ -537,9 +556,8 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     if (ds->n == 1) {
         return ds; /* this node only: nothing to start */
     }
-    const char *agent = px_daemons_agent();
-    ds->prog = px_progress_create(o->base);
-    if (agent == NULL || ds->prog == NULL || px_tcp_secret_new(ds->secret) != 0 ||
+    const char *agent = o->agent;
+    if (agent == NULL || px_tcp_secret_new(ds->secret) != 0 ||
         (ds->listener = px_tcp_listen(ds->prog, true, ds->secret, on_accept, ds)) == NULL ||
         (prted = prted_path()) == NULL ||
         (ds->sigchld = evsignal_new(o->base, SIGCHLD, on_sigchld, ds)) == NULL ||
@@ -593,6 +611,85 @@ error:
     free(prted);
     px_daemons_destroy(ds);
     return NULL;
+}
+
+size_t px_daemons_count(const px_daemons_t *d)
+{
+    return d != NULL ? d->n : 0;
+}
+
+const char *px_daemons_node(const px_daemons_t *d, unsigned id)
+{
+    return id < d->n ? d->d[id].node : NULL;
+}
+
+hwloc_topology_t px_daemons_topo(const px_daemons_t *d, unsigned id)
+{
+    return id < d->n && d->d[id].topo != NULL ? d->d[id].topo->topo : NULL;
+}
+
+const char *px_daemons_host(const px_daemons_t *d, unsigned id)
+{
+    return id < d->n ? d->d[id].host : NULL;
+}
+
+bool px_daemons_up(const px_daemons_t *d, unsigned id)
+{
+    return id < d->n && d->d[id].state == DMN_UP && d->d[id].peer != NULL;
+}
+
+int px_daemons_send(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_buffer_t *buf)
+{
+    if (!px_daemons_up(d, id)) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    return px_peer_send(d->d[id].peer, tag, buf);
+}
+
+/* A request's reply, handed to the caller with the daemon's id. */
+typedef struct {
+    unsigned id;
+    px_daemons_reply_fn cb;
+    void *cbdata;
+} req_t;
+
+static void on_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)peer;
+    req_t *r = cbdata;
+    r->cb(r->id, status, reply, r->cbdata);
+    free(r);
+}
+
+int px_daemons_request(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_buffer_t *buf,
+                       px_daemons_reply_fn cb, void *cbdata)
+{
+    req_t *r = malloc(sizeof(*r));
+    if (r == NULL) {
+        return -1;
+    }
+    *r = (req_t){id, cb, cbdata};
+    if (!px_daemons_up(d, id)) {
+        free(r);
+        errno = ENOTCONN;
+        return -1;
+    }
+    if (px_peer_send_request(d->d[id].peer, tag, buf, on_reply, r) != 0) {
+        free(r);
+        return -1;
+    }
+    return 0;
+}
+
+int px_daemons_reply(px_daemons_t *d, unsigned id, uint32_t seq, uint32_t tag,
+                     const pmix_data_buffer_t *buf)
+{
+    if (id >= d->n || d->d[id].peer == NULL) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    return px_peer_send_reply(d->d[id].peer, seq, tag, buf);
 }
 
 bool px_daemons_stopped(const px_daemons_t *d)
@@ -667,6 +764,7 @@ void px_daemons_destroy(px_daemons_t *d)
         free(dm->node);
     }
     if (d->n > 0) {
+        px_peer_destroy(d->d[0].peer);
         free(d->d[0].host);
         free(d->d[0].node);
     }

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <event2/thread.h>
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "bfrops/px_bfrops.h"
 #include "help/px_help.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
@@ -121,15 +123,8 @@ static void op_on_loop(void *arg)
         p->connected = true;
     } else if (p != NULL && o->what == 1) {
         p->finalized = true;
-    } else if (p != NULL && o->what == 2) {
-        /* the targets: the caller's whole namespace unless others were named */
-        px_job_abort(p->job, o->proc.rank, o->status, o->msg);
-        for (size_t i = 0; i < o->nprocs; i++) {
-            px_job_t *j = px_job_find(o->dvm, o->procs[i].nspace);
-            if (j != NULL && j != p->job) {
-                px_job_kill(j, PX_WHY_KILLED, false);
-            }
-        }
+    } else if (o->what == 2) {
+        px_dvm_abort(o->dvm, &o->proc, o->status, o->msg, o->procs, o->nprocs);
     }
     if (o->cbfunc != NULL) {
         o->cbfunc(PMIX_SUCCESS, o->cbdata);
@@ -137,6 +132,23 @@ static void op_on_loop(void *arg)
     free(o->msg);
     free(o->procs);
     free(o);
+}
+
+void px_dvm_abort(px_dvm_t *dvm, const pmix_proc_t *caller, int status, const char *msg,
+                  const pmix_proc_t *procs, size_t nprocs)
+{
+    px_proc_t *p = px_job_proc(dvm, caller);
+    if (p == NULL) {
+        return;
+    }
+    /* the targets: the caller's whole namespace unless others were named */
+    px_job_abort(p->job, caller->rank, status, msg);
+    for (size_t i = 0; i < nprocs; i++) {
+        px_job_t *j = px_job_find(dvm, procs[i].nspace);
+        if (j != NULL && j != p->job) {
+            px_job_kill(j, PX_WHY_KILLED, false);
+        }
+    }
 }
 
 static pmix_status_t op_post(const pmix_proc_t *proc, int what, pmix_op_cbfunc_t cbfunc,
@@ -531,21 +543,23 @@ static void jctl_on_loop(void *arg)
     c->cbfunc(rc, NULL, 0, c->cbdata, jctl_release, c);
 }
 
-static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
-                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
-                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+/* A request of job control as the loop takes it (NULL + nothing to free on ENOMEM). */
+static jctl_req_t *jctl_new(px_dvm_t *dvm, const pmix_proc_t *requestor,
+                            const pmix_proc_t targets[], size_t ntargets,
+                            const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                            void *cbdata)
 {
     jctl_req_t *c = calloc(1, sizeof(*c));
     if (c == NULL) {
-        return PMIX_ERR_NOMEM;
+        return NULL;
     }
-    c->dvm = served;
+    c->dvm = dvm;
     c->requester = *requestor;
     if (ntargets > 0) {
         c->targets = calloc(ntargets, sizeof(*targets));
         if (c->targets == NULL) {
             free(c);
-            return PMIX_ERR_NOMEM;
+            return NULL;
         }
         memcpy(c->targets, targets, ntargets * sizeof(*targets));
         c->ntargets = ntargets;
@@ -561,9 +575,164 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
     }
     c->cbfunc = cbfunc;
     c->cbdata = cbdata;
+    return c;
+}
+
+static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_req_t *c =
+        jctl_new(served, requestor, targets, ntargets, directives, ndirs, cbfunc, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
     if (px_dvm_shift(c->dvm, jctl_on_loop, c) != 0) {
         free(c->targets);
         free(c);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* A remote daemon's JOBCTL request: the answer goes back to it. */
+typedef struct {
+    px_dvm_t *dvm;
+    unsigned id;
+    uint32_t seq;
+} jctl_remote_t;
+
+static void jctl_remote_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                              pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    jctl_remote_t *r = cbdata;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (px_dp_status_info_pack(&b, status, info, ninfo) == PMIX_SUCCESS) {
+        px_daemons_reply(r->dvm->daemons, r->id, r->seq, PX_DP_JOBCTL, &b);
+    }
+    px_bfrops_buf_free(&b);
+    if (release_fn != NULL) {
+        release_fn(release_cbdata);
+    }
+    free(r);
+}
+
+void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *requester,
+                   const pmix_proc_t *targets, size_t ntargets, const pmix_info_t *info,
+                   size_t ninfo)
+{
+    jctl_remote_t *r = malloc(sizeof(*r));
+    jctl_req_t *c =
+        r != NULL ? jctl_new(dvm, requester, targets, ntargets, info, ninfo, jctl_remote_reply, r)
+                  : NULL;
+    if (c == NULL) {
+        free(r);
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        if (px_dp_status_info_pack(&b, PMIX_ERR_NOMEM, NULL, 0) == PMIX_SUCCESS) {
+            px_daemons_reply(dvm->daemons, id, seq, PX_DP_JOBCTL, &b);
+        }
+        px_bfrops_buf_free(&b);
+        return;
+    }
+    *r = (jctl_remote_t){dvm, id, seq};
+    jctl_on_loop(c);
+}
+
+/* ---- fences and direct modex of this node's processes (fence.c) ---- */
+
+typedef struct {
+    px_dvm_t *dvm;
+    pmix_proc_t *procs; /* owned */
+    size_t nprocs;
+    bool collect;
+    char *data; /* owned: the library gave it to us (the Server chapter) */
+    size_t ndata;
+    pmix_modex_cbfunc_t cbfunc;
+    void *cbdata;
+} fence_req_t;
+
+static void fence_on_loop(void *arg)
+{
+    fence_req_t *f = arg;
+    pmix_status_t rc = px_fence_contribute(f->dvm, 0, f->procs, f->nprocs, f->collect, f->data,
+                                           f->ndata, f->cbfunc, f->cbdata);
+    if (rc != PMIX_SUCCESS) {
+        f->cbfunc(rc, NULL, 0, f->cbdata, NULL, NULL);
+    }
+    free(f->procs);
+    free(f->data);
+    free(f);
+}
+
+static pmix_status_t up_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    fence_req_t *f = calloc(1, sizeof(*f));
+    if (f == NULL || (f->procs = calloc(nprocs ? nprocs : 1, sizeof(*procs))) == NULL) {
+        free(f);
+        return PMIX_ERR_NOMEM;
+    }
+    f->dvm = served;
+    memcpy(f->procs, procs, nprocs * sizeof(*procs));
+    f->nprocs = nprocs;
+    for (size_t i = 0; i < ninfo; i++) {
+        f->collect |= PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA) && PMIX_INFO_TRUE(&info[i]);
+    }
+    f->data = data;
+    f->ndata = ndata;
+    f->cbfunc = cbfunc;
+    f->cbdata = cbdata;
+    if (px_dvm_shift(f->dvm, fence_on_loop, f) != 0) {
+        free(f->procs);
+        free(f);
+        return PMIX_ERR_OUT_OF_RESOURCE; /* the data stays the library's */
+    }
+    return PMIX_SUCCESS;
+}
+
+typedef struct {
+    px_dvm_t *dvm;
+    pmix_proc_t target;
+    pmix_info_t *info; /* owned copy */
+    size_t ninfo;
+    pmix_modex_cbfunc_t cbfunc;
+    void *cbdata;
+} dmodex_req_t;
+
+static void dmodex_on_loop(void *arg)
+{
+    dmodex_req_t *d = arg;
+    pmix_status_t rc =
+        px_dmodex_route(d->dvm, 0, 0, &d->target, d->info, d->ninfo, d->cbfunc, d->cbdata);
+    if (rc != PMIX_SUCCESS) {
+        d->cbfunc(rc, NULL, 0, d->cbdata, NULL, NULL);
+    }
+    PMIx_Info_free(d->info, d->ninfo);
+    free(d);
+}
+
+static pmix_status_t up_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                               pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    dmodex_req_t *d = calloc(1, sizeof(*d));
+    if (d == NULL || (ninfo > 0 && (d->info = PMIx_Info_create(ninfo)) == NULL)) {
+        free(d);
+        return PMIX_ERR_NOMEM;
+    }
+    d->dvm = served;
+    d->target = *proc;
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&d->info[i], &info[i]);
+    }
+    d->ninfo = ninfo;
+    d->cbfunc = cbfunc;
+    d->cbdata = cbdata;
+    if (px_dvm_shift(d->dvm, dmodex_on_loop, d) != 0) {
+        PMIx_Info_free(d->info, d->ninfo);
+        free(d);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
     return PMIX_SUCCESS;
@@ -580,6 +749,8 @@ static pmix_server_module_t module = {
     .client_connected = up_connected,
     .client_finalized = up_finalized,
     .abort = up_abort,
+    .fence_nb = up_fence,
+    .direct_modex = up_dmodex,
     .spawn = up_spawn,
     .query = px_dvm_query,
     .tool_connected = up_tool,
@@ -590,22 +761,65 @@ static pmix_server_module_t module = {
     .unpublish = px_dvm_unpublish,
 };
 
-static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o, int *slots)
+/* Without a remote shell, every host given must be this node. */
+static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o)
 {
-    *slots = 0;
     for (size_t i = 0; i < o->nhosts; i++) {
         const char *h = o->hosts[i].name;
-        bool here = px_daemons_is_here(h, dvm->hostname);
-        if (!here && px_daemons_agent() != NULL) {
-            continue; /* daemons: a prted is started there (launcher/daemons.c) */
-        }
-        if (!here) {
+        if (!px_daemons_is_here(h, dvm->hostname) && o->ssh_agent == NULL) {
             px_show_help("help-prte.txt", "remote-host", o->prog, h, dvm->hostname);
             return -1;
         }
-        *slots += o->hosts[i].slots > 0 ? o->hosts[i].slots : 1;
     }
     return 0;
+}
+
+/* The DVM's nodes, one per daemon (id order): name and topology from the daemon table;
+ * slots as --host/--hostfile gave them for that host (an entry without a count is one
+ * slot, entries of the same host add up), else the node's cores. */
+static int make_nodes(px_dvm_t *dvm, const px_dvm_opts_t *o)
+{
+    size_t n = px_daemons_count(dvm->daemons);
+    dvm->nodes = calloc(n ? n : 1, sizeof(*dvm->nodes));
+    if (dvm->nodes == NULL) {
+        return -1;
+    }
+    for (size_t id = 0; id < n; id++) {
+        px_map_node_t *node = &dvm->nodes[id];
+        node->name = (char *)px_daemons_node(dvm->daemons, (unsigned)id);
+        node->topo = px_daemons_topo(dvm->daemons, (unsigned)id);
+        node->slots_given = o->nhosts > 0;
+        const char *host = px_daemons_host(dvm->daemons, (unsigned)id);
+        for (size_t i = 0; i < o->nhosts; i++) {
+            const char *h = o->hosts[i].name;
+            bool match = id == 0 ? px_daemons_is_here(h, dvm->hostname) : strcmp(h, host) == 0;
+            node->slots += match ? (o->hosts[i].slots > 0 ? o->hosts[i].slots : 1) : 0;
+        }
+        if (!node->slots_given) {
+            int cores = node->topo ? hwloc_get_nbobjs_by_type(node->topo, HWLOC_OBJ_CORE) : 0;
+            node->slots = cores > 0 ? cores : 1;
+        }
+    }
+    dvm->nnodes = dvm->nnodes_used = n;
+    return 0;
+}
+
+/* Daemon 0's link (this node's agent) failed: cannot happen short of memory. */
+static void d0_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
+{
+    px_dvm_log(arg, 0, "daemon 0's link failed (tag %u): %s %s", tag, PMIx_Error_string(rc),
+               err ? strerror(err) : "");
+}
+
+static void on_daemon_msg(unsigned id, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                          void *arg)
+{
+    px_job_daemon_msg(arg, id, tag, seq, payload);
+}
+
+static void on_daemon_lost(unsigned id, void *arg)
+{
+    px_job_daemon_lost(arg, id);
 }
 
 static char *read_uri(const px_dvm_t *dvm)
@@ -657,8 +871,7 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = '\0';
     dvm->hostname = strdup(host);
-    int given = 0;
-    if (dvm->hostname == NULL || check_hosts(dvm, o, &given) != 0) {
+    if (dvm->hostname == NULL || check_hosts(dvm, o) != 0) {
         goto error;
     }
     /* mapping and binding use packages, cores and hardware threads: caches and I/O
@@ -680,11 +893,6 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         goto error;
     }
     dvm->topo_loaded = true;
-    int cores = hwloc_get_nbobjs_by_type(dvm->topo, HWLOC_OBJ_CORE);
-    dvm->node.name = dvm->hostname;
-    dvm->node.topo = dvm->topo;
-    dvm->node.slots_given = o->nhosts > 0;
-    dvm->node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
 
     if (px_dvm_auth_init(dvm, o) != 0) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
@@ -716,11 +924,27 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     }
     dvm->server_up = true;
     dvm->uri = read_uri(dvm);
-    px_nagent_cbs_t cbs;
-    px_job_agent_cbs(dvm, &cbs);
-    dvm->agent = px_nagent_create(base, dvm->topo, 0, &cbs);
+    /* daemon 0: this node's agent, at the other end of a socket pair from the daemon
+     * table's entry 0 (the same messages as every prted, docs/PROTOCOL.md) */
+    int sv[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        goto error;
+    }
+    px_nagent_opts_t ao = {.base = base, .topo = dvm->topo, .self = 0, .node = dvm->hostname};
+    px_dlink_cbs_t lcbs = {.failed = d0_failed, .arg = dvm};
+    dvm->d0 = px_dlink_create(dvm->progress, sv[1], &ao, &lcbs);
+    if (dvm->d0 != NULL) {
+        /* what daemon 0's output may have on its way to us, beyond the agent's own bound
+         * per process: a small socket buffer (px_peer asks for a large one), so output
+         * flow control holds the controller's memory as it did without the link */
+        int sz = 256 * 1024;
+        (void)setsockopt(px_peer_fd(px_dlink_peer(dvm->d0)), SOL_SOCKET, SO_SNDBUF, &sz,
+                         sizeof(sz));
+    }
     dvm->pubsub = px_pubsub_create(base);
-    if (dvm->agent == NULL || dvm->pubsub == NULL) {
+    if (dvm->d0 == NULL || dvm->pubsub == NULL) {
+        close(sv[0]);
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         goto error;
     }
@@ -735,13 +959,29 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         dvm->evhdlr_life = (size_t)rc;
     }
     /* daemons: one prted per other host, up before the DVM says it is ready */
-    px_daemons_opts_t dopts = {base,     o->prog,   dvm->hostname, dvm->topo,
-                               o->hosts, o->nhosts, dvm->verbose};
+    px_daemons_opts_t dopts = {.base = base,
+                               .prog = o->prog,
+                               .node = dvm->hostname,
+                               .nspace = dvm->nspace,
+                               .topo = dvm->topo,
+                               .hosts = o->hosts,
+                               .nhosts = o->nhosts,
+                               .agent = o->ssh_agent,
+                               .self_fd = sv[0],
+                               .msg = on_daemon_msg,
+                               .lost = on_daemon_lost,
+                               .arg = dvm,
+                               .verbose = dvm->verbose};
     if ((dvm->daemons = px_daemons_start(&dopts)) == NULL) {
         goto error;
     }
-    px_dvm_log(dvm, 1, "DVM %s up at %s (%d slots%s)", dvm->nspace, dvm->uri ? dvm->uri : "?",
-               dvm->node.slots, dvm->node.slots_given ? ", given" : " from hwloc");
+    if (make_nodes(dvm, o) != 0) {
+        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
+        goto error;
+    }
+    px_dvm_log(dvm, 1, "DVM %s up at %s (%zu nodes, %d slots here%s)", dvm->nspace,
+               dvm->uri ? dvm->uri : "?", dvm->nnodes, dvm->nodes[0].slots,
+               dvm->nodes[0].slots_given ? ", given" : " from hwloc");
     return dvm;
 
 error:
@@ -813,9 +1053,11 @@ void px_dvm_destroy(px_dvm_t *dvm)
         }
         px_job_stdin_release_all(dvm); /* before the server goes (it flushes their answers) */
     }
-    px_pubsub_destroy(dvm->pubsub); /* the session ends: waiting lookups are answered */
-    px_nagent_destroy(dvm->agent);
+    px_pubsub_destroy(dvm->pubsub);   /* the session ends: waiting lookups are answered */
+    px_dlink_destroy(dvm->d0);        /* this node's processes are killed */
     px_daemons_destroy(dvm->daemons); /* daemons: whatever did not exit is killed */
+    px_fence_fini(dvm);               /* this node's fences fail before the server goes */
+    free(dvm->nodes);
     if (dvm->server_up) {
         PMIx_server_finalize();
     }

@@ -11,8 +11,9 @@
 #include <hwloc.h>
 #include <pmix_server.h>
 
+#include "daemon/px_dlink.h"
+#include "daemon/px_dproto.h"
 #include "daemon/px_iof.h"
-#include "daemon/px_nagent.h"
 #include "daemon/px_odls.h"
 #include "net/px_progress.h"
 #include "launcher/px_dvm.h"
@@ -38,21 +39,23 @@ typedef enum {
     PX_WHY_TIMEOUT, /* --timeout */
     PX_WHY_KILLED,  /* by its launcher (signal forwarding, lost launcher, pterm) */
     PX_WHY_SETUP,   /* could not be mapped, registered or given its psets */
+    PX_WHY_DAEMON,  /* the daemon of a node running some of its processes was lost */
 } px_why_t;
 
 typedef struct px_job px_job_t;
-typedef struct px_dlv px_dlv_t;           /* output.c: one piece of output on its way out */
-typedef struct px_out_sink px_out_sink_t; /* output.c: our own stdout or stderr */
-typedef struct px_dvm_auth px_dvm_auth_t; /* dvm_auth.c: who may use the DVM */
+typedef struct px_dlv px_dlv_t;               /* output.c: one piece of output on its way out */
+typedef struct px_out_sink px_out_sink_t;     /* output.c: our own stdout or stderr */
+typedef struct px_dvm_auth px_dvm_auth_t;     /* dvm_auth.c: who may use the DVM */
+typedef struct px_cfence px_cfence_t;         /* fence.c: a fence across daemons */
+typedef struct px_stdin_push px_stdin_push_t; /* job_stdin.c: a push on its way */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
     pmix_proc_t proc;
     pid_t pid;
     px_proc_state_t state;
-    bool connected;  /* called PMIx_Init */
-    bool finalized;  /* called PMIx_Finalize */
-    bool registered; /* PMIx_server_register_client done */
+    bool connected; /* called PMIx_Init */
+    bool finalized; /* called PMIx_Finalize */
     int wstatus;
     px_iof_stream_t *out, *err; /* owned */
     size_t out_pending;         /* output bytes held or in the server library's hands */
@@ -89,14 +92,14 @@ struct px_job {
     px_job_state_t state;   /* its life: moved only by px_job_move */
     size_t nstarting;       /* processes forked whose exec is not confirmed yet */
     size_t nalive;          /* processes forked and not reaped yet */
-    bool registered;        /* its namespace is registered (deregistered when freed) */
+    bool launched;          /* its LAUNCH went to the daemons (JOB_CLEANUP follows) */
+    bool *node_over;        /* owned, by daemon id: the node has more processes than slots */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;
     const pmix_info_t *info; /* borrowed likewise: the spawn's job info */
     size_t ninfo;
-    char *nsdir; /* owned: PMIX_NSDIR, removed with its content at the end (job_reg.c) */
-    char *node_map, *proc_map, *peers; /* owned: PMIX_NODE_MAP, PMIX_PROC_MAP, PMIX_LOCAL_PEERS
-                                        * (made once, in setup_app) */
+    char *node_map, *proc_map, *node_list; /* owned: PMIX_NODE_MAP, PMIX_PROC_MAP,
+                                            * PMIX_NODE_LIST (made once, in setup_app) */
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
@@ -123,8 +126,12 @@ struct px_dvm {
     px_progress_t *progress;     /* owned: the one way onto base from other threads */
     bool topo_loaded, server_up; /* what px_dvm_destroy undoes */
     hwloc_topology_t topo;
-    px_nagent_t *agent; /* owned: daemon 0, this node's agent */
-    px_map_node_t node;
+    px_dlink_t *d0;       /* owned: daemon 0's end of its link (this node's agent) */
+    px_map_node_t *nodes; /* owned, nnodes: the DVM's nodes, by daemon id (names and
+                             topologies borrowed from the daemon table) */
+    size_t nnodes;
+    size_t nnodes_used; /* the nodes jobs are mapped onto (daemons whose prted can
+                           launch) */
     char *hostname;
     pmix_nspace_t nspace;
     char *uri;
@@ -146,9 +153,10 @@ struct px_dvm {
     px_dlv_t *out_inflight; /* owned: output in the library's hands (output.c) */
     px_dlv_t *out_pool[PX_OUT_POOL]; /* owned: free large output blocks (output.c) */
     size_t out_npool;
-    px_out_sink_t *out_sink[2];          /* owned: stdout, stderr for this process's jobs */
-    struct px_stdin_wait *stdin_waiting; /* owned: held stdin pushes (job_stdin.c) */
-    struct px_daemons *daemons;          /* owned: the daemon table (daemons.c) */
+    px_out_sink_t *out_sink[2];    /* owned: stdout, stderr for this process's jobs */
+    px_stdin_push_t *stdin_pushes; /* owned: stdin pushes waiting for their daemons */
+    struct px_daemons *daemons;    /* owned: the daemon table (daemons.c) */
+    px_cfence_t *fences;           /* owned: fences across daemons in progress (fence.c) */
 };
 
 /* dvm.c */
@@ -159,6 +167,15 @@ px_dvm_t *px_dvm_served(void);
 void px_dvm_log(const px_dvm_t *dvm, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void px_dvm_maybe_shutdown_done(px_dvm_t *dvm);
+/* A process called PMIx_Abort (through this process's server or its daemon's ABORT): its
+ * job ends with the status and message; other jobs named in procs are terminated. */
+void px_dvm_abort(px_dvm_t *dvm, const pmix_proc_t *caller, int status, const char *msg,
+                  const pmix_proc_t *procs, size_t nprocs);
+/* A remote daemon's JOBCTL request (seq): carried out like the job_control upcall, the
+ * answer sent back to daemon id. */
+void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *requester,
+                   const pmix_proc_t *targets, size_t ntargets, const pmix_info_t *info,
+                   size_t ninfo);
 
 /* dvm_auth.c: who may use the DVM (on the loop) */
 int px_dvm_auth_init(px_dvm_t *dvm, const px_dvm_opts_t *o); /* 0 / -1 (out of memory) */
@@ -193,18 +210,51 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
 px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
+/* The node (= daemon id) rank of j runs on, and that node's name. */
+unsigned px_job_node(const px_job_t *j, pmix_rank_t rank);
+const char *px_job_node_name(const px_job_t *j, pmix_rank_t rank);
+/* A daemon's message (dvm.c's px_daemons_msg_fn): PSTATE and IOF move jobs; the rest is
+ * handed to fence.c and dvm.c. A malformed one is logged and dropped. */
+void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
+                       pmix_data_buffer_t *payload);
+/* Daemon id is gone: the jobs with live processes on its node end (job-daemon-lost). */
+void px_job_daemon_lost(px_dvm_t *dvm, unsigned id);
+/* Send a message to the daemon of rank (WILDCARD: to every daemon up). */
+void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint32_t tag,
+                       const pmix_data_buffer_t *buf);
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
-void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs);
-/* The local child of p while it runs (daemon 0's in-process handle), else NULL. */
-px_child_t *px_job_child(const px_proc_t *p);
 
-/* pool.c: what the running jobs hold on the node, to map a new job onto the rest */
+/* fence.c: fences and direct modex across daemons (controller loop) */
+/* Daemon id's contribution to the fence over procs (its local data, len bytes; daemon 0
+ * passes the library's callback, called once the fence completes). PMIX_SUCCESS, or an
+ * error (nothing recorded; the caller answers). */
+pmix_status_t px_fence_contribute(px_dvm_t *dvm, unsigned id, const pmix_proc_t *procs, size_t n,
+                                  bool collect, const void *data, size_t len,
+                                  pmix_modex_cbfunc_t cb0, void *cbdata0);
+void px_fence_up(px_dvm_t *dvm, unsigned id, const px_dp_dmn_msg_t *m);
+void px_fence_job_ended(px_dvm_t *dvm, const char *nspace);
+void px_fence_daemon_lost(px_dvm_t *dvm, unsigned id);
+void px_fence_fini(px_dvm_t *dvm); /* every fence fails */
+/* Fetch target's data from its daemon for daemon `from` (request seq) or, with cb0, for
+ * this process's server. PMIX_SUCCESS: answered later; else nothing was sent. */
+pmix_status_t px_dmodex_route(px_dvm_t *dvm, unsigned from, uint32_t seq, const pmix_proc_t *target,
+                              const pmix_info_t *info, size_t ninfo, pmix_modex_cbfunc_t cb0,
+                              void *cbdata0);
+void px_dmodex_req(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
+
+/* pool.c: what the running jobs hold on each node, to map a new job onto the rest */
 typedef struct {
-    px_map_node_t node;   /* the DVM's node with slots_inuse, inuse_cpus, holds filled in */
-    px_map_hold_t *holds; /* owned */
-    hwloc_bitmap_t cpus;  /* owned */
+    px_map_node_t *nodes; /* owned, nnodes: the DVM's nodes jobs are mapped onto (those
+                             whose daemon is up), with slots_inuse, inuse_cpus, holds */
+    size_t nnodes;
+    unsigned *ids;        /* owned, nnodes: each node's daemon id (the DVM's node index) */
+    px_map_hold_t *holds; /* owned: every node's holds, one after the other */
+    hwloc_bitmap_t *cpus; /* owned, nnodes */
+    /* the node ranks held by live processes, per pool node: used[n][k], k < nused[n] */
+    bool **used;
+    size_t *nused;
 } px_pool_t;
 /* Fill pool from dvm's jobs. 0, or -1 with errno ENOMEM (nothing to put). */
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
@@ -219,16 +269,7 @@ pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
 pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
-/* job_reg.c: what the Server chapter asks of a host around registration */
-/* The job- and node-realm keys beyond sizes and maps (PMIX_NSPACE, the server's
- * identity, PMIX_SESSION_ID, PMIX_NODE_LIST, PMIX_LOCAL_PROCS, PMIX_NSDIR: the job's
- * directory, made here) added to list. */
-pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list);
-/* The process-realm keys beyond ranks (PMIX_PROCDIR, PMIX_REINCARNATION, PMIX_SPAWNED =
- * spawned, the same for the whole job). */
-void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, bool spawned, void *pl);
-/* Remove the job's directory and everything in it (job end). */
-void px_job_reg_cleanup(px_job_t *j);
+/* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */
 typedef void (*px_job_setup_done_t)(px_job_t *j, pmix_status_t status, pmix_info_t *info,
                                     size_t ninfo);
@@ -249,19 +290,19 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg);
 void px_out_flush_held(px_job_t *j, bool drop);
 
 /* job_stdin.c: stdin with backpressure */
-/* Queue data (len 0: none) on the stdin of each target (nspace, rank or wildcard: the
- * job's stdin targets among them), then close it when complete; call cbfunc(PMIX_SUCCESS,
- * cbdata) exactly once, when every target's queue holds less than the bound (from here
- * when it does already; source NULL: a push of this process). data and targets are
- * borrowed for the call only. */
+/* Send data (len 0: none) to the stdin of each target (nspace, rank or wildcard: the
+ * job's stdin targets among them) through their daemons (STDIN requests), then close it
+ * when complete; call cbfunc(PMIX_SUCCESS, cbdata) exactly once, when every daemon
+ * answered that its target's queue is below its mark or the target is gone (later, on
+ * the loop; from here when there is no live target; source NULL: a push of this
+ * process). data and targets are borrowed for the call only. */
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata);
-/* Release the held pushes that have room now (a job ended: its targets are gone). */
-void px_job_stdin_recheck(px_dvm_t *dvm);
 /* Release every push held for this tool (its connection is gone). */
 void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source);
-/* Release every held push (the controller is finalizing). */
+/* Release every held push (the controller is finalizing); their requests' answers are
+ * still awaited (they come, or fail with the daemons' connections). */
 void px_job_stdin_release_all(px_dvm_t *dvm);
 
 #endif /* PX_DVM_INT_H */

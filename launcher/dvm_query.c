@@ -113,7 +113,7 @@ static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, cons
         for (size_t r = 0; r < j->nprocs; r++, k++) {
             const px_proc_t *p = &j->procs[r];
             pi[k].proc = p->proc;
-            pi[k].hostname = strdup(dvm->hostname);
+            pi[k].hostname = strdup(px_job_node_name(j, (pmix_rank_t)r));
             pi[k].executable_name = strdup(j->exes[j->map.procs[r].app]);
             pi[k].pid = p->pid;
             pi[k].exit_code = proc_exit_code(p);

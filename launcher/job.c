@@ -3,6 +3,7 @@
  * output, watch them end, and tell the requester how the job ended. Controller loop only.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 
 static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
@@ -41,21 +43,32 @@ px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc)
     return &j->procs[proc->rank];
 }
 
-/* ---- daemon 0: the same messages as any daemon, delivered in-process ---- */
+/* ---- the daemons: the same messages to every daemon (daemon 0 included) ---- */
 
-/* Hand a controller -> daemon message to the daemons. Daemon 0, this node's agent, gets
- * it decoded from the very bytes a prted would read (docs/PROTOCOL.md, "Daemon 0").
- * Not yet: the other daemons (jobs are mapped onto this node only). */
-static void to_daemons(px_dvm_t *dvm, uint32_t tag, pmix_data_buffer_t *payload)
+unsigned px_job_node(const px_job_t *j, pmix_rank_t rank)
 {
-    px_dp_ctl_msg_t m;
-    pmix_status_t rc = px_dp_ctl_decode(tag, payload, &m);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_nagent_handle(dvm->agent, &m);
-        px_dp_ctl_msg_free(&m);
-    }
-    if (rc != PMIX_SUCCESS) {
-        px_dvm_log(dvm, 1, "daemon 0 refused message %u: %s", tag, PMIx_Error_string(rc));
+    return rank < j->nprocs ? j->map.procs[rank].node : 0;
+}
+
+const char *px_job_node_name(const px_job_t *j, pmix_rank_t rank)
+{
+    unsigned n = px_job_node(j, rank);
+    return n < j->dvm->nnodes ? j->dvm->nodes[n].name : j->dvm->hostname;
+}
+
+void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint32_t tag,
+                       const pmix_data_buffer_t *buf)
+{
+    size_t n = px_daemons_count(dvm->daemons);
+    for (size_t id = 0; id < n; id++) {
+        if (j != NULL && rank != PMIX_RANK_WILDCARD && id != px_job_node(j, rank)) {
+            continue;
+        }
+        if (px_daemons_up(dvm->daemons, (unsigned)id) &&
+            px_daemons_send(dvm->daemons, (unsigned)id, tag, buf) != 0) {
+            px_dvm_log(dvm, 1, "cannot send message %u to daemon %zu: %s", tag, id,
+                       strerror(errno));
+        }
     }
 }
 
@@ -65,15 +78,10 @@ static void send_signal(px_job_t *j, pmix_rank_t rank, int sig)
     PMIx_Load_procid(&target, j->nspace, rank);
     pmix_data_buffer_t buf;
     px_bfrops_buf_init(&buf);
-    if (px_dp_signal_pack(&buf, &target, sig) == PMIX_SUCCESS) {
-        to_daemons(j->dvm, PX_DP_SIGNAL, &buf);
+    if (j->launched && px_dp_signal_pack(&buf, &target, sig) == PMIX_SUCCESS) {
+        px_job_to_daemons(j->dvm, j, rank, PX_DP_SIGNAL, &buf);
     }
     px_bfrops_buf_free(&buf);
-}
-
-px_child_t *px_job_child(const px_proc_t *p)
-{
-    return px_nagent_child(p->job->dvm->agent, &p->proc);
 }
 
 static bool proc_alive(const px_proc_t *p)
@@ -124,6 +132,13 @@ static void proc_exited(px_proc_t *p, int wstatus)
 static void apply_pstate(px_job_t *j, const px_dp_pstate_one_t *o)
 {
     px_proc_t *p = o->rank < j->nprocs ? &j->procs[o->rank] : NULL;
+    if (p != NULL && (o->state == PX_DP_PS_CONNECTED || o->state == PX_DP_PS_FINALIZED)) {
+        /* a remote daemon's server saw PMIx_Init / PMIx_Finalize (daemon 0's upcalls
+         * come straight to dvm.c) */
+        p->connected = true;
+        p->finalized |= o->state == PX_DP_PS_FINALIZED;
+        return;
+    }
     bool fits = p != NULL &&
                 (o->state == PX_DP_PS_EXITED ? p->state != PX_PROC_INIT && p->state != PX_PROC_DONE
                                              : p->state == PX_PROC_STARTING);
@@ -146,46 +161,59 @@ static void apply_pstate(px_job_t *j, const px_dp_pstate_one_t *o)
     }
 }
 
-/* A daemon -> controller message (daemon 0's arrive in-process through the agent's
- * send callback): PSTATE moves the job's processes, then the job. */
-static void on_daemon_msg(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+/* A process's output, as its daemon read it. */
+static void daemon_output(px_dvm_t *dvm, const px_dp_dmn_msg_t *m)
 {
-    px_dvm_t *dvm = arg;
-    px_dp_pstate_t ps;
-    if (tag != PX_DP_PSTATE || px_dp_pstate_unpack(payload, &ps) != PMIX_SUCCESS) {
-        px_dvm_log(dvm, 1, "dropped a malformed or unexpected daemon message (tag %u)", tag);
-        return;
+    px_proc_t *p = px_job_proc(dvm, &m->proc);
+    if (p == NULL || p->state == PX_PROC_DONE) {
+        return; /* a job gone, or output after the exit report: not ours to show */
     }
-    px_job_t *j = px_job_find(dvm, ps.nspace);
-    for (size_t i = 0; j != NULL && i < ps.n; i++) {
-        apply_pstate(j, &ps.procs[i]);
-    }
-    if (j != NULL) {
-        job_settle(j); /* may free j */
-    }
-    px_dp_pstate_free(&ps);
-}
-
-static void on_daemon_output(const pmix_proc_t *proc, int channel, const char *data, size_t len,
-                             void *arg)
-{
-    px_proc_t *p = px_job_proc(arg, proc);
-    if (p == NULL) {
-        return;
-    }
-    px_iof_stream_t *s = channel == PX_CHILD_STDERR ? p->err : p->out;
+    px_iof_stream_t *s = m->channel == PMIX_FWD_STDERR_CHANNEL ? p->err : p->out;
     if (s != NULL) {
-        px_iof_stream_push(s, data, len);
+        px_iof_stream_push(s, m->data.bytes, m->data.size);
     } else {
-        px_out_emit(channel, data, len, p);
+        px_out_emit(m->channel, m->data.bytes, m->data.size, p);
     }
 }
 
-void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs)
+void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
+                       pmix_data_buffer_t *payload)
 {
-    cbs->send = on_daemon_msg;
-    cbs->output = on_daemon_output;
-    cbs->arg = dvm;
+    px_dp_dmn_msg_t m;
+    pmix_status_t rc = px_dp_dmn_decode(tag, payload, &m);
+    if (rc != PMIX_SUCCESS) {
+        px_dvm_log(dvm, 0, "dropped a malformed or unexpected message (tag %u) from daemon %u: %s",
+                   tag, id, PMIx_Error_string(rc));
+        return;
+    }
+    px_job_t *j;
+    switch (tag) {
+    case PX_DP_PSTATE:
+        j = px_job_find(dvm, m.pstate.nspace);
+        for (size_t i = 0; j != NULL && i < m.pstate.n; i++) {
+            apply_pstate(j, &m.pstate.procs[i]);
+        }
+        if (j != NULL) {
+            job_settle(j); /* may free j */
+        }
+        break;
+    case PX_DP_IOF:
+        daemon_output(dvm, &m);
+        break;
+    case PX_DP_FENCE_UP:
+        px_fence_up(dvm, id, &m);
+        break;
+    case PX_DP_DMODEX_REQ:
+        px_dmodex_req(dvm, id, seq, &m);
+        break;
+    case PX_DP_ABORT:
+        px_dvm_abort(dvm, &m.proc, m.status, m.msg, m.procs, m.nprocs);
+        break;
+    case PX_DP_JOBCTL:
+        px_dvm_jobctl(dvm, id, seq, &m.proc, m.procs, m.nprocs, m.info, m.ninfo);
+        break;
+    }
+    px_dp_dmn_msg_free(&m);
 }
 
 /* ---- killing ---- */
@@ -247,40 +275,74 @@ void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
     job_fail(j, PX_WHY_ABORT, rank, status, msg ? msg : "");
 }
 
+/* Whether rank r of j still runs on node (UINT_MAX: on any node). */
+static bool alive_on(const px_job_t *j, size_t r, unsigned node)
+{
+    return proc_alive(&j->procs[r]) && (node == UINT_MAX || j->map.procs[r].node == node);
+}
+
+/* The ranks still running on node (UINT_MAX: anywhere), as ranges "0-3,7"; malloc'd. */
+static char *alive_ranks(const px_job_t *j, unsigned node)
+{
+    size_t cap = 64 + j->nprocs * 12, len = 0;
+    char *list = calloc(1, cap);
+    for (size_t r = 0; list != NULL && r < j->nprocs; r++) {
+        if (!alive_on(j, r, node)) {
+            continue;
+        }
+        size_t e = r;
+        while (e + 1 < j->nprocs && alive_on(j, e + 1, node)) {
+            e++;
+        }
+        len += (size_t)snprintf(list + len, cap - len, len ? ",%zu" : "%zu", r);
+        if (e > r) {
+            len += (size_t)snprintf(list + len, cap - len, "-%zu", e);
+        }
+        r = e;
+    }
+    return list;
+}
+
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     px_job_t *j = arg;
     if (j->why == PX_WHY_NONE) {
-        /* the ranks still running, as ranges */
-        size_t cap = 64 + j->nprocs * 12, len = 0;
-        char *list = calloc(1, cap);
-        for (size_t r = 0; list != NULL && r < j->nprocs; r++) {
-            if (!proc_alive(&j->procs[r])) {
-                continue;
-            }
-            size_t e = r;
-            while (e + 1 < j->nprocs && proc_alive(&j->procs[e + 1])) {
-                e++;
-            }
-            len += (size_t)snprintf(list + len, cap - len, len ? ",%zu" : "%zu", r);
-            if (e > r) {
-                len += (size_t)snprintf(list + len, cap - len, "-%zu", e);
-            }
-            r = e;
-        }
+        char *list = alive_ranks(j, UINT_MAX);
         job_fail(j, PX_WHY_TIMEOUT, PMIX_RANK_WILDCARD, j->timeout, list ? list : "");
         free(list);
     }
 }
 
-/* ---- the end ---- */
-
-static const char *node_name(const px_job_t *j)
+void px_job_daemon_lost(px_dvm_t *dvm, unsigned id)
 {
-    return j->dvm->hostname;
+    px_fence_daemon_lost(dvm, id);
+    for (px_job_t *j = dvm->jobs, *next; j != NULL; j = next) {
+        next = j->next;
+        char *list = alive_ranks(j, id);
+        if (list == NULL || list[0] == '\0') {
+            free(list);
+            continue;
+        }
+        px_dvm_log(dvm, 1, "%s: ranks %s were on the lost daemon %u", j->nspace, list, id);
+        job_fail(j, PX_WHY_DAEMON, PMIX_RANK_WILDCARD, (int)id, list);
+        free(list);
+        /* its processes there went with their daemon (PR_SET_PDEATHSIG) */
+        for (size_t r = 0; r < j->nprocs; r++) {
+            px_proc_t *p = &j->procs[r];
+            if (alive_on(j, r, id)) {
+                if (p->state == PX_PROC_STARTING) {
+                    proc_started(p, 0, NULL, 0);
+                }
+                proc_exited(p, SIGKILL);
+            }
+        }
+        job_settle(j); /* may free j */
+    }
 }
+
+/* ---- the end ---- */
 
 /* Why rank could not start (the node agent's stage and errno are in why_text and
  * why_code), in the node agent's words: which program, searched where, which
@@ -301,7 +363,7 @@ static char *start_failure_text(px_job_t *j, pmix_rank_t rank)
         .cpuset = j->map.procs[rank].cpuset,
     };
     char *text = px_odls_error_text(&spec, j->why_code, j->why_text ? j->why_text : "setup",
-                                    node_name(j), j->nspace, (unsigned)rank);
+                                    px_job_node_name(j, rank), j->nspace, (unsigned)rank);
     free(pathvar);
     return text;
 }
@@ -327,26 +389,28 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_EXIT:
         r->status = PMIX_ERR_JOB_NON_ZERO_TERM;
         r->exit_code = j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace, node_name(j), pid, exe,
-                              j->why_code);
+        *msg = px_help_render("help-prte.txt", "proc-exit", rank, j->nspace,
+                              px_job_node_name(j, j->why_rank), pid, exe, j->why_code);
         break;
     case PX_WHY_SIGNAL:
         r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
         r->exit_code = 128 + j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace, node_name(j), pid,
-                              exe, j->why_code, strsignal(j->why_code));
+        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace,
+                              px_job_node_name(j, j->why_rank), pid, exe, j->why_code,
+                              strsignal(j->why_code));
         break;
     case PX_WHY_ABORT:
         r->status = PMIX_ERR_JOB_ABORTED;
         r->exit_code = (j->why_code > 0 && j->why_code < 256) ? j->why_code : 1;
-        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace, node_name(j), pid,
-                              exe, j->why_code, j->why_text ? j->why_text : "");
+        *msg = px_help_render("help-prte.txt", "proc-abort", rank, j->nspace,
+                              px_job_node_name(j, j->why_rank), pid, exe, j->why_code,
+                              j->why_text ? j->why_text : "");
         break;
     case PX_WHY_NOFINAL:
         r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
         r->exit_code = 1;
-        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace, node_name(j),
-                              pid, exe);
+        *msg = px_help_render("help-prte.txt", "proc-nofinalize", rank, j->nspace,
+                              px_job_node_name(j, j->why_rank), pid, exe);
         break;
     case PX_WHY_TIMEOUT:
         r->status = PMIX_ERR_TIMEOUT;
@@ -364,11 +428,20 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->exit_code = 1;
         *msg = j->why_msg ? strdup(j->why_msg) : NULL;
         break;
+    case PX_WHY_DAEMON:
+        /* why_code: the node (daemon id); why_text: its ranks that were alive */
+        r->status = PMIX_ERR_JOB_ABORTED;
+        r->exit_code = 1;
+        *msg = px_help_render("help-prte.txt", "job-daemon-lost", j->nspace,
+                              j->dvm->nodes[j->why_code].name, j->why_code,
+                              j->why_text ? j->why_text : "");
+        break;
     }
     r->message = *msg;
 }
 
-static void notify_end(px_job_t *j, const px_job_result_t *r)
+static pmix_status_t notify_end(px_job_t *j, const px_job_result_t *r, pmix_op_cbfunc_t cbfunc,
+                                void *cbdata)
 {
     pmix_proc_t target, affected;
     PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
@@ -387,14 +460,69 @@ static void notify_end(px_job_t *j, const px_job_result_t *r)
         PMIx_Info_list_add(list, PMIX_EVENT_TEXT_MESSAGE, r->message, PMIX_STRING);
     }
     pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
-    if (PMIx_Info_list_convert(list, &da) == PMIX_SUCCESS) {
+    pmix_status_t rc = PMIx_Info_list_convert(list, &da);
+    if (rc == PMIX_SUCCESS) {
         pmix_proc_t source;
         PMIx_Load_procid(&source, j->dvm->nspace, 0);
-        PMIx_Notify_event(PMIX_EVENT_JOB_END, &source, PMIX_RANGE_CUSTOM, da.array, da.size, NULL,
-                          NULL);
+        rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &source, PMIX_RANGE_CUSTOM, da.array, da.size,
+                               cbfunc, cbdata);
         PMIx_Data_array_destruct(&da);
     }
     PMIx_Info_list_release(list);
+    return rc;
+}
+
+/* A job of this process ended: its ended() runs once the library has taken the JOB_END
+ * event (whose delivery to our own handlers it queues then), so a finalize that follows
+ * comes after that delivery. */
+typedef struct {
+    px_dvm_t *dvm;
+    px_dvm_local_t cb;
+    pmix_nspace_t nspace;
+    px_job_result_t r;
+    char *msg; /* owned: r.message */
+} local_end_t;
+
+static void local_end_on_loop(void *arg)
+{
+    local_end_t *e = arg;
+    if (e->cb.ended != NULL) {
+        e->cb.ended(e->nspace, &e->r, e->cb.arg);
+    }
+    free(e->msg);
+    free(e);
+}
+
+/* Library thread. */
+static void local_end_notified(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    local_end_t *e = cbdata;
+    if (px_dvm_shift(e->dvm, local_end_on_loop, e) != 0) {
+        free(e->msg);
+        free(e); /* the DVM is going already */
+    }
+}
+
+static void local_end(px_job_t *j, const px_job_result_t *r)
+{
+    local_end_t *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        notify_end(j, r, NULL, NULL);
+        if (j->local_cb.ended != NULL) {
+            j->local_cb.ended(j->nspace, r, j->local_cb.arg);
+        }
+        return;
+    }
+    e->dvm = j->dvm;
+    e->cb = j->local_cb;
+    PMIX_LOAD_NSPACE(e->nspace, j->nspace);
+    e->r = *r;
+    e->msg = r->message != NULL ? strdup(r->message) : NULL;
+    e->r.message = e->msg;
+    if (notify_end(j, r, local_end_notified, e) != PMIX_SUCCESS) {
+        local_end_on_loop(e);
+    }
 }
 
 static void notify_simple(px_job_t *j, pmix_status_t code)
@@ -431,22 +559,15 @@ static void job_free(px_job_t *j)
     }
     pmix_data_buffer_t buf; /* the daemons forget the job */
     px_bfrops_buf_init(&buf);
-    if (px_dp_cleanup_pack(&buf, j->nspace) == PMIX_SUCCESS) {
-        to_daemons(j->dvm, PX_DP_JOB_CLEANUP, &buf);
+    if (j->launched && px_dp_cleanup_pack(&buf, j->nspace) == PMIX_SUCCESS) {
+        px_job_to_daemons(j->dvm, NULL, PMIX_RANK_WILDCARD, PX_DP_JOB_CLEANUP, &buf);
     }
     px_bfrops_buf_free(&buf);
-    if (j->registered) {
-        for (size_t r = 0; r < j->nprocs; r++) {
-            if (j->procs[r].registered) {
-                PMIx_server_deregister_client(&j->procs[r].proc, NULL, NULL);
-            }
-        }
-        PMIx_server_deregister_nspace(j->nspace, NULL, NULL);
-    }
-    px_job_reg_cleanup(j);
+    px_fence_job_ended(j->dvm, j->nspace);
     free(j->node_map);
     free(j->proc_map);
-    free(j->peers);
+    free(j->node_list);
+    free(j->node_over);
     px_out_flush_held(j, true);
     if (j->timeout_ev != NULL) {
         event_free(j->timeout_ev);
@@ -475,27 +596,23 @@ static void job_end(px_job_t *j)
     px_dvm_log(j->dvm, 1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
                r.exit_code);
     if (j->local) {
-        notify_end(j, &r); /* to this process, like any requester that asked for it */
-        if (j->local_cb.ended != NULL) {
-            j->local_cb.ended(j->nspace, &r, j->local_cb.arg);
-        }
+        local_end(j, &r); /* to this process, like any requester that asked for it */
     } else {
         if (j->spawn_cb != NULL) {
             /* never started: the reason first, then the failed spawn reply */
-            notify_end(j, &r);
+            notify_end(j, &r, NULL, NULL);
             pmix_spawn_cbfunc_t cb = j->spawn_cb;
             j->spawn_cb = NULL;
             cb(r.status == PMIX_SUCCESS ? PMIX_ERR_JOB_FAILED_TO_LAUNCH : r.status, NULL,
                j->spawn_cbdata);
         } else if (j->notify_completion) {
-            notify_end(j, &r);
+            notify_end(j, &r, NULL, NULL);
         }
     }
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
     px_dvm_t *dvm = j->dvm;
     job_free(j);
-    px_job_stdin_recheck(dvm); /* pushes held for this job's stdin are released */
     px_dvm_maybe_shutdown_done(dvm);
 }
 
@@ -581,18 +698,6 @@ static pmix_status_t add_array(void *outer, const char *key, void *inner)
     return rc;
 }
 
-static char *rank_list(const px_job_t *j, uint32_t app, bool all)
-{
-    size_t cap = j->nprocs * 12 + 2, len = 0;
-    char *s = calloc(1, cap);
-    for (size_t r = 0; s != NULL && r < j->nprocs; r++) {
-        if (all || j->map.procs[r].app == app) {
-            len += (size_t)snprintf(s + len, cap - len, len ? ",%zu" : "%zu", r);
-        }
-    }
-    return s;
-}
-
 /* The process set an app's processes join (--pset, PMIX_PSET_NAME), or NULL. */
 static const char *app_pset(const pmix_app_t *app)
 {
@@ -669,39 +774,37 @@ static pmix_status_t app_realm(const px_job_t *j, const pmix_app_t *apps, size_t
     return rc;
 }
 
-/* The namespace's job, app, node and proc data (single node). */
-static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t napps)
+/* The job- and application-realm data the controller decides, the same on every
+ * daemon (docs/PROTOCOL.md, LAUNCH's registration data): identity, sizes, the maps and
+ * the node list, the policies, the session, the server's namespace, each app's realm.
+ * Each daemon adds its node's facts and the process realm. *out: PMIx_Info_free. */
+static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps, pmix_info_t **out,
+                              size_t *nout)
 {
     void *list = PMIx_Info_list_start();
     uint32_t size = (uint32_t)j->nprocs;
-    pmix_status_t rc = PMIX_SUCCESS;
-    pmix_rank_t zero = 0;
-    if (rc == PMIX_SUCCESS) {
-        PMIx_Info_list_add(list, PMIX_JOBID, j->nspace, PMIX_STRING);
-        add_u32(list, PMIX_JOB_SIZE, size);
-        add_u32(list, PMIX_UNIV_SIZE, size);
-        add_u32(list, PMIX_MAX_PROCS, size);
-        add_u32(list, PMIX_JOB_NUM_APPS, (uint32_t)napps);
-        add_u32(list, PMIX_NUM_NODES, 1);
-        add_u32(list, PMIX_LOCAL_SIZE, size);
-        add_u32(list, PMIX_NODE_SIZE, size);
-        add_u32(list, PMIX_NODEID, 0);
-        PMIx_Info_list_add(list, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
-        rc = px_job_reg_host_keys(j, list);
-        PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, j->peers, PMIX_STRING);
-        PMIx_Info_list_add(list, PMIX_LOCALLDR, &zero, PMIX_PROC_RANK);
-        PMIx_Info_list_add(list, PMIX_NODE_MAP, j->node_map, PMIX_STRING);
-        PMIx_Info_list_add(list, PMIX_PROC_MAP, j->proc_map, PMIX_STRING);
-        if (j->map.mapby != NULL) {
-            PMIx_Info_list_add(list, PMIX_MAPBY, j->map.mapby, PMIX_STRING);
-        }
-        if (j->map.rankby != NULL) {
-            PMIx_Info_list_add(list, PMIX_RANKBY, j->map.rankby, PMIX_STRING);
-        }
-        if (j->map.bindto != NULL) {
-            PMIx_Info_list_add(list, PMIX_BINDTO, j->map.bindto, PMIX_STRING);
-        }
+    uint32_t session = (uint32_t)getpid(); /* one DVM = one session */
+    PMIx_Info_list_add(list, PMIX_NSPACE, j->nspace, PMIX_STRING);
+    PMIx_Info_list_add(list, PMIX_JOBID, j->nspace, PMIX_STRING);
+    PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, j->dvm->nspace, PMIX_STRING);
+    PMIx_Info_list_add(list, PMIX_SESSION_ID, &session, PMIX_UINT32);
+    add_u32(list, PMIX_JOB_SIZE, size);
+    add_u32(list, PMIX_UNIV_SIZE, size);
+    add_u32(list, PMIX_MAX_PROCS, size);
+    add_u32(list, PMIX_JOB_NUM_APPS, (uint32_t)napps);
+    PMIx_Info_list_add(list, PMIX_NODE_LIST, j->node_list, PMIX_STRING);
+    PMIx_Info_list_add(list, PMIX_NODE_MAP, j->node_map, PMIX_STRING);
+    PMIx_Info_list_add(list, PMIX_PROC_MAP, j->proc_map, PMIX_STRING);
+    if (j->map.mapby != NULL) {
+        PMIx_Info_list_add(list, PMIX_MAPBY, j->map.mapby, PMIX_STRING);
     }
+    if (j->map.rankby != NULL) {
+        PMIx_Info_list_add(list, PMIX_RANKBY, j->map.rankby, PMIX_STRING);
+    }
+    if (j->map.bindto != NULL) {
+        PMIx_Info_list_add(list, PMIX_BINDTO, j->map.bindto, PMIX_STRING);
+    }
+    pmix_status_t rc = PMIX_SUCCESS;
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         add_u32(al, PMIX_APPNUM, (uint32_t)a);
@@ -713,43 +816,13 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
             PMIx_Info_list_release(al);
         }
     }
-    /* PMIX_SPAWNED: a process of another job of this DVM asked for it */
-    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
-    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
-        const px_map_proc_t *mp = &j->map.procs[r];
-        void *pl = PMIx_Info_list_start();
-        pmix_rank_t rank = (pmix_rank_t)r;
-        PMIx_Info_list_add(pl, PMIX_RANK, &rank, PMIX_PROC_RANK);
-        add_u32(pl, PMIX_APPNUM, mp->app);
-        PMIx_Info_list_add(pl, PMIX_APP_RANK, &mp->app_rank, PMIX_PROC_RANK);
-        PMIx_Info_list_add(pl, PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
-        PMIx_Info_list_add(pl, PMIX_LOCAL_RANK, &mp->local_rank, PMIX_UINT16);
-        PMIx_Info_list_add(pl, PMIX_NODE_RANK, &mp->node_rank, PMIX_UINT16);
-        add_u32(pl, PMIX_NODEID, 0);
-        PMIx_Info_list_add(pl, PMIX_HOSTNAME, j->dvm->hostname, PMIX_STRING);
-        px_job_reg_proc_keys(j, rank, spawned, pl);
-        if (mp->cpuset != NULL) {
-            /* "hwloc:<list>"; the server library adds PMIX_LOCALITY_STRING from it */
-            char *cs = NULL;
-            pmix_cpuset_t bound = {.source = "hwloc", .bitmap = mp->cpuset};
-            if (PMIx_server_generate_cpuset_string(&bound, &cs) == PMIX_SUCCESS) {
-                PMIx_Info_list_add(pl, PMIX_CPUSET, cs, PMIX_STRING);
-                free(cs);
-            }
-        }
-        rc = add_array(list, PMIX_PROC_INFO_ARRAY, pl);
-    }
     pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_list_convert(list, &da);
     }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_server_register_nspace(j->nspace, (int)j->nprocs, da.array, da.size, NULL, NULL);
-        rc = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        j->registered = (rc == PMIX_SUCCESS);
-        PMIx_Data_array_destruct(&da);
-    }
     PMIx_Info_list_release(list);
+    *out = rc == PMIX_SUCCESS ? da.array : NULL;
+    *nout = rc == PMIX_SUCCESS ? da.size : 0;
     return rc;
 }
 
@@ -975,24 +1048,62 @@ static pmix_status_t record_apps(px_job_t *j, const pmix_app_t *apps, size_t nap
     return PMIX_SUCCESS;
 }
 
-/* The LAUNCH message of the job: its map, apps and directives (docs/PROTOCOL.md). */
-static pmix_status_t launch_msg(px_job_t *j, pmix_data_buffer_t *buf)
+static uint8_t bind_obj_wire(px_map_obj_t o)
 {
-    px_dp_lnode_t node = {.name = j->dvm->hostname, .daemon = 0};
-    px_dp_launch_t l = {.nodes = &node,
-                        .nnodes = 1,
-                        .nprocs = j->nprocs,
+    switch (o) {
+    case PX_MAP_OBJ_CORE:
+        return PX_DP_BIND_CORE;
+    case PX_MAP_OBJ_PACKAGE:
+        return PX_DP_BIND_PACKAGE;
+    case PX_MAP_OBJ_HWTHREAD:
+        return PX_DP_BIND_HWTHREAD;
+    default:
+        return PX_DP_BIND_NONE;
+    }
+}
+
+/* The LAUNCH message of the job (docs/PROTOCOL.md): the nodes it uses with their
+ * daemons, each rank's place and binding, the apps, the directives, the registration
+ * data and the application setup's answer. */
+static pmix_status_t launch_msg(px_job_t *j, const pmix_info_t *setup, size_t nsetup,
+                                pmix_data_buffer_t *buf)
+{
+    size_t nn = j->dvm->nnodes;
+    uint32_t *idx = calloc(nn ? nn : 1, sizeof(*idx)); /* DVM node -> launch node + 1 */
+    px_dp_lnode_t *nodes = calloc(nn ? nn : 1, sizeof(*nodes));
+    px_dp_launch_t l = {.nprocs = j->nprocs,
+                        .bind_obj = bind_obj_wire(j->map.bind_obj),
+                        .pe = (uint16_t)(j->map.pe > 0 ? j->map.pe : 0),
                         .apps = (pmix_app_t *)j->apps,
                         .napps = j->napps,
                         .info = (pmix_info_t *)j->info,
-                        .ninfo = j->ninfo};
+                        .ninfo = j->ninfo,
+                        .setup = (pmix_info_t *)setup,
+                        .nsetup = nsetup};
     PMIX_LOAD_NSPACE(l.nspace, j->nspace);
+    l.flags = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL ? PX_DP_JOB_SPAWNED : 0;
     l.procs = calloc(j->nprocs ? j->nprocs : 1, sizeof(*l.procs));
-    pmix_status_t rc = l.procs != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    pmix_status_t rc =
+        l.procs != NULL && idx != NULL && nodes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
+        idx[j->map.procs[r].node] = 1;
+    }
+    for (size_t n = 0; rc == PMIX_SUCCESS && n < nn; n++) {
+        if (idx[n] != 0) {
+            nodes[l.nnodes] = (px_dp_lnode_t){.name = j->dvm->nodes[n].name,
+                                              .daemon = (uint32_t)n,
+                                              .flags = j->node_over[n] ? PX_DP_NODE_OVERSUB : 0};
+            idx[n] = (uint32_t)++l.nnodes;
+        }
+    }
+    l.nodes = nodes;
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
-        l.procs[r] = (px_dp_lproc_t){
-            .node = 0, .local_rank = mp->local_rank, .node_rank = mp->node_rank, .app = mp->app};
+        l.procs[r] = (px_dp_lproc_t){.node = idx[mp->node] - 1,
+                                     .local_rank = mp->local_rank,
+                                     .node_rank = mp->node_rank,
+                                     .app = mp->app,
+                                     .flags = mp->bind_deferred ? PX_DP_PROC_BIND_LATER : 0};
         char *list = NULL;
         if (mp->cpuset != NULL && (hwloc_bitmap_list_asprintf(&list, mp->cpuset) < 0 ||
                                    asprintf(&l.procs[r].cpuset, "hwloc:%s", list) < 0)) {
@@ -1002,26 +1113,28 @@ static pmix_status_t launch_msg(px_job_t *j, pmix_data_buffer_t *buf)
         free(list);
     }
     if (rc == PMIX_SUCCESS) {
+        rc = reg_info(j, j->apps, j->napps, &l.reg, &l.nreg);
+    }
+    if (rc == PMIX_SUCCESS) {
         rc = px_dp_launch_pack(buf, &l);
     }
     for (size_t r = 0; l.procs != NULL && r < j->nprocs; r++) {
         free(l.procs[r].cpuset);
     }
+    PMIx_Info_free(l.reg, l.nreg);
     free(l.procs);
+    free(nodes);
+    free(idx);
     return rc;
 }
 
-/* Register the clients, open their output streams, and send the job's LAUNCH to the
- * daemons (daemon 0 in-process); the processes' starts come back as PSTATE reports. */
-static void start_procs(px_job_t *j)
+/* Open the processes' output streams and send the job's LAUNCH to every daemon (each
+ * registers the job; those with processes of it start them); the starts come back as
+ * PSTATE reports. */
+static void start_procs(px_job_t *j, const pmix_info_t *setup, size_t nsetup)
 {
-    uid_t uid = getuid();
-    gid_t gid = getgid();
     for (size_t r = 0; r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
-        if (PMIx_server_register_client(&p->proc, uid, gid, p, NULL, NULL) == PMIX_SUCCESS) {
-            p->registered = true;
-        }
         p->out = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDOUT_CHANNEL,
                                       px_out_emit, p);
         p->err = px_iof_stream_create(&j->iof, j->label, p->proc.rank, PMIX_FWD_STDERR_CHANNEL,
@@ -1039,7 +1152,7 @@ static void start_procs(px_job_t *j)
     }
     pmix_data_buffer_t buf;
     px_bfrops_buf_init(&buf);
-    pmix_status_t rc = launch_msg(j, &buf);
+    pmix_status_t rc = launch_msg(j, setup, nsetup, &buf);
     if (rc != PMIX_SUCCESS) {
         px_bfrops_buf_free(&buf);
         job_fail(j, PX_WHY_START, 0, ENOMEM, "setup");
@@ -1049,13 +1162,14 @@ static void start_procs(px_job_t *j)
         j->procs[r].state = PX_PROC_STARTING;
     }
     j->nstarting = j->nalive = j->nprocs;
-    to_daemons(j->dvm, PX_DP_LAUNCH, &buf);
+    j->launched = true;
+    px_job_to_daemons(j->dvm, NULL, PMIX_RANK_WILDCARD, PX_DP_LAUNCH, &buf);
     px_bfrops_buf_free(&buf);
 }
 
 static void show_map(px_job_t *j)
 {
-    char *text = px_map_render(&j->map, &j->dvm->node, 1, j->label);
+    char *text = px_map_render(&j->map, j->dvm->nodes, j->dvm->nnodes_used, j->label);
     if (text != NULL) {
         px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);
@@ -1065,7 +1179,7 @@ static void show_map(px_job_t *j)
 static void show_bindings(px_job_t *j)
 {
     for (size_t r = 0; r < j->nprocs; r++) {
-        char *line = px_map_binding_line(&j->map, &j->dvm->node, (pmix_rank_t)r, j->label);
+        char *line = px_map_binding_line(&j->map, j->dvm->nodes, (pmix_rank_t)r, j->label);
         if (line != NULL) {
             px_out_emit(PMIX_FWD_STDERR_CHANNEL, line, strlen(line), &j->procs[r]);
             free(line);
@@ -1086,16 +1200,79 @@ static void setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
     px_job_move(j, PX_JOB_ENDED, "setup failed");
 }
 
+/* What the pool tells of the nodes the job was mapped onto: whether each holds more
+ * processes (of all jobs) than slots, and each process's node rank, the lowest one no
+ * live process on its node holds (PMIX_NODE_RANK counts every job's processes). The
+ * map's node indices (the pool's) become the DVM's (daemon ids). */
+static pmix_status_t node_facts(px_job_t *j, const px_pool_t *pool)
+{
+    size_t nn = pool->nnodes;
+    size_t *placed = calloc(nn ? nn : 1, sizeof(*placed));
+    size_t *next = calloc(nn ? nn : 1, sizeof(*next));
+    j->node_over = calloc(j->dvm->nnodes ? j->dvm->nnodes : 1, sizeof(bool));
+    pmix_status_t rc = placed && next && j->node_over ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->map.nprocs; r++) {
+        px_map_proc_t *mp = &j->map.procs[r];
+        size_t n = mp->node;
+        placed[n]++;
+        while (next[n] < pool->nused[n] && pool->used[n][next[n]]) {
+            next[n]++;
+        }
+        mp->node_rank = (uint16_t)next[n]++;
+    }
+    for (size_t n = 0; rc == PMIX_SUCCESS && n < nn; n++) {
+        const px_map_node_t *node = &pool->nodes[n];
+        j->node_over[pool->ids[n]] =
+            placed[n] > 0 && (int)placed[n] + node->slots_inuse > node->slots;
+    }
+    for (size_t r = 0; rc == PMIX_SUCCESS && r < j->map.nprocs; r++) {
+        j->map.procs[r].node = pool->ids[j->map.procs[r].node];
+    }
+    free(placed);
+    free(next);
+    return rc;
+}
+
 /* Make the job's maps (kept for its registration), then ask the library for the job's
  * setup data; the job waits for it (job_setup_done). */
 static pmix_status_t setup_app(px_job_t *j)
 {
-    j->peers = rank_list(j, 0, true);
-    pmix_status_t rc =
-        j->peers ? PMIx_generate_regex(j->dvm->hostname, &j->node_map) : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_generate_ppn(j->peers, &j->proc_map);
+    /* the nodes the job uses in the DVM's order, and their ranks "r,r;r,r" */
+    size_t nn = j->dvm->nnodes;
+    size_t *count = calloc(nn ? nn : 1, sizeof(*count));
+    size_t names = 1, ranks = 1 + j->nprocs * 12 + nn;
+    for (size_t r = 0; count != NULL && r < j->nprocs; r++) {
+        count[j->map.procs[r].node]++;
     }
+    for (size_t n = 0; count != NULL && n < nn; n++) {
+        names += count[n] ? strlen(j->dvm->nodes[n].name) + 1 : 0;
+    }
+    j->node_list = count ? calloc(1, names) : NULL;
+    char *ppn = count ? calloc(1, ranks) : NULL;
+    size_t nl = 0, pl = 0;
+    for (size_t n = 0; ppn != NULL && j->node_list != NULL && n < nn; n++) {
+        if (count[n] == 0) {
+            continue;
+        }
+        nl += (size_t)snprintf(j->node_list + nl, names - nl, nl ? ",%s" : "%s",
+                               j->dvm->nodes[n].name);
+        pl += (size_t)snprintf(ppn + pl, ranks - pl, "%s", pl ? ";" : "");
+        bool first = true;
+        for (size_t r = 0; r < j->nprocs; r++) {
+            if (j->map.procs[r].node == n) {
+                pl += (size_t)snprintf(ppn + pl, ranks - pl, first ? "%zu" : ",%zu", r);
+                first = false;
+            }
+        }
+    }
+    pmix_status_t rc = ppn != NULL && j->node_list != NULL
+                           ? PMIx_generate_regex(j->node_list, &j->node_map)
+                           : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_generate_ppn(ppn, &j->proc_map);
+    }
+    free(ppn);
+    free(count);
     if (rc == PMIX_SUCCESS) {
         rc = px_job_setup_app(j, j->node_map, j->proc_map, j->info, j->ninfo, job_setup_done);
     }
@@ -1147,7 +1324,10 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         if (px_pool_get(j->dvm, &pool) < 0) {
             rc = PMIX_ERR_NOMEM;
         } else {
-            rc = px_map_job(&pool.node, 1, apps, napps, info, ninfo, &j->map, &msg);
+            rc = px_map_job(pool.nodes, pool.nnodes, apps, napps, info, ninfo, &j->map, &msg);
+            if (rc == PMIX_SUCCESS) {
+                rc = node_facts(j, &pool);
+            }
             px_pool_put(&pool);
         }
     }
@@ -1178,26 +1358,18 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     return PMIX_SUCCESS;
 }
 
-/* The library's application setup is there: register, then fork (Server chapter:
- * setup_application before launch, setup_local_support before the processes start). */
+/* The library's application setup is there: define the psets, then LAUNCH (Server
+ * chapter: setup_application before launch; each daemon registers the job and hands
+ * this answer to setup_local_support before its processes start). */
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo)
 {
     if (px_job_ending(j)) {
         px_job_move(j, PX_JOB_ENDED, "killed during setup"); /* pterm, the requester left */
         return;
     }
-    const pmix_app_t *apps = j->apps;
-    size_t napps = j->napps;
     char *msg = NULL;
     if (rc == PMIX_SUCCESS) {
-        rc = register_job(j, apps, napps);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = define_psets(j, apps, napps, &msg);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_server_setup_local_support(j->nspace, info, ninfo, NULL, NULL);
-        rc = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        rc = define_psets(j, j->apps, j->napps, &msg);
     }
     if (rc != PMIX_SUCCESS) {
         setup_failed(j, rc, msg);
@@ -1216,7 +1388,7 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
             evtimer_add(j->timeout_ev, &tv);
         }
     }
-    px_job_move(j, PX_JOB_LAUNCHING, "registered");
-    start_procs(j);
+    px_job_move(j, PX_JOB_LAUNCHING, "set up");
+    start_procs(j, info, ninfo);
     job_settle(j);
 }

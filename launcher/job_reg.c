@@ -1,162 +1,18 @@
-/* launcher: what the Server chapter asks of a host around a job's registration — the
- * keys it must register beyond sizes and maps (job, node and process realms), and the
- * application setup (PMIx_server_setup_application before the job is launched, its data
- * handed to PMIx_server_setup_local_support before the processes are forked). Controller
- * loop, except the setup callback (library thread), which shifts back to it.
+/* launcher: the application setup the Server chapter asks of a host before a job is
+ * launched (PMIx_server_setup_application; its answer travels in the LAUNCH message to
+ * every daemon, which hands it to PMIx_server_setup_local_support before its processes
+ * are forked, daemon/nagent_reg.c). Controller loop, except the setup callback (library
+ * thread), which shifts back to it.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
 
 #include "common/px_common.h"
 #include "launcher/dvm_int.h"
-
-static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw);
-
-/* A controller killed without cleaning up (kill -9) left its jobs' directories: once
- * their pid is gone and they are ours, the next controller removes them. */
-static void sweep_stale_dirs(px_dvm_t *dvm, const char *tmp)
-{
-    DIR *d = opendir(tmp);
-    struct dirent *e;
-    if (d == NULL) {
-        return;
-    }
-    while ((e = readdir(d)) != NULL) {
-        int pid = 0, end = 0;
-        unsigned jobid;
-        char *path = NULL;
-        struct stat st;
-        if (sscanf(e->d_name, "prte.%d.%u%n", &pid, &jobid, &end) != 2 || e->d_name[end] != '\0' ||
-            pid == (int)getpid() || !px_pid_gone((pid_t)pid) ||
-            asprintf(&path, "%s/%s", tmp, e->d_name) < 0) {
-            continue;
-        }
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
-            px_dvm_log(dvm, 1, "removing %s: its controller (pid %d) is gone", path, pid);
-            nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        }
-        free(path);
-    }
-    closedir(d);
-}
-
-/* The job's temporary directory (PMIX_NSDIR) "<TMPDIR or /tmp>/prte.<pid>.<jobid>",
- * with one PMIX_PROCDIR per rank inside, made at registration and removed with
- * everything in them when the job is freed. The first job also removes the stale
- * directories of dead controllers. */
-static void make_dirs(px_job_t *j)
-{
-    const char *tmp = getenv("TMPDIR");
-    if (!j->dvm->swept_stale_dirs) {
-        j->dvm->swept_stale_dirs = true;
-        sweep_stale_dirs(j->dvm, tmp && *tmp ? tmp : "/tmp");
-    }
-    if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp && *tmp ? tmp : "/tmp", (int)getpid(), j->jobid) <
-        0) {
-        j->nsdir = NULL;
-        return;
-    }
-    if (mkdir(j->nsdir, 0700) != 0 && errno != EEXIST) {
-        px_dvm_log(j->dvm, 1, "%s: cannot make %s: %s", j->nspace, j->nsdir, strerror(errno));
-        free(j->nsdir);
-        j->nsdir = NULL;
-    }
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if ((type == FTW_DP ? rmdir(path) : unlink(path)) != 0) {
-        /* nftw passes no context: the developer log of every side */
-        px_debug(1, "prte", "cannot remove %s: %s", path, strerror(errno));
-    }
-    return 0;
-}
-
-void px_job_reg_cleanup(px_job_t *j)
-{
-    if (j->nsdir != NULL) {
-        nftw(j->nsdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        free(j->nsdir);
-        j->nsdir = NULL;
-    }
-}
-
-/* Job realm (and this node's, one node): the server's and the job's identity, the
- * session, the node list, whether the job has more processes than the node has slots,
- * the processes on this node, the job's directory. */
-pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
-{
-    pmix_rank_t zero = 0;
-    uint32_t session = (uint32_t)getpid(); /* one DVM = one session on this node */
-    pmix_status_t rc = PMIx_Info_list_add(list, PMIX_NSPACE, j->nspace, PMIX_STRING);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, j->dvm->nspace, PMIX_STRING);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_SESSION_ID, &session, PMIX_UINT32);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, j->dvm->hostname, PMIX_STRING);
-    }
-    bool over = j->nprocs > (size_t)(j->dvm->node.slots > 0 ? j->dvm->node.slots : 0);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(list, PMIX_NODE_OVERSUBSCRIBED, &over, PMIX_BOOL);
-    }
-    pmix_data_array_t procs = PMIX_DATA_ARRAY_STATIC_INIT;
-    if (rc == PMIX_SUCCESS && j->nprocs > 0) {
-        pmix_proc_t *p = calloc(j->nprocs, sizeof(*p));
-        rc = p != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-        procs.type = PMIX_PROC;
-        for (size_t r = 0; p != NULL && r < j->nprocs; r++) {
-            p[r] = j->procs[r].proc;
-        }
-        procs.array = p;
-        procs.size = p != NULL ? j->nprocs : 0;
-    }
-    if (rc == PMIX_SUCCESS && procs.size > 0) {
-        rc = PMIx_Info_list_add(list, PMIX_LOCAL_PROCS, &procs, PMIX_DATA_ARRAY);
-    }
-    PMIx_Data_array_destruct(&procs);
-    if (rc == PMIX_SUCCESS && j->nsdir == NULL) {
-        make_dirs(j);
-    }
-    if (rc == PMIX_SUCCESS && j->nsdir != NULL) {
-        rc = PMIx_Info_list_add(list, PMIX_NSDIR, j->nsdir, PMIX_STRING);
-    }
-    return rc;
-}
-
-/* Process realm: never restarted; spawned when a process of another job asked for it;
- * its directory inside the job's. */
-void px_job_reg_proc_keys(const px_job_t *j, pmix_rank_t rank, bool spawned, void *pl)
-{
-    char *dir = NULL;
-    if (j->nsdir != NULL && asprintf(&dir, "%s/%u", j->nsdir, rank) >= 0) {
-        if (mkdir(dir, 0700) == 0 || errno == EEXIST) {
-            PMIx_Info_list_add(pl, PMIX_PROCDIR, dir, PMIX_STRING);
-        } else {
-            px_dvm_log(j->dvm, 1, "%s: cannot make %s: %s", j->nspace, dir, strerror(errno));
-        }
-        free(dir);
-    }
-    uint32_t reinc = 0;
-    PMIx_Info_list_add(pl, PMIX_REINCARNATION, &reinc, PMIX_UINT32);
-    PMIx_Info_list_add(pl, PMIX_SPAWNED, &spawned, PMIX_BOOL);
-}
 
 /* ---- application setup ---- */
 

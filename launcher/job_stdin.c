@@ -1,12 +1,13 @@
 /* launcher: stdin of jobs with backpressure — a push (a tool's PMIx_IOF_push through the
- * push_stdin upcall, or prterun's own stdin) is queued on its target children's stdin
- * pipes, and its completion is held until every target's queue holds less than
- * PX_STDIN_HIGH bytes. Controller loop only.
+ * push_stdin upcall, or prterun's own stdin) goes to each target process's daemon as a
+ * STDIN request, and its completion is held until every such daemon has answered, which
+ * it does once that process's stdin queue holds less than its mark (docs/PROTOCOL.md).
+ * Controller loop only.
  *
  * Why: a pusher keeps one push in flight (prun reads its next chunk in the completion), so
  * holding the completion stops it reading, and its own stdin pipe then blocks the
- * producer, as in `producer | consumer`. Without it, a rank that never reads lets the
- * DVM's queue grow at the producer's rate.
+ * producer, as in `producer | consumer`. Without it, a rank that never reads lets a
+ * daemon's queue grow at the producer's rate.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,125 +15,89 @@
 
 #include <pmix.h>
 
+#include "bfrops/px_bfrops.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 
-/* A push completes once each target's queue is below this (bytes); with prun's 64 KiB
- * chunks a queue holds at most PX_STDIN_HIGH + 64 KiB. */
-#define PX_STDIN_HIGH (1024 * 1024)
-
-/* A push whose completion waits for room. */
-typedef struct px_stdin_wait {
-    struct px_stdin_wait *next;
+/* A push waiting for its daemons' answers. Freed when the last answer came; its
+ * completion may run before (released: its tool left, or the DVM finalizes). */
+struct px_stdin_push {
+    px_stdin_push_t *next;
+    px_dvm_t *dvm;
     bool has_source;
-    pmix_proc_t source;   /* the tool that pushed (released when it disconnects) */
-    pmix_proc_t *targets; /* owned */
-    size_t ntargets;
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata; /* borrowed: the pusher's */
-} px_stdin_wait_t;
+    pmix_proc_t source;      /* the tool that pushed */
+    size_t waiting;          /* requests not answered yet */
+    pmix_op_cbfunc_t cbfunc; /* NULL once called */
+    void *cbdata;            /* borrowed: the pusher's */
+};
 
-/* The child of process r of j when it is still running and a stdin target of j matching
- * rank (or wildcard), else NULL. */
-static px_child_t *stdin_target(const px_job_t *j, size_t r, pmix_rank_t rank)
+static void push_complete(px_stdin_push_t *w)
 {
-    bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
-    if (!target || (rank != PMIX_RANK_WILDCARD && rank != r)) {
-        return NULL;
-    }
-    return px_job_child(&j->procs[r]);
-}
-
-/* Queue bytes on (len > 0), or close (len 0), the stdin of the job's stdin target(s)
- * matching rank. Bytes for a target that is gone are dropped. */
-static void job_stdin(px_job_t *j, pmix_rank_t rank, const char *data, size_t len)
-{
-    for (size_t r = 0; r < j->nprocs; r++) {
-        px_child_t *child = stdin_target(j, r, rank);
-        if (child == NULL) {
-            continue;
-        }
-        if (len == 0) {
-            px_odls_stdin_close(child);
-        } else {
-            px_odls_stdin_write(child, data, len);
-        }
+    if (w->cbfunc != NULL) {
+        pmix_op_cbfunc_t cb = w->cbfunc;
+        w->cbfunc = NULL;
+        cb(PMIX_SUCCESS, w->cbdata);
     }
 }
 
-static void on_drained(px_child_t *child, int err, void *arg)
+static void push_unlink_free(px_stdin_push_t *w)
 {
-    (void)child;
-    (void)err;
-    px_job_stdin_recheck(arg); /* the DVM */
-}
-
-/* Is any child of this target at or above the mark? Each such child is asked to tell us
- * when it drains (on_drained), so a full target always has a request pending. */
-static bool target_full(px_dvm_t *dvm, const pmix_proc_t *t)
-{
-    px_job_t *j = px_job_find(dvm, t->nspace);
-    bool full = false;
-    for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
-        px_child_t *child = stdin_target(j, r, t->rank);
-        if (child == NULL) {
-            continue;
-        }
-        /* 1: below the mark; -1: its stdin is gone (EPIPE) */
-        if (px_odls_stdin_notify(child, PX_STDIN_HIGH, on_drained, dvm) == 0) {
-            full = true;
+    for (px_stdin_push_t **pp = &w->dvm->stdin_pushes; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == w) {
+            *pp = w->next;
+            break;
         }
     }
-    return full;
-}
-
-static bool targets_full(px_dvm_t *dvm, const pmix_proc_t *targets, size_t ntargets)
-{
-    bool full = false;
-    for (size_t i = 0; i < ntargets; i++) {
-        full |= target_full(dvm, &targets[i]); /* no shortcut: every full child gets asked */
-    }
-    return full;
-}
-
-/* Completion status: always PMIX_SUCCESS. The bytes were taken: queued, or dropped because
- * their target is gone (closed its stdin, exited, its job ended or the DVM stops) — what
- * PRRTE does too; the job's end event tells the pusher the rest. */
-static void wait_release(px_stdin_wait_t *w)
-{
-    w->cbfunc(PMIX_SUCCESS, w->cbdata);
-    free(w->targets);
     free(w);
 }
 
-/* Release, in arrival order, the pushes that match: all, those of source, or (source
- * NULL) those with room. They are unlinked before any completion runs, so a completion
- * may push again. */
-static void release_matching(px_dvm_t *dvm, const pmix_proc_t *source, bool all)
+/* A daemon's answer (or its loss): the bytes were taken or dropped. */
+static void on_answer(unsigned id, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
-    px_stdin_wait_t *done = NULL, **tail = &done;
-    for (px_stdin_wait_t **pp = &dvm->stdin_waiting; *pp != NULL;) {
-        px_stdin_wait_t *w = *pp;
-        bool go;
-        if (all) {
-            go = true;
-        } else if (source != NULL) {
-            go = w->has_source && PMIx_Check_procid(&w->source, source);
-        } else {
-            go = !targets_full(dvm, w->targets, w->ntargets);
-        }
-        if (!go) {
-            pp = &w->next;
+    (void)id;
+    (void)status;
+    (void)reply;
+    px_stdin_push_t *w = cbdata;
+    if (--w->waiting == 0) {
+        push_complete(w);
+        push_unlink_free(w);
+    }
+}
+
+/* One STDIN request to rank's daemon: data, or (len 0) the end of input. */
+static void send_stdin(px_stdin_push_t *w, px_job_t *j, pmix_rank_t rank, const char *data,
+                       size_t len)
+{
+    pmix_proc_t target;
+    PMIx_Load_procid(&target, j->nspace, rank);
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    if (px_dp_stdin_pack(&buf, &target, data, len) == PMIX_SUCCESS &&
+        px_daemons_request(w->dvm->daemons, px_job_node(j, rank), PX_DP_STDIN, &buf, on_answer,
+                           w) == 0) {
+        w->waiting++;
+    }
+    px_bfrops_buf_free(&buf);
+}
+
+/* Bytes (len > 0) and / or the end of input to the job's stdin target(s) matching
+ * rank that still run. Bytes for a target that is gone are dropped. */
+static void job_stdin(px_stdin_push_t *w, px_job_t *j, pmix_rank_t rank, const char *data,
+                      size_t len, bool complete)
+{
+    for (size_t r = 0; r < j->nprocs; r++) {
+        bool target = j->stdin_rank == PMIX_RANK_WILDCARD || j->stdin_rank == r;
+        px_proc_state_t st = j->procs[r].state;
+        if (!target || (rank != PMIX_RANK_WILDCARD && rank != r) ||
+            (st != PX_PROC_STARTING && st != PX_PROC_RUNNING)) {
             continue;
         }
-        *pp = w->next;
-        w->next = NULL;
-        *tail = w;
-        tail = &w->next;
-    }
-    while (done != NULL) {
-        px_stdin_wait_t *w = done;
-        done = w->next;
-        wait_release(w);
+        if (len > 0) {
+            send_stdin(w, j, (pmix_rank_t)r, data, len);
+        }
+        if (complete) {
+            send_stdin(w, j, (pmix_rank_t)r, NULL, 0);
+        }
     }
 }
 
@@ -140,52 +105,55 @@ void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    for (size_t i = 0; i < ntargets; i++) {
-        px_job_t *j = px_job_find(dvm, targets[i].nspace);
-        if (j == NULL) {
-            continue; /* no such job (any more): the bytes are dropped */
-        }
-        if (len > 0) {
-            job_stdin(j, targets[i].rank, data, len);
-        }
-        if (complete) {
-            job_stdin(j, targets[i].rank, NULL, 0);
-        }
-    }
-    if (!targets_full(dvm, targets, ntargets)) {
-        cbfunc(PMIX_SUCCESS, cbdata); /* room already: the usual case */
+    px_stdin_push_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        cbfunc(PMIX_SUCCESS, cbdata); /* cannot even send: the bytes are dropped */
         return;
     }
-    px_stdin_wait_t *w = calloc(1, sizeof(*w));
-    if (w != NULL) {
-        w->targets = calloc(ntargets, sizeof(*targets));
-    }
-    if (w == NULL || w->targets == NULL) {
-        /* cannot wait: complete now (the bytes are queued; this push is just not held) */
-        free(w);
-        cbfunc(PMIX_SUCCESS, cbdata);
-        return;
-    }
-    memcpy(w->targets, targets, ntargets * sizeof(*targets)); /* full: ntargets > 0 */
-    w->ntargets = ntargets;
+    w->dvm = dvm;
     w->has_source = source != NULL;
     if (source != NULL) {
         w->source = *source;
     }
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    px_stdin_wait_t **pp = &dvm->stdin_waiting;
-    while (*pp != NULL) {
-        pp = &(*pp)->next;
+    for (size_t i = 0; i < ntargets; i++) {
+        px_job_t *j = px_job_find(dvm, targets[i].nspace);
+        if (j != NULL && j->launched) {
+            job_stdin(w, j, targets[i].rank, data, len, complete);
+        }
     }
-    *pp = w;
-    px_dvm_log(dvm, 3, "stdin push from %s:%u waits for room", source ? source->nspace : "local",
-               source ? source->rank : 0);
+    if (w->waiting == 0) {
+        push_complete(w); /* no live target: nothing to wait for */
+        free(w);
+        return;
+    }
+    w->next = dvm->stdin_pushes;
+    dvm->stdin_pushes = w;
+    px_dvm_log(dvm, 3, "stdin push from %s:%u waits for %zu answers",
+               source ? source->nspace : "local", source ? source->rank : 0, w->waiting);
 }
 
-void px_job_stdin_recheck(px_dvm_t *dvm)
+/* Complete now the pushes that match (all, or those of source); their answers are
+ * still awaited. Completions may push again: they run after the walk. */
+static void release_matching(px_dvm_t *dvm, const pmix_proc_t *source, bool all)
 {
-    release_matching(dvm, NULL, false);
+    size_t n = 0;
+    for (px_stdin_push_t *w = dvm->stdin_pushes; w != NULL; w = w->next) {
+        n++;
+    }
+    px_stdin_push_t **go = calloc(n ? n : 1, sizeof(*go));
+    size_t k = 0;
+    for (px_stdin_push_t *w = dvm->stdin_pushes; go != NULL && w != NULL; w = w->next) {
+        if (w->cbfunc != NULL &&
+            (all || (w->has_source && PMIx_Check_procid(&w->source, source)))) {
+            go[k++] = w;
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        push_complete(go[i]);
+    }
+    free(go);
 }
 
 void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source)

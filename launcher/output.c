@@ -21,6 +21,7 @@
 
 #include <pmix_server.h>
 
+#include "bfrops/px_bfrops.h"
 #include "launcher/dvm_int.h"
 
 /* Bytes of one process in the library's hands above which its pipes are not read, and
@@ -89,13 +90,16 @@ static void write_full(int fd, const char *data, size_t len)
     }
 }
 
+/* Tell the process's daemon to stop (resume) reading its output (IOF_FLOW). */
 static void set_paused(px_proc_t *p, bool pause)
 {
     p->out_paused = pause;
-    px_child_t *child = px_job_child(p);
-    if (child != NULL) {
-        px_odls_output_pause(child, pause);
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    if (p->state != PX_PROC_DONE && px_dp_flow_pack(&buf, &p->proc, pause) == PMIX_SUCCESS) {
+        px_job_to_daemons(p->job->dvm, p->job, p->proc.rank, PX_DP_IOF_FLOW, &buf);
     }
+    px_bfrops_buf_free(&buf);
 }
 
 /* d is out of the library's hands (or never reached it): count it off its process. */

@@ -9,28 +9,48 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <event2/event.h>
 #include <hwloc.h>
+#include <pmix_common.h>
 
 #include "launcher/px_host.h"
 
 typedef struct px_daemons px_daemons_t;
 
+/* A message from daemon id (payload borrowed for the call; seq != 0: a request to
+ * answer with px_daemons_reply). Daemon 0's come from this process's own node agent. */
+typedef void (*px_daemons_msg_fn)(unsigned id, uint32_t tag, uint32_t seq,
+                                  pmix_data_buffer_t *payload, void *arg);
+/* Daemon id was lost after start-up (its connection ended, it sent something malformed):
+ * the message naming it was shown; its processes are gone with it. */
+typedef void (*px_daemons_lost_fn)(unsigned id, void *arg);
+/* The answer to px_daemons_request: PMIX_SUCCESS with the reply payload (borrowed), or
+ * PMIX_ERR_LOST_CONNECTION with NULL. Exactly once per successful request. */
+typedef void (*px_daemons_reply_fn)(unsigned id, pmix_status_t status, pmix_data_buffer_t *reply,
+                                    void *cbdata);
+
 typedef struct {
     struct event_base *base;
     const char *prog;       /* borrowed: for messages */
     const char *node;       /* borrowed: this node's name (daemon 0) */
+    const char *nspace;     /* borrowed: the DVM's namespace (given to each prted) */
     hwloc_topology_t topo;  /* borrowed: this node's topology (daemon 0's) */
     const px_host_t *hosts; /* borrowed: --host/--hostfile */
     size_t nhosts;
+    /* borrowed: the remote shell, words separated by blanks, run as <agent> <host>
+     * <prted command line> (--prtemca plm_ssh_agent / PRTE_MCA_plm_ssh_agent); NULL
+     * when there is none (then every host must be this node) */
+    const char *agent;
+    /* daemon 0's end of a connected stream socket whose other end this process's node
+     * agent reads (ownership passes, also on failure) */
+    int self_fd;
+    px_daemons_msg_fn msg;
+    px_daemons_lost_fn lost;
+    void *arg;
     int verbose;
 } px_daemons_opts_t;
-
-/* The remote-shell agent: PRTE_MCA_plm_ssh_agent from the environment (a command,
- * words separated by blanks, run as <agent> <host> <prted command line>); NULL when
- * unset or empty. */
-const char *px_daemons_agent(void);
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */
 bool px_daemons_is_here(const char *name, const char *node);
@@ -42,6 +62,23 @@ bool px_daemons_is_here(const char *name, const char *node);
  * why). This runs base's loop until then and must be called before the caller runs the
  * loop itself (controller start-up). The table, or NULL after the message. */
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o);
+
+/* Daemons in the table (daemon 0 included); ids are 0 .. count-1. */
+size_t px_daemons_count(const px_daemons_t *d);
+/* Daemon id's node name as it reported it, and its topology (borrowed, loaded). */
+const char *px_daemons_node(const px_daemons_t *d, unsigned id);
+hwloc_topology_t px_daemons_topo(const px_daemons_t *d, unsigned id);
+/* The host as the command line named it (daemon 0: this node's name). */
+const char *px_daemons_host(const px_daemons_t *d, unsigned id);
+/* Whether id is up (started, not lost, not told to exit). */
+bool px_daemons_up(const px_daemons_t *d, unsigned id);
+/* Send a message, a request, a reply to daemon id. 0, or -1 + errno (ENOTCONN: the
+ * daemon is not up). buf is borrowed (may be NULL: no fields). */
+int px_daemons_send(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_buffer_t *buf);
+int px_daemons_request(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_buffer_t *buf,
+                       px_daemons_reply_fn cb, void *cbdata);
+int px_daemons_reply(px_daemons_t *d, unsigned id, uint32_t seq, uint32_t tag,
+                     const pmix_data_buffer_t *buf);
 
 /* Send every daemon PX_DP_EXIT; done(arg) runs on the loop once each has closed its
  * connection and its agent has been reaped (those that do not, within a bound, are

@@ -20,8 +20,12 @@ typedef struct px_dvm px_dvm_t; /* one controller: px_dvm_create / px_dvm_destro
 
 typedef struct {
     bool system_server;     /* PMIX_SERVER_SYSTEM_SUPPORT */
-    const px_host_t *hosts; /* borrowed: --host/--hostfile (this node only for now) */
+    const px_host_t *hosts; /* borrowed: --host/--hostfile; a prted runs on each other one */
     size_t nhosts;
+    /* borrowed: the remote shell starting prted on the other hosts ("<agent> <host>
+     * <prted command line>": --prtemca plm_ssh_agent or PRTE_MCA_plm_ssh_agent); NULL:
+     * none, every host must be this node */
+    const char *ssh_agent;
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

@@ -46,7 +46,7 @@ static void deliver(uint32_t tag, pmix_data_buffer_t *buf, pmix_status_t want)
     px_dp_ctl_msg_t m;
     pmix_status_t rc = px_dp_ctl_decode(tag, buf, &m);
     if (rc == PMIX_SUCCESS) {
-        rc = px_nagent_handle(agent, &m);
+        rc = px_nagent_handle(agent, &m, 0);
         px_dp_ctl_msg_free(&m);
     }
     if (rc != want) {
@@ -70,14 +70,31 @@ static bool done(void)
     return exited[0] && exited[2] && exited[3];
 }
 
+static void on_output(const pmix_proc_t *proc, uint16_t channel, const char *data, size_t len)
+{
+    if (proc->rank == 0 && channel == PMIX_FWD_STDOUT_CHANNEL && out0_len + len < sizeof(out0)) {
+        memcpy(out0 + out0_len, data, len);
+        out0_len += len;
+    }
+}
+
 static void on_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
 {
     (void)arg;
-    px_dp_pstate_t ps;
-    if (tag != PX_DP_PSTATE || px_dp_pstate_unpack(payload, &ps) != PMIX_SUCCESS) {
+    px_dp_dmn_msg_t m;
+    if (px_dp_dmn_decode(tag, payload, &m) != PMIX_SUCCESS ||
+        (tag != PX_DP_PSTATE && tag != PX_DP_IOF)) {
         fail("undecodable report (tag %u)", tag);
         return;
     }
+    if (tag == PX_DP_IOF) {
+        on_output(&m.proc, m.channel, m.data.bytes, m.data.size);
+        px_dp_dmn_msg_free(&m);
+        return;
+    }
+    px_dp_pstate_t ps = m.pstate;
+    m.pstate = (px_dp_pstate_t){0};
+    px_dp_dmn_msg_free(&m);
     for (size_t i = 0; i < ps.n; i++) {
         const px_dp_pstate_one_t *o = &ps.procs[i];
         if (o->rank >= NPROCS || o->rank == 1) {
@@ -111,15 +128,6 @@ static void on_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
     px_dp_pstate_free(&ps);
     if (done()) {
         event_base_loopbreak(base);
-    }
-}
-
-static void on_output(const pmix_proc_t *proc, int channel, const char *data, size_t len, void *arg)
-{
-    (void)arg;
-    if (proc->rank == 0 && channel == PX_CHILD_STDOUT && out0_len + len < sizeof(out0)) {
-        memcpy(out0 + out0_len, data, len);
-        out0_len += len;
     }
 }
 
@@ -166,8 +174,9 @@ int main(void)
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
     base = event_base_new();
-    px_nagent_cbs_t cbs = {.send = on_send, .output = on_output};
-    agent = px_nagent_create(base, topo, 0, &cbs);
+    px_nagent_cbs_t cbs = {.send = on_send};
+    px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
+    agent = px_nagent_create(&ao, &cbs);
     if (agent == NULL) {
         fprintf(stderr, "FAIL: px_nagent_create: %s\n", strerror(errno));
         return 1;
@@ -177,10 +186,8 @@ int main(void)
     deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
     launch_buf(&buf);
     deliver(PX_DP_LAUNCH, &buf, PMIX_EXISTS); /* the same job twice */
-    pmix_proc_t r2;
-    PMIx_Load_procid(&r2, "check@1", 2);
-    if (px_nagent_child(agent, &r2) == NULL) {
-        fail("rank 2 has no child right after LAUNCH");
+    if (px_nagent_count(agent) != 3) {
+        fail("%zu children right after LAUNCH, expected 3 (ranks 0, 2, 3)", px_nagent_count(agent));
     }
     if (started[0] + exited[0] + failed[3] != 0) {
         fail("a report came from inside px_nagent_handle");
@@ -208,8 +215,8 @@ int main(void)
         fail("rank 3: failed %d (errno %d) exited %d, expected ENOENT at exec", failed[3],
              fail_err[3], exited[3]);
     }
-    if (px_nagent_child(agent, &r2) != NULL) {
-        fail("rank 2 still has a child after its exit");
+    if (px_nagent_count(agent) != 0) {
+        fail("%zu children left after their exits", px_nagent_count(agent));
     }
     px_bfrops_buf_init(&buf);
     px_dp_cleanup_pack(&buf, "check@1");

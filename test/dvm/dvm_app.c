@@ -66,6 +66,17 @@
  *                     unpub:KEY  perm:KEY=VAL (publish with PMIX_ACCESS_PERMISSIONS)
  *                     RANGE: proc ns local session global rm; PERSIST: indef first proc
  *                     app session
+ *   xnode [S]         init; read its node's facts and every rank's PMIX_HOSTNAME and
+ *                     PMIX_NODEID, check they agree (its host is the node it runs on:
+ *                     $PX_PRTED_TEST_NODENAME, else its hostname; PMIX_LOCAL_PEERS are
+ *                     exactly the ranks on its host, PMIX_LOCAL_SIZE their count,
+ *                     PMIX_LOCAL_RANK its index among them, PMIX_NUM_NODES the hosts),
+ *                     print "xnode rank R host H nodeid N lrank L nrank NR lsize LS
+ *                     peers P nnodes NN"; then put/commit/fence with PMIX_COLLECT_DATA
+ *                     and get every rank's key, then put/commit/fence without data and
+ *                     get every rank's new key (direct modex); print "xnode rank R
+ *                     exchanged with N ranks" or each failure ("xnode rank R FAIL ...");
+ *                     sleep S seconds (default 0), finalize
  *   badcount          init, then write on its own connection to the server a well-framed
  *                     FENCE request whose proc count (4,000,000) the message cannot hold;
  *                     print "dropped by the server" when the server closes the
@@ -1032,6 +1043,160 @@ static void regkeys(void)
     fini();
 }
 
+/* ---- xnode: a job across nodes ---- */
+
+static pmix_value_t *xget(pmix_rank_t rank, const char *key)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    PMIx_Load_procid(&p, me.nspace, rank);
+    return PMIx_Get(&p, key, NULL, 0, &v) == PMIX_SUCCESS ? v : NULL;
+}
+
+static uint32_t xget_u32(pmix_rank_t rank, const char *key)
+{
+    uint32_t n = UINT32_MAX;
+    pmix_value_t *v = xget(rank, key);
+    if (v != NULL) {
+        PMIx_Value_get_number(v, &n, PMIX_UINT32);
+        PMIx_Value_free(v, 1);
+    }
+    return n;
+}
+
+static char *xget_str(pmix_rank_t rank, const char *key)
+{
+    pmix_value_t *v = xget(rank, key);
+    char *s = v != NULL && v->type == PMIX_STRING ? strdup(v->data.string) : NULL;
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    return s;
+}
+
+/* Put key.R (a string naming R and its host), commit, fence (collecting or not), get
+ * every rank's key.R: the number of ranks whose value came back right. */
+static uint32_t xexchange(const char *key, uint32_t size, const char *host, bool collect)
+{
+    char k[64], val[512];
+    snprintf(k, sizeof(k), "%s.%u", key, me.rank);
+    snprintf(val, sizeof(val), "%s-%u-%s", key, me.rank, host);
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k, &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Commit();
+    }
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Fence(NULL, 0, &info, 1);
+    }
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        printf("xnode rank %u FAIL %s: %s\n", me.rank, collect ? "fence" : "barrier",
+               PMIx_Error_string(rc));
+        return 0;
+    }
+    uint32_t good = 0;
+    for (uint32_t r = 0; r < size; r++) {
+        char *hr = xget_str(r, PMIX_HOSTNAME);
+        snprintf(k, sizeof(k), "%s.%u", key, r);
+        char *got = xget_str(r, k);
+        snprintf(val, sizeof(val), "%s-%u-%s", key, r, hr ? hr : "?");
+        if (got != NULL && strcmp(got, val) == 0) {
+            good++;
+        } else {
+            printf("xnode rank %u FAIL get %s of rank %u: %s\n", me.rank, k, r,
+                   got ? got : "not found");
+        }
+        free(got);
+        free(hr);
+    }
+    return good;
+}
+
+static int xnode(int secs)
+{
+    init();
+    pmix_rank_t wild = PMIX_RANK_WILDCARD;
+    char here[256];
+    const char *fake = getenv("PX_PRTED_TEST_NODENAME");
+    if (fake != NULL && *fake != '\0') {
+        snprintf(here, sizeof(here), "%s", fake);
+    } else if (gethostname(here, sizeof(here)) != 0) {
+        snprintf(here, sizeof(here), "?");
+    }
+    uint32_t size = xget_u32(wild, PMIX_JOB_SIZE);
+    uint32_t nnodes = xget_u32(wild, PMIX_NUM_NODES);
+    uint32_t lsize = xget_u32(wild, PMIX_LOCAL_SIZE);
+    uint32_t lrank = xget_u32(me.rank, PMIX_LOCAL_RANK);
+    uint32_t nrank = xget_u32(me.rank, PMIX_NODE_RANK);
+    uint32_t nodeid = xget_u32(me.rank, PMIX_NODEID);
+    char *host = xget_str(me.rank, PMIX_HOSTNAME);
+    char *peers = xget_str(wild, PMIX_LOCAL_PEERS);
+    int bad = 0;
+    if (size == UINT32_MAX || host == NULL || peers == NULL) {
+        printf("xnode rank %u FAIL missing job size, hostname or local peers\n", me.rank);
+        bad++;
+        size = 0;
+    } else if (strcmp(host, here) != 0) {
+        printf("xnode rank %u FAIL runs on %s but PMIX_HOSTNAME is %s\n", me.rank, here, host);
+        bad++;
+    }
+    /* every rank: on my host iff in my peers; its node id the same as mine iff so */
+    char **hosts = calloc(size ? size : 1, sizeof(*hosts));
+    uint32_t npeers = 0, mine_at = UINT32_MAX, distinct = 0;
+    char list[8192] = "";
+    size_t len = 0;
+    for (uint32_t r = 0; r < size && hosts != NULL; r++) {
+        hosts[r] = xget_str(r, PMIX_HOSTNAME);
+        uint32_t id = xget_u32(r, PMIX_NODEID);
+        bool same = hosts[r] != NULL && strcmp(hosts[r], host) == 0;
+        if (same) {
+            mine_at = r == me.rank ? npeers : mine_at;
+            npeers++;
+            len += (size_t)snprintf(list + len, sizeof(list) - len, len ? ",%u" : "%u", r);
+        }
+        if ((id == nodeid) != same) {
+            printf("xnode rank %u FAIL rank %u: host %s node id %u, mine %s %u\n", me.rank, r,
+                   hosts[r] ? hosts[r] : "?", id, host, nodeid);
+            bad++;
+        }
+        bool seen = false;
+        for (uint32_t k = 0; k < r && hosts[r] != NULL; k++) {
+            seen = seen || (hosts[k] != NULL && strcmp(hosts[k], hosts[r]) == 0);
+        }
+        distinct += !seen;
+    }
+    if (peers != NULL &&
+        (strcmp(peers, list) != 0 || lsize != npeers || lrank != mine_at || nnodes != distinct)) {
+        printf("xnode rank %u FAIL peers %s (ranks on %s: %s), local size %u of %u, local "
+               "rank %u at %u, nodes %u of %u\n",
+               me.rank, peers, host, list, lsize, npeers, lrank, mine_at, nnodes, distinct);
+        bad++;
+    }
+    printf("xnode rank %u host %s nodeid %u lrank %u nrank %u lsize %u peers %s nnodes %u\n",
+           me.rank, host ? host : "?", nodeid, lrank, nrank, lsize, peers ? peers : "?", nnodes);
+    fflush(stdout);
+    uint32_t good = xexchange("xk", size, host ? host : "?", true);
+    good += xexchange("yk", size, host ? host : "?", false);
+    printf("xnode rank %u exchanged with %u ranks\n", me.rank, good / 2);
+    fflush(stdout);
+    for (uint32_t r = 0; r < size && hosts != NULL; r++) {
+        free(hosts[r]);
+    }
+    free(hosts);
+    free(host);
+    free(peers);
+    if (secs > 0) {
+        sleep((unsigned)secs);
+    }
+    fini();
+    return bad || good != 2 * size ? 1 : 0;
+}
+
 static pmix_data_range_t range_of(const char *s)
 {
     static const struct {
@@ -1261,6 +1426,8 @@ int main(int argc, char **argv)
         toolmodel(argv[0], arg);
     } else if (strcmp(what, "model") == 0) {
         return model(arg);
+    } else if (strcmp(what, "xnode") == 0) {
+        return xnode(argc > 2 ? atoi(arg) : 0);
     } else if (strcmp(what, "regkeys") == 0) {
         regkeys();
     } else if (strcmp(what, "ns") == 0) {

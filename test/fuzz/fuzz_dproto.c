@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary bytes as a controller-daemon protocol message. The first
  * four bytes are the tag (big-endian), the rest the payload, decoded by the daemon's
- * decoder (px_dp_ctl_decode); the whole input is also decoded as a hello, a topology
- * reply and a process-state report (the controller's decoders of daemon input). Any
+ * decoder (px_dp_ctl_decode) and the controller's (px_dp_dmn_decode); the whole input is
+ * also decoded as a hello, a topology reply, a process-state report, a direct-modex
+ * reply and a status-and-results reply (the controller's decoders of daemon input). Any
  * crash, sanitizer report, leak or allocation beyond -malloc_limit_mb is a bug in
  * daemon/dproto.c or the count checks it relies on. */
 #include <stddef.h>
@@ -34,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (px_dp_ctl_decode(tag, &b, &m) == PMIX_SUCCESS)
             px_dp_ctl_msg_free(&m);
         px_bfrops_buf_free(&b);
+        px_dp_dmn_msg_t d;
+        load(&b, data + 4, size - 4);
+        if (px_dp_dmn_decode(tag, &b, &d) == PMIX_SUCCESS)
+            px_dp_dmn_msg_free(&d);
+        px_bfrops_buf_free(&b);
     }
     px_dp_hello_t h;
     load(&b, data, size);
@@ -51,6 +57,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     load(&b, data, size);
     if (px_dp_pstate_unpack(&b, &ps) == PMIX_SUCCESS)
         px_dp_pstate_free(&ps);
+    px_bfrops_buf_free(&b);
+    pmix_status_t st;
+    pmix_byte_object_t bo;
+    load(&b, data, size);
+    (void)px_dp_dmodex_resp_unpack(&b, &st, &bo);
+    px_bfrops_buf_free(&b);
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    load(&b, data, size);
+    if (px_dp_status_info_unpack(&b, &st, &info, &ninfo) == PMIX_SUCCESS)
+        px_bfrops_info_array_free(info, ninfo);
     px_bfrops_buf_free(&b);
     return 0;
 }

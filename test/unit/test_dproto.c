@@ -164,7 +164,8 @@ Test(dproto, ctl_decode_refusals)
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_SUCCESS);
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_STDIN, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(9999, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     /* exit without its reason, with an unknown reason, with trailing bytes */
     cr_assert_neq(px_dp_ctl_decode(PX_DP_EXIT, &b, &m), PMIX_SUCCESS);
@@ -255,32 +256,47 @@ Test(dproto, several_strings_in_one_item)
 
 /* ---- the job messages: LAUNCH, PSTATE, SIGNAL, JOB_CLEANUP ---- */
 
-/* Two nodes, three processes, two apps, one directive. */
+/* Two nodes, three processes, two apps, one directive, registration and setup data. */
 static void launch_buf(pmix_data_buffer_t *b)
 {
-    px_dp_lnode_t nodes[2] = {{.name = "n0", .daemon = 0}, {.name = "n1", .daemon = 3}};
+    px_dp_lnode_t nodes[2] = {{.name = "n0", .daemon = 0},
+                              {.name = "n1", .daemon = 3, .flags = PX_DP_NODE_OVERSUB}};
     px_dp_lproc_t procs[3] = {
         {.node = 0, .local_rank = 0, .node_rank = 0, .app = 0, .cpuset = "hwloc:0-1"},
-        {.node = 1, .local_rank = 0, .node_rank = 2, .app = 0, .cpuset = NULL},
+        {.node = 1, .local_rank = 0, .node_rank = 2, .app = 0, .flags = PX_DP_PROC_BIND_LATER},
         {.node = 0, .local_rank = 1, .node_rank = 1, .app = 1, .cpuset = NULL},
     };
     char *argv0[] = {"hostname", NULL}, *argv1[] = {"true", "x", NULL};
     pmix_app_t apps[2] = {{.cmd = "hostname", .argv = argv0, .maxprocs = 2},
                           {.cmd = "true", .argv = argv1, .maxprocs = 1}};
-    pmix_info_t info[1];
+    pmix_info_t info[1], reg[2], setup[1];
+    uint32_t size = 3;
     PMIX_INFO_LOAD(&info[0], PMIX_MAPBY, "node", PMIX_STRING);
+    PMIX_INFO_LOAD(&reg[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&reg[1], PMIX_NODE_LIST, "n0,n1", PMIX_STRING);
+    PMIX_INFO_LOAD(&setup[0], "setup.key", "v", PMIX_STRING);
     px_dp_launch_t l = {.nodes = nodes,
                         .nnodes = 2,
                         .procs = procs,
                         .nprocs = 3,
+                        .bind_obj = PX_DP_BIND_CORE,
+                        .pe = 2,
+                        .flags = PX_DP_JOB_SPAWNED,
                         .apps = apps,
                         .napps = 2,
                         .info = info,
-                        .ninfo = 1};
+                        .ninfo = 1,
+                        .reg = reg,
+                        .nreg = 2,
+                        .setup = setup,
+                        .nsetup = 1};
     PMIX_LOAD_NSPACE(l.nspace, "dvm@1");
     px_bfrops_buf_init(b);
     cr_assert_eq(px_dp_launch_pack(b, &l), PMIX_SUCCESS);
     PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&reg[0]);
+    PMIX_INFO_DESTRUCT(&reg[1]);
+    PMIX_INFO_DESTRUCT(&setup[0]);
 }
 
 Test(dproto, launch_roundtrip)
@@ -308,6 +324,18 @@ Test(dproto, launch_roundtrip)
     cr_assert_eq(l->ninfo, 1);
     cr_assert_str_eq(l->info[0].key, PMIX_MAPBY);
     cr_assert_str_eq(l->info[0].value.data.string, "node");
+    cr_assert_eq(l->nodes[0].flags, 0);
+    cr_assert_eq(l->nodes[1].flags, PX_DP_NODE_OVERSUB);
+    cr_assert_eq(l->procs[1].flags, PX_DP_PROC_BIND_LATER);
+    cr_assert_eq(l->procs[0].flags, 0);
+    cr_assert_eq(l->bind_obj, PX_DP_BIND_CORE);
+    cr_assert_eq(l->pe, 2);
+    cr_assert_eq(l->flags, PX_DP_JOB_SPAWNED);
+    cr_assert_eq(l->nreg, 2);
+    cr_assert_str_eq(l->reg[1].key, PMIX_NODE_LIST);
+    cr_assert_str_eq(l->reg[1].value.data.string, "n0,n1");
+    cr_assert_eq(l->nsetup, 1);
+    cr_assert_str_eq(l->setup[0].key, "setup.key");
     px_dp_ctl_msg_free(&m);
     cr_assert_null(m.launch.procs);
     px_dp_ctl_msg_free(NULL);
@@ -358,15 +386,29 @@ Test(dproto, launch_every_truncation_refused)
     px_bfrops_buf_free(&full);
 }
 
-/* nspace, one node, then a process whose node or app index is out of range */
-static pmix_status_t launch_with_proc(uint32_t node, uint32_t app)
+/* nspace, one node, then a process whose node or app index is out of range, or a flag,
+ * bind object or pe the protocol does not know */
+typedef struct {
+    uint32_t node, app;
+    uint8_t node_flags, proc_flags, bind_obj, job_flags;
+    uint16_t pe;
+} bad_launch_t;
+
+static pmix_status_t launch_with(bad_launch_t b0)
 {
-    px_dp_lnode_t nodes[1] = {{.name = "n0", .daemon = 0}};
-    px_dp_lproc_t procs[1] = {{.node = node, .app = app}};
+    px_dp_lnode_t nodes[1] = {{.name = "n0", .daemon = 0, .flags = b0.node_flags}};
+    px_dp_lproc_t procs[1] = {{.node = b0.node, .app = b0.app, .flags = b0.proc_flags}};
     char *argv[] = {"true", NULL};
     pmix_app_t apps[1] = {{.cmd = "true", .argv = argv, .maxprocs = 1}};
-    px_dp_launch_t l = {
-        .nodes = nodes, .nnodes = 1, .procs = procs, .nprocs = 1, .apps = apps, .napps = 1};
+    px_dp_launch_t l = {.nodes = nodes,
+                        .nnodes = 1,
+                        .procs = procs,
+                        .nprocs = 1,
+                        .bind_obj = b0.bind_obj,
+                        .pe = b0.pe,
+                        .flags = b0.job_flags,
+                        .apps = apps,
+                        .napps = 1};
     PMIX_LOAD_NSPACE(l.nspace, "dvm@2");
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
@@ -380,9 +422,17 @@ static pmix_status_t launch_with_proc(uint32_t node, uint32_t app)
 
 Test(dproto, launch_bad_fields_refused)
 {
-    cr_assert_eq(launch_with_proc(0, 0), PMIX_SUCCESS);
-    cr_assert_eq(launch_with_proc(1, 0), PMIX_ERR_UNPACK_FAILURE); /* no node 1 */
-    cr_assert_eq(launch_with_proc(0, 1), PMIX_ERR_UNPACK_FAILURE); /* no app 1 */
+    cr_assert_eq(launch_with((bad_launch_t){0}), PMIX_SUCCESS);
+    cr_assert_eq(launch_with((bad_launch_t){.node = 1}), PMIX_ERR_UNPACK_FAILURE); /* no node 1 */
+    cr_assert_eq(launch_with((bad_launch_t){.app = 1}), PMIX_ERR_UNPACK_FAILURE);  /* no app 1 */
+    cr_assert_eq(launch_with((bad_launch_t){.node_flags = 2}), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(launch_with((bad_launch_t){.proc_flags = 0x80}), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(launch_with((bad_launch_t){.job_flags = 4}), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(launch_with((bad_launch_t){.bind_obj = PX_DP_BIND_HWTHREAD + 1}),
+                 PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(launch_with((bad_launch_t){.pe = PX_DP_PE_MAX + 1}), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(launch_with((bad_launch_t){.pe = PX_DP_PE_MAX, .bind_obj = PX_DP_BIND_PACKAGE}),
+                 PMIX_SUCCESS);
     /* a node count far beyond the bytes: refused before allocating */
     pmix_data_buffer_t b;
     pmix_nspace_t ns;
@@ -427,7 +477,15 @@ Test(dproto, pstate_roundtrip_and_refusals)
     px_dp_pstate_free(&out);
     px_dp_pstate_free(NULL);
     px_bfrops_buf_free(&full);
-    /* an unknown state */
+    /* connected and finalized are states too; beyond them, unknown */
+    one[0].state = PX_DP_PS_FINALIZED;
+    ps.n = 1;
+    px_bfrops_buf_init(&full);
+    cr_assert_eq(px_dp_pstate_pack(&full, &ps), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_pstate_unpack(&full, &out), PMIX_SUCCESS);
+    cr_assert_eq(out.procs[0].state, PX_DP_PS_FINALIZED);
+    px_dp_pstate_free(&out);
+    px_bfrops_buf_free(&full);
     one[0].state = 9;
     ps.n = 1;
     px_bfrops_buf_init(&full);
@@ -465,5 +523,286 @@ Test(dproto, signal_and_cleanup)
     px_dp_cleanup_pack(&b, "dvm@5");
     px_dp_cleanup_pack(&b, "dvm@6");
     cr_assert_eq(px_dp_ctl_decode(PX_DP_JOB_CLEANUP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+/* ---- stdin, output, flow, fences, direct modex, abort, job control, events ---- */
+
+static pmix_status_t decode_ctl_stdin(pmix_data_buffer_t *b)
+{
+    px_dp_ctl_msg_t m;
+    pmix_status_t rc = px_dp_ctl_decode(PX_DP_STDIN, b, &m);
+    px_dp_ctl_msg_free(&m);
+    return rc;
+}
+
+static uint32_t cut_tag; /* the tag every_cut_refused's decoders decode */
+
+static pmix_status_t decode_ctl(pmix_data_buffer_t *b)
+{
+    px_dp_ctl_msg_t m;
+    pmix_status_t rc = px_dp_ctl_decode(cut_tag, b, &m);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert(m.sig == NULL && m.info == NULL && m.launch.procs == NULL);
+    }
+    px_dp_ctl_msg_free(&m);
+    return rc;
+}
+
+static pmix_status_t decode_dmn(pmix_data_buffer_t *b)
+{
+    px_dp_dmn_msg_t m;
+    pmix_status_t rc = px_dp_dmn_decode(cut_tag, b, &m);
+    if (rc != PMIX_SUCCESS) {
+        cr_assert(m.procs == NULL && m.msg == NULL && m.info == NULL && m.pstate.procs == NULL);
+    }
+    px_dp_dmn_msg_free(&m);
+    return rc;
+}
+
+Test(dproto, stdin_flow_roundtrip)
+{
+    pmix_proc_t t;
+    PMIx_Load_procid(&t, "dvm@7", 3);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_stdin_pack(&b, &t, "abc\n", 4), PMIX_SUCCESS);
+    cut_tag = PX_DP_STDIN;
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_STDIN, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.target.nspace, "dvm@7");
+    cr_assert_eq(m.target.rank, 3);
+    cr_assert_eq(m.data.size, 4);
+    cr_assert(memcmp(m.data.bytes, "abc\n", 4) == 0);
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* end of input: no bytes */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_stdin_pack(&b, &t, NULL, 0), PMIX_SUCCESS);
+    cr_assert_eq(decode_ctl_stdin(&b), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+    /* pause, resume, and a pause value that is neither */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_flow_pack(&b, &t, true), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_IOF_FLOW, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.pause);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "dvm@7");
+    uint8_t two = 2;
+    px_bfrops_pack(&b, ns, 1, PMIX_PROC_NSPACE);
+    px_bfrops_pack(&b, &t.rank, 1, PMIX_PROC_RANK);
+    px_bfrops_pack(&b, &two, 1, PMIX_UINT8);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_IOF_FLOW, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+Test(dproto, iof_roundtrip_and_refusals)
+{
+    pmix_proc_t src;
+    PMIx_Load_procid(&src, "dvm@8", 1);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_iof_pack(&b, &src, PMIX_FWD_STDERR_CHANNEL, "hello\n", 6), PMIX_SUCCESS);
+    cut_tag = PX_DP_IOF;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_IOF, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(m.proc.rank, 1);
+    cr_assert_eq(m.channel, PMIX_FWD_STDERR_CHANNEL);
+    cr_assert_eq(m.data.size, 6);
+    cr_assert(memcmp(m.data.bytes, "hello\n", 6) == 0);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* the head alone, then the bytes (as px_peer_send_ext puts them): the same message */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_iof_pack(&b, &src, PMIX_FWD_STDOUT_CHANNEL, NULL, 3), PMIX_SUCCESS);
+    px_bfrops_buf_append(&b, "xyz", 3);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_IOF, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.data.size == 3 && memcmp(m.data.bytes, "xyz", 3) == 0);
+    px_bfrops_buf_free(&b);
+    /* no bytes, or a channel that is neither stdout nor stderr */
+    px_bfrops_buf_init(&b);
+    px_dp_iof_pack(&b, &src, PMIX_FWD_STDOUT_CHANNEL, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_IOF, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_iof_pack(&b, &src, 0x40, "x", 1);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_IOF, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+Test(dproto, fence_roundtrip_and_signature)
+{
+    pmix_proc_t p[3];
+    PMIx_Load_procid(&p[0], "dvm@9", 4);
+    PMIx_Load_procid(&p[1], "dvm@9", 1);
+    PMIx_Load_procid(&p[2], "dvm@10", PMIX_RANK_WILDCARD);
+    char *sig = px_dp_fence_sig(p, 3);
+    cr_assert_str_eq(sig, "dvm@10:*;dvm@9:1;dvm@9:4;");
+    /* the same set in another order, a participant twice: the same signature */
+    pmix_proc_t q[4] = {p[2], p[0], p[1], p[0]};
+    char *sig2 = px_dp_fence_sig(q, 4);
+    cr_assert_str_eq(sig, sig2);
+    cr_assert_eq(q[1].rank, 4, "the caller's array is left alone");
+    free(sig2);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_fence_up_pack(&b, p, 3, true, "blob", 4), PMIX_SUCCESS);
+    cut_tag = PX_DP_FENCE_UP;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_FENCE_UP, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(m.nprocs, 3);
+    cr_assert_str_eq(m.procs[2].nspace, "dvm@10");
+    cr_assert(m.collect);
+    cr_assert(m.data.size == 4 && memcmp(m.data.bytes, "blob", 4) == 0);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no participant */
+    px_bfrops_buf_init(&b);
+    px_dp_fence_up_pack(&b, NULL, 0, false, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_FENCE_UP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* a count of participants the message cannot hold: refused before allocating */
+    px_bfrops_buf_init(&b);
+    uint32_t huge = 3000000;
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_FENCE_UP, &b, &m), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&b);
+    /* the release */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_fence_rel_pack(&b, sig, PMIX_ERR_TIMEOUT, "all", 3), PMIX_SUCCESS);
+    cut_tag = PX_DP_FENCE_REL;
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t c;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_FENCE_REL, &b, &c), PMIX_SUCCESS);
+    cr_assert_str_eq(c.sig, sig);
+    cr_assert_eq(c.status, PMIX_ERR_TIMEOUT);
+    cr_assert(c.data.size == 3 && memcmp(c.data.bytes, "all", 3) == 0);
+    px_dp_ctl_msg_free(&c);
+    px_bfrops_buf_free(&b);
+    free(sig);
+}
+
+Test(dproto, dmodex_roundtrip_and_refusals)
+{
+    pmix_proc_t t;
+    PMIx_Load_procid(&t, "dvm@11", 5);
+    pmix_info_t info[1];
+    int secs = 3;
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_dmodex_req_pack(&b, &t, info, 1), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    cut_tag = PX_DP_DMODEX_REQ;
+    every_cut_refused(&b, decode_dmn);
+    every_cut_refused(&b, decode_ctl);
+    pmix_data_buffer_t copy;
+    prefix_of(&copy, &b, (size_t)(b.pack_ptr - b.base_ptr));
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_DMODEX_REQ, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(m.proc.rank, 5);
+    cr_assert_eq(m.ninfo, 1);
+    cr_assert_str_eq(m.info[0].key, PMIX_TIMEOUT);
+    px_dp_dmn_msg_free(&m);
+    px_dp_ctl_msg_t c;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_DMODEX_REQ, &copy, &c), PMIX_SUCCESS);
+    cr_assert_str_eq(c.target.nspace, "dvm@11");
+    px_dp_ctl_msg_free(&c);
+    px_bfrops_buf_free(&copy);
+    px_bfrops_buf_free(&b);
+    /* the data of a wildcard is not one process's */
+    PMIx_Load_procid(&t, "dvm@11", PMIX_RANK_WILDCARD);
+    px_bfrops_buf_init(&b);
+    px_dp_dmodex_req_pack(&b, &t, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_DMODEX_REQ, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* the reply */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_dmodex_resp_pack(&b, PMIX_SUCCESS, "data", 4), PMIX_SUCCESS);
+    pmix_status_t st;
+    pmix_byte_object_t bo;
+    cr_assert_eq(px_dp_dmodex_resp_unpack(&b, &st, &bo), PMIX_SUCCESS);
+    cr_assert(st == PMIX_SUCCESS && bo.size == 4 && memcmp(bo.bytes, "data", 4) == 0);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_dmodex_resp_pack(&b, PMIX_ERR_NOT_FOUND, NULL, 0);
+    cr_assert_eq(px_dp_dmodex_resp_unpack(&b, &st, &bo), PMIX_SUCCESS);
+    cr_assert_eq(st, PMIX_ERR_NOT_FOUND);
+    px_bfrops_buf_free(&b);
+}
+
+Test(dproto, abort_jobctl_event)
+{
+    pmix_proc_t caller, targets[2];
+    PMIx_Load_procid(&caller, "dvm@12", 2);
+    PMIx_Load_procid(&targets[0], "dvm@13", PMIX_RANK_WILDCARD);
+    PMIx_Load_procid(&targets[1], "dvm@14", 0);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_abort_pack(&b, &caller, 42, "bye", targets, 2), PMIX_SUCCESS);
+    cut_tag = PX_DP_ABORT;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ABORT, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.proc.rank == 2 && m.status == 42 && strcmp(m.msg, "bye") == 0);
+    cr_assert(m.nprocs == 2 && m.procs[1].rank == 0);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no message, no targets */
+    px_bfrops_buf_init(&b);
+    px_dp_abort_pack(&b, &caller, 1, NULL, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ABORT, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.msg == NULL && m.procs == NULL && m.nprocs == 0);
+    px_bfrops_buf_free(&b);
+
+    pmix_info_t dir[1];
+    int sig = 1;
+    PMIX_INFO_LOAD(&dir[0], PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_jobctl_pack(&b, &caller, targets, 1, dir, 1), PMIX_SUCCESS);
+    cut_tag = PX_DP_JOBCTL;
+    every_cut_refused(&b, decode_dmn);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_JOBCTL, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.nprocs == 1 && m.ninfo == 1);
+    cr_assert_str_eq(m.info[0].key, PMIX_JOB_CTRL_SIGNAL);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_status_info_pack(&b, PMIX_ERR_NOT_FOUND, dir, 1), PMIX_SUCCESS);
+    pmix_status_t st;
+    pmix_info_t *res;
+    size_t nres;
+    cr_assert_eq(px_dp_status_info_unpack(&b, &st, &res, &nres), PMIX_SUCCESS);
+    cr_assert(st == PMIX_ERR_NOT_FOUND && nres == 1);
+    px_bfrops_info_array_free(res, nres);
+    px_bfrops_buf_free(&b);
+
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_event_pack(&b, PMIX_ERR_PROC_ABORTED, &caller, PMIX_RANGE_GLOBAL, dir, 1),
+                 PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    cut_tag = PX_DP_EVENT;
+    every_cut_refused(&b, decode_dmn);
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t c;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_EVENT, &b, &c), PMIX_SUCCESS);
+    cr_assert(c.status == PMIX_ERR_PROC_ABORTED && c.range == PMIX_RANGE_GLOBAL);
+    cr_assert(c.source.rank == 2 && c.ninfo == 1);
+    px_dp_ctl_msg_free(&c);
+    px_bfrops_buf_free(&b);
+    /* a range beyond the known ones */
+    px_bfrops_buf_init(&b);
+    px_dp_event_pack(&b, PMIX_ERR_PROC_ABORTED, &caller, 200, NULL, 0);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_EVENT, &b, &c), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* the controller's decoder does not take the daemon's messages, nor the reverse */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_LAUNCH, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_ABORT, &b, &c), PMIX_ERR_NOT_SUPPORTED);
     px_bfrops_buf_free(&b);
 }

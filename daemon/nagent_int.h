@@ -1,0 +1,65 @@
+/* daemon: the node agent's state (nagent.c), shared with its registration and binding
+ * code (nagent_reg.c). Daemon's loop only.
+ */
+#ifndef PX_NAGENT_INT_H
+#define PX_NAGENT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/px_nagent.h"
+
+typedef struct na_job na_job_t;
+
+typedef struct {
+    na_job_t *job;    /* borrowed: the owner */
+    pmix_rank_t rank; /* in the job */
+    bool local;       /* on this node */
+    bool registered;  /* PMIx_server_register_client done */
+    char *cpuset;     /* owned: "hwloc:<list>" it is bound to, NULL = unbound (local only) */
+    uint16_t node_rank;
+    px_child_t *child; /* borrowed from odls until exited(); NULL = not (or no more) here */
+    size_t inflight;   /* output bytes handed to the link and not written yet */
+    bool paused_ctl;   /* the controller asked to stop reading its output (IOF_FLOW) */
+    bool paused_link;  /* too much of its output is not on its way yet */
+} na_proc_t;
+
+struct na_job {
+    na_job_t *next;
+    px_nagent_t *agent;
+    pmix_nspace_t nspace;
+    na_proc_t *procs; /* owned (the job's size), indexed by rank */
+    size_t nprocs;
+    size_t nalive;               /* children not through exited() yet */
+    px_dp_pstate_one_t *pending; /* owned, npending: reports of this loop turn */
+    size_t npending, cap;
+    struct event *flush_ev; /* owned: sends pending on the next loop turn */
+    bool cleaned;           /* JOB_CLEANUP came: free once nalive is 0 */
+    bool flushing;          /* inside flush(): it frees the job if need be */
+    bool registered;        /* its namespace is registered with the server */
+    char *nsdir;            /* owned: PMIX_NSDIR, removed with its content at the end */
+};
+
+struct px_nagent {
+    px_nagent_opts_t o;
+    char *node;      /* owned: o.node */
+    px_odls_t *odls; /* owned */
+    px_nagent_cbs_t cbs;
+    na_job_t *jobs;                    /* owned list */
+    struct na_stdin_wait *stdin_waits; /* owned: STDIN requests waiting for room */
+    unsigned ndirs;                    /* job directories made so far (their names) */
+    bool swept_stale_dirs;             /* the dead daemons' job directories were removed */
+};
+
+/* nagent_reg.c */
+/* Compute the bindings of this node's PX_DP_PROC_BIND_LATER processes of l from the
+ * agent's topology (what other jobs' live processes hold taken last); each goes into
+ * j->procs[r].cpuset. 0, or -1 (ENOMEM). */
+int px_na_bind_later(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
+/* Register the namespace (every daemon does, with its node's facts) and this node's
+ * clients; the job's directory is made. PMIX_SUCCESS or the server's error. */
+pmix_status_t px_na_register(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
+/* Deregister what px_na_register registered, remove the job's directory. */
+void px_na_deregister(na_job_t *j);
+
+#endif /* PX_NAGENT_INT_H */

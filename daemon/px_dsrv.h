@@ -1,0 +1,42 @@
+/* daemon: prted's PMIx server — the library's server side for this node's processes,
+ * with the host upcalls a daemon answers by asking the controller (docs/PROTOCOL.md):
+ * client connected / finalized (PSTATE), abort (ABORT), fence_nb (FENCE_UP, answered
+ * by FENCE_REL), direct_modex (DMODEX_REQ request), job_control (JOBCTL request),
+ * notify_event beyond this node (EVENT). spawn is refused (PMIX_ERR_NOT_SUPPORTED, with
+ * the daemon-spawn message on prted's stderr): a job cannot start jobs from a remote
+ * node yet. The upcalls come on the library's thread and are shifted to the daemon's
+ * loop; everything else runs there. One per process (the library runs one server).
+ */
+#ifndef PX_DSRV_H
+#define PX_DSRV_H
+
+#include <stdint.h>
+
+#include <hwloc.h>
+#include <pmix_common.h>
+
+#include "daemon/px_dlink.h"
+#include "net/px_progress.h"
+
+typedef struct px_dsrv px_dsrv_t;
+
+typedef struct {
+    px_progress_t *prog;   /* borrowed: the daemon's loop */
+    const char *nspace;    /* the DVM's namespace (PMIX_SERVER_NSPACE) */
+    uint32_t id;           /* this daemon (PMIX_SERVER_RANK) */
+    const char *node;      /* this node's name (PMIX_HOSTNAME) */
+    hwloc_topology_t topo; /* borrowed: given to the server (and so to the clients) */
+} px_dsrv_opts_t;
+
+/* PMIx_server_init with this daemon's identity. NULL + the library's status in *rc. */
+px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc);
+/* Where the upcalls' messages go (set once the link exists; NULL: nowhere, upcalls fail). */
+void px_dsrv_attach(px_dsrv_t *s, px_dlink_t *link);
+/* A controller message for the server: FENCE_REL, DMODEX_REQ (request seq), EVENT.
+ * PMIX_ERR_NOT_SUPPORTED for another tag. */
+pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq);
+/* Answer what waits for the controller with PMIX_ERR_LOST_CONNECTION, finalize the
+ * server, free. Call after the loop stopped and the link is gone. NULL ok. */
+void px_dsrv_stop(px_dsrv_t *s);
+
+#endif /* PX_DSRV_H */

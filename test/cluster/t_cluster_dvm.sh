@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# A DVM across the one-machine cluster of scripts/cluster.sh (issue 14, item 4): 3 nodes,
+# each a network namespace with its own address and hostname. prte runs inside node1
+# (the bridge has no address on this machine: the controller lives where the daemons
+# can reach it) with the cluster's agent given as --prtemca plm_ssh_agent; a prted
+# starts on node2 and node3 and connects back over TCP. Checks: per-node keys under
+# --map-by node, slot and ppr:2:node (dvm_app xnode, on real separate hostnames); a fence
+# with data and a direct modex across nodes; output from every node byte-exact; an exit
+# code from another node; kill -9 of node3's prted ends its job with a message naming
+# node3 and its ranks; pterm leaves no process in any namespace and no file. Needs root
+# (skips with 77 otherwise, with a SKIP line).
+set -u
+SRC=${PX_SRC:?PX_SRC must name the source directory}
+CL=$SRC/scripts/cluster.sh
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+for t in ip unshare nsenter python3 timeout; do
+    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
+done
+NAME=pxd$$
+if ! ip netns add "$NAME-probe" 2>/dev/null; then
+    echo "SKIP: cannot create network namespaces here"
+    exit 77
+fi
+ip netns delete "$NAME-probe"
+. "$SRC/test/dvm/lib.sh"
+export PXCLUSTER_OWNER=$$
+teardown() {
+    cleanup # lib.sh: what is left of ours is killed, $T removed
+    "$CL" -n "$NAME" down
+}
+trap teardown EXIT
+A=$(run_to 60 "$CL" -n "$NAME" up 3) || fail "cluster up failed"
+NODES=(node1 node2 node3)
+
+# on HOST WORDS... : run on a node, as ssh would (words joined, run by sh)
+on() {
+    local h=$1
+    shift
+    run_to 60 "$A" "$h" "$*"
+}
+P() { on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR "$@"; }
+
+on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
+    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" >"$T/prte.out" 2>&1 ||
+    fail "prte on node1: $(cat "$T/prte.out")"
+DVM_PID=$(cat "$T/pid")
+
+check_map() {
+    local out=$1 n=$2 r h lr
+    grep -q "FAIL" "$out" && fail "xnode failures: $(grep FAIL "$out" | head -5)"
+    for ((r = 0; r < n; r++)); do
+        h=${NODES[$(($3))]}
+        lr=$(($4))
+        expect_in "$out" "xnode rank $r host $h nodeid $(($3)) lrank $lr nrank $lr lsize 2 "
+        expect_in "$out" "xnode rank $r exchanged with $n ranks"
+    done
+}
+P -n 6 --map-by node "$APP" xnode >"$T/node" 2>&1 || fail "map-by node: $(cat "$T/node")"
+check_map "$T/node" 6 'r % 3' 'r / 3'
+P -n 6 --map-by slot "$APP" xnode >"$T/slot" 2>&1 || fail "map-by slot: $(cat "$T/slot")"
+check_map "$T/slot" 6 'r / 2' 'r % 2'
+P -n 6 --map-by ppr:2:node "$APP" xnode >"$T/ppr" 2>&1 || fail "ppr:2:node: $(cat "$T/ppr")"
+check_map "$T/ppr" 6 'r / 2' 'r % 2'
+
+# output: byte-exact per rank from every node, nothing lost at exit
+N=5000000
+want=$("$APP" write $N | sha256sum | cut -d' ' -f1)
+P -n 3 --map-by node --output "dir=$T/o:nocopy" "$APP" write $N >"$T/out" 2>&1 ||
+    fail "write: $(cat "$T/out")"
+for r in 0 1 2; do
+    f=$(ls "$T"/o/*/rank.$r/stdout)
+    [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$want" ] || fail "rank $r's output differs"
+done
+rm -rf "$T/o"
+out=$(P -n 6 --map-by node "$APP" write 10 2>&1) || fail "write 10"
+[ "$out" = "$(printf 'abcdefghij%.0s' 1 2 3 4 5 6)" ] || fail "lost bytes: '$out'"
+
+# an exit code on node2 is the job's, the message names node2
+P --map-by node -n 1 "$APP" sleep 30 : -n 1 "$APP" exit 7 : -n 1 "$APP" sleep 30 >"$T/x" 2>&1
+rc=$?
+[ $rc = 7 ] || fail "exit 7 on node2 gave $rc: $(cat "$T/x")"
+expect_in "$T/x" "node2"
+
+# kill -9 of node3's prted during a job
+on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 6 --map-by node "$APP" sleep 60 >"$T/lost" 2>&1 &
+p=$!
+wait_app_pids sleep 6
+# the prted itself (argv[0] .../prted), not the agent's shell around it
+prted3=$(ip netns pids "$NAME-node3" | while read -r q; do
+    [ "$(tr '\0' '\n' <"/proc/$q/cmdline" 2>/dev/null | head -1 | sed 's|.*/||')" = prted ] && echo "$q"
+done)
+[ "$(echo $prted3 | wc -w)" = 1 ] || fail "one prted expected in node3's namespace: $prted3"
+kill -9 $prted3
+wait $p
+rc=$?
+[ $rc != 0 ] || fail "the job survived the loss of node3's daemon"
+expect_in "$T/lost" "the daemon on node node3 (daemon 2) was lost while ranks 2,5 of the job ran"
+app_none() { [ -z "$(app_pids "$1")" ]; }
+poll_until app_none sleep || fail "processes left after the loss of node3: $(app_pids sleep)"
+# a daemon killed with SIGKILL cannot remove its server's socket and job directory; the
+# next daemon on that node would (their pid is gone)
+rm -rf "$TMPDIR/pmix-$prted3.sock" "$TMPDIR"/prte."$prted3".*
+
+on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
+poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
+DVM_PID=""
+ns_empty() {
+    local i
+    for i in 1 2 3; do
+        [ -z "$(ip netns pids "$NAME-node$i")" ] || return 1
+    done
+}
+poll_until ns_empty || fail "processes left in the nodes: $(for i in 1 2 3; do ip netns pids "$NAME-node$i"; done | tr '\n' ' ')"
+pass

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Jobs across nodes (issue 14, items 1-4 of the launch path): prte --host <this
+# node>:2,fake1:2,fake2:2 with the stand-in agent test/daemons/local_agent.sh (a prted
+# per fake node, on this machine, reporting the fake name). Checks: each process runs on
+# the node its PMIX_HOSTNAME names and sees that node's facts (dvm_app xnode checks
+# PMIX_LOCAL_PEERS, PMIX_LOCAL_SIZE, PMIX_LOCAL_RANK, PMIX_NODEID, PMIX_NUM_NODES against
+# every rank's host) under --map-by node, slot and ppr:2:node; a fence with data and a
+# direct modex across nodes (put/commit/fence/get every peer); PMIX_NODE_RANK counts the
+# other jobs' processes on the node; output from every node arrives byte-exact (per-rank
+# files) and nothing is lost at exit; stdin reaches a rank on another node; exit codes,
+# signals and PMIx_Abort from another node end the job with the node named; signals
+# forwarded by prun reach every node; a prted killed with kill -9 ends its job with a
+# message naming the node and the ranks, and the DVM goes on without that node; pterm
+# leaves no process.
+. "$(dirname "$0")/lib.sh"
+export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
+export PX_AGENT_PIDS=$T/pids
+mkdir -p "$PX_AGENT_PIDS"
+HERE=$(hostname)
+start_dvm --host "$HERE:2,fake1:2,fake2:2"
+NODES=("$HERE" fake1 fake2)
+P() { run_to 60 "$PRUN" $RR "$@"; }
+
+# check_map OUT N HOSTOF LROF : every rank's xnode line names the host and local rank
+# the policy gives (HOSTOF / LROF: shell arithmetic on r), node rank = local rank, and
+# every rank exchanged with all N ranks
+check_map() {
+    local out=$1 n=$2 r h lr
+    grep -q "FAIL" "$out" && fail "xnode failures: $(grep FAIL "$out" | head -5)"
+    for ((r = 0; r < n; r++)); do
+        h=${NODES[$(($3))]}
+        lr=$(($4))
+        expect_in "$out" "xnode rank $r host $h nodeid $(($3)) lrank $lr nrank $lr lsize 2 "
+        expect_in "$out" "xnode rank $r exchanged with $n ranks"
+    done
+    [ "$(grep -c ' nnodes 3$' "$out")" = "$n" ] || fail "PMIX_NUM_NODES is not 3 everywhere: $(cat "$out")"
+}
+
+P -n 6 --map-by node "$APP" xnode >"$T/node" 2>&1 || fail "map-by node: $(cat "$T/node")"
+check_map "$T/node" 6 'r % 3' 'r / 3'
+expect_in "$T/node" "xnode rank 1 host fake1 nodeid 1 lrank 0 nrank 0 lsize 2 peers 1,4 nnodes 3"
+P -n 6 --map-by slot "$APP" xnode >"$T/slot" 2>&1 || fail "map-by slot: $(cat "$T/slot")"
+check_map "$T/slot" 6 'r / 2' 'r % 2'
+expect_in "$T/slot" "xnode rank 5 host fake2 nodeid 2 lrank 1 nrank 1 lsize 2 peers 4,5 nnodes 3"
+P -n 6 --map-by ppr:2:node "$APP" xnode >"$T/ppr" 2>&1 || fail "ppr:2:node: $(cat "$T/ppr")"
+check_map "$T/ppr" 6 'r / 2' 'r % 2'
+
+# node rank: one process of another job holds rank 0 on each node
+"$PRUN" $RR -n 3 --map-by node "$APP" sleep 60 >"$T/sleep" 2>&1 &
+sleeper=$!
+wait_app_pids sleep 3
+P -n 3 --map-by node "$APP" xnode >"$T/nrank" 2>&1 || fail "second job: $(cat "$T/nrank")"
+for r in 0 1 2; do
+    expect_in "$T/nrank" "xnode rank $r host ${NODES[$r]} nodeid $r lrank 0 nrank 1 lsize 1 peers $r nnodes 3"
+done
+kill -TERM $sleeper
+wait $sleeper
+app_none() { [ -z "$(app_pids "$1")" ]; }
+poll_until app_none sleep || fail "the sleeping job outlived its prun"
+
+# output: byte-exact per rank from every node, nothing lost at exit, stdin to fake1
+N=20000000
+want=$("$APP" write $N | sha256sum | cut -d' ' -f1)
+P -n 3 --map-by node --output dir="$T/o":nocopy "$APP" write $N >"$T/out" 2>&1 ||
+    fail "write: $(cat "$T/out")"
+for r in 0 1 2; do
+    f=$(ls "$T"/o/*/rank.$r/stdout)
+    [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$want" ] || fail "rank $r's output differs ($(stat -c %s "$f") bytes)"
+done
+rm -rf "$T/o"
+for i in 1 2 3; do
+    out=$(P -n 6 --map-by node "$APP" write 10 2>&1) || fail "write 10"
+    [ "$out" = "$(printf 'abcdefghij%.0s' 1 2 3 4 5 6)" ] || fail "lost bytes: '$out'"
+done
+P -n 6 --map-by node --output tag "$APP" both 40 >"$T/tag" 2>"$T/tagerr" || fail "tag: $(cat "$T/tagerr")"
+for r in 0 1 2 3 4 5; do
+    grep "^\[[0-9]*,$r\]<stdout>: " "$T/tag" | sed 's/.*: //' >"$T/got"
+    seq 0 2 38 | sed 's/^/out /' >"$T/want"
+    cmp -s "$T/got" "$T/want" || fail "rank $r's lines differ: $(cat "$T/got" | head -3)"
+    [ "$(grep -c "^\[[0-9]*,$r\]<stderr>: err" "$T/tagerr")" = 20 ] || fail "rank $r's stderr lines"
+done
+seq 1 20000 >"$T/in"
+P -n 3 --map-by node --stdin 1 "$APP" cat <"$T/in" >"$T/cat" 2>"$T/err" || fail "cat: $(cat "$T/err")"
+cmp -s "$T/in" "$T/cat" || fail "stdin did not reach rank 1 (fake1) intact"
+
+# exit codes, signals and abort on another node: the node is named
+P --map-by node -n 1 "$APP" sleep 30 : -n 1 "$APP" exit 7 : -n 1 "$APP" sleep 30 >"$T/x" 2>&1
+rc=$?
+[ $rc = 7 ] || fail "exit 7 on fake1 gave $rc: $(cat "$T/x")"
+expect_in "$T/x" "fake1"
+P --map-by node -n 1 "$APP" sleep 30 : -n 1 "$APP" sleep 30 : -n 1 "$APP" crash >"$T/x" 2>&1
+rc=$?
+[ $rc = 139 ] || fail "a crash on fake2 gave $rc: $(cat "$T/x")"
+expect_in "$T/x" "fake2"
+P --map-by node -n 1 "$APP" sleep 30 : -n 1 "$APP" abort 5 "remote-bye" : -n 1 "$APP" sleep 30 >"$T/x" 2>&1
+rc=$?
+[ $rc = 5 ] || fail "an abort on fake1 gave $rc: $(cat "$T/x")"
+expect_in "$T/x" "remote-bye"
+expect_in "$T/x" "fake1"
+"$PRUN" $RR -n 3 --map-by node "$APP" trap >"$T/trap" 2>&1 &
+p=$!
+wait_for "$T/trap" "ready" 3
+kill -HUP $p
+wait_for "$T/trap" "got signal 1" 3
+kill -TERM $p
+wait $p
+[ "$(count_in "$T/trap" 'got signal 15')" = 3 ] || fail "every node's rank must get SIGTERM: $(cat "$T/trap")"
+
+# kill -9 of fake1's prted during a job: the job ends naming fake1 and its ranks
+"$PRUN" $RR -n 6 --map-by node "$APP" sleep 60 >"$T/lost" 2>&1 &
+p=$!
+wait_app_pids sleep 6
+dead=$(cat "$PX_AGENT_PIDS/fake1.pid")
+kill -9 "$dead"
+wait $p
+rc=$?
+[ $rc != 0 ] || fail "the job survived the loss of a node's daemon"
+expect_in "$T/lost" "the daemon on node fake1 (daemon 1) was lost while ranks 1,4 of the job ran"
+poll_until app_none sleep || fail "processes left after the loss of fake1: $(app_pids sleep)"
+# a daemon killed with SIGKILL cannot remove its server's socket and its job's directory;
+# on a real node the next daemon there removes them (their pid is gone)
+rm -rf "$TMPDIR/pmix-$dead.sock" "$TMPDIR"/prte."$dead".*
+# the DVM goes on without that node
+P -n 4 "$APP" xnode >"$T/after" 2>&1 || fail "a job after the loss: $(cat "$T/after")"
+grep -q "host fake1" "$T/after" && fail "a job was placed on the lost node: $(cat "$T/after")"
+expect_in "$T/after" "xnode rank 3 exchanged with 4 ranks"
+stop_dvm
+pids_gone() {
+    local f
+    for f in "$PX_AGENT_PIDS"/*.pid; do gone "$(cat "$f")" || return 1; done
+}
+poll_until pids_gone || fail "prted left after pterm"
+pass
