@@ -3,7 +3,13 @@
  * part; process states come back as PSTATE payloads (started, exited with status,
  * failed at exec), output as read; SIGNAL kills one rank; a second LAUNCH of the job is
  * refused; JOB_CLEANUP forgets it. Single-threaded. Bounded by a 20 s loop timer.
- * Usage: nagent_check (TMPDIR: where the PMIx server may put its files) */
+ * "facts CLIENT": a LAUNCH over three nodes whose local ranks run CLIENT (test/daemon/
+ * nagent_client.c), which prints what the agent registered for it: this node's facts
+ * (node count and id, local size, node size, peers, local rank apart from node rank,
+ * oversubscription from the map's flag), a rank of another node with its host and node
+ * id, and the binding the agent computed for a rank the controller left unbound (the
+ * first core of this node); a rank whose cpuset does not parse fails at stage "bind".
+ * Usage: nagent_check [facts CLIENT] (TMPDIR: where the PMIx server may put its files) */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -136,7 +142,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     (void)arg;
-    fail("timed out: exited %d %d %d", exited[0], exited[2], exited[3]);
+    fail("timed out");
     event_base_loopbreak(base);
 }
 
@@ -162,18 +168,176 @@ static void launch_buf(pmix_data_buffer_t *buf)
     }
 }
 
-int main(void)
+/* ---- facts ---- */
+
+#define FACTS_NPROCS 6
+static char facts_out[FACTS_NPROCS][512];
+static int facts_exited[FACTS_NPROCS], facts_failed[FACTS_NPROCS], facts_err[FACTS_NPROCS];
+static char facts_stage[FACTS_NPROCS][16];
+
+static bool facts_done(void)
 {
+    return facts_exited[1] && facts_exited[2] && facts_exited[4] && facts_failed[5];
+}
+
+static void facts_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+{
+    (void)arg;
+    px_dp_dmn_msg_t m;
+    if (px_dp_dmn_decode(tag, payload, &m) != PMIX_SUCCESS) {
+        fail("undecodable report (tag %u)", tag);
+        return;
+    }
+    if (tag == PX_DP_IOF && m.proc.rank < FACTS_NPROCS) {
+        size_t have = strlen(facts_out[m.proc.rank]);
+        size_t room = sizeof(facts_out[0]) - have - 1;
+        memcpy(facts_out[m.proc.rank] + have, m.data.bytes,
+               m.data.size < room ? m.data.size : room);
+    }
+    for (size_t i = 0; tag == PX_DP_PSTATE && i < m.pstate.n; i++) {
+        const px_dp_pstate_one_t *o = &m.pstate.procs[i];
+        if (o->rank >= FACTS_NPROCS || o->rank == 0 || o->rank == 3) {
+            fail("report for rank %u, not on this node", o->rank);
+        } else if (o->state == PX_DP_PS_EXITED) {
+            facts_exited[o->rank]++;
+        } else if (o->state == PX_DP_PS_FAILED) {
+            facts_failed[o->rank]++;
+            facts_err[o->rank] = o->status;
+            snprintf(facts_stage[o->rank], sizeof(facts_stage[0]), "%s", o->stage ? o->stage : "");
+        }
+    }
+    px_dp_dmn_msg_free(&m);
+    if (facts_done()) {
+        event_base_loopbreak(base);
+    }
+}
+
+/* Nodes n0 (daemon 5), here (this daemon, 0, oversubscribed), n2 (daemon 7). Ranks 1, 2
+ * and 4 are here (local ranks 0-2, node ranks 3-5: another job holds 0-2); rank 4 is
+ * left to this daemon to bind to a core; rank 5 is here with a cpuset that does not
+ * parse. */
+static int facts(const char *client)
+{
+    px_dp_lnode_t nodes[3] = {{.name = "n0", .daemon = 5},
+                              {.name = "here", .daemon = 0, .flags = PX_DP_NODE_OVERSUB},
+                              {.name = "n2", .daemon = 7}};
+    px_dp_lproc_t procs[FACTS_NPROCS] = {
+        {.node = 0},
+        {.node = 1, .local_rank = 0, .node_rank = 3},
+        {.node = 1, .local_rank = 1, .node_rank = 4},
+        {.node = 2},
+        {.node = 1, .local_rank = 2, .node_rank = 5, .flags = PX_DP_PROC_BIND_LATER},
+        {.node = 1, .local_rank = 3, .node_rank = 6, .cpuset = "hwloc:zz"},
+    };
+    char *argv[] = {(char *)client, "3", NULL};
+    pmix_app_t apps[1] = {{.cmd = (char *)client, .argv = argv, .maxprocs = FACTS_NPROCS}};
+    uint32_t size = FACTS_NPROCS;
+    pmix_info_t reg[1];
+    PMIX_INFO_LOAD(&reg[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    px_dp_launch_t l = {.nodes = nodes,
+                        .nnodes = 3,
+                        .procs = procs,
+                        .nprocs = FACTS_NPROCS,
+                        .bind_obj = PX_DP_BIND_CORE,
+                        .apps = apps,
+                        .napps = 1,
+                        .reg = reg,
+                        .nreg = 1};
+    PMIX_LOAD_NSPACE(l.nspace, "facts@1");
+    pmix_data_buffer_t buf;
+    px_bfrops_buf_init(&buf);
+    if (px_dp_launch_pack(&buf, &l) != PMIX_SUCCESS) {
+        fail("launch does not pack");
+    }
+    PMIX_INFO_DESTRUCT(&reg[0]);
+    deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
+    struct event *t = evtimer_new(base, on_timeout, NULL);
+    struct timeval tv = {20, 0};
+    evtimer_add(t, &tv);
+    event_base_dispatch(base);
+    event_free(t);
+    if (!facts_done()) {
+        fail("the local ranks did not all end: exited %d %d %d, rank 5 failed %d", facts_exited[1],
+             facts_exited[2], facts_exited[4], facts_failed[5]);
+    }
+    return 0;
+}
+
+/* What rank r's line must begin with, and the binding rank 4 must get. */
+static void facts_check(hwloc_topology_t topo)
+{
+    hwloc_obj_t core0 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, 0);
+    char *list = NULL;
+    if (core0 == NULL || hwloc_bitmap_list_asprintf(&list, core0->cpuset) < 0) {
+        fail("no core in this node's topology");
+        return;
+    }
+    static const struct {
+        pmix_rank_t rank;
+        int lrank, nrank;
+    } want[3] = {{1, 0, 3}, {2, 1, 4}, {4, 2, 5}};
+    for (int i = 0; i < 3; i++) {
+        char line[512];
+        snprintf(line, sizeof(line),
+                 "rank %u nnodes 3 nodeid 0/0 lsize 4 nsize 4 peers 1,2,4,5 lrank %d nrank %d "
+                 "host here over 1 peer 3 on n2/7 cpuset ",
+                 want[i].rank, want[i].lrank, want[i].nrank);
+        if (strncmp(facts_out[want[i].rank], line, strlen(line)) != 0) {
+            fail("rank %u printed '%s', expected it to start with '%s'", want[i].rank,
+                 facts_out[want[i].rank], line);
+        }
+    }
+    char bound[256];
+    snprintf(bound, sizeof(bound), "cpuset hwloc:%s allowed %s\n", list, list);
+    const char *at = strstr(facts_out[4], "cpuset ");
+    if (at == NULL || strcmp(at, bound) != 0) {
+        fail("rank 4 (bound by the daemon) printed '%s', expected '... %s'", facts_out[4], bound);
+    }
+    if (strstr(facts_out[1], "cpuset - ") == NULL) {
+        fail("rank 1 is not bound, but printed '%s'", facts_out[1]);
+    }
+    if (!(facts_failed[5] == 1 && facts_err[5] == EINVAL && strcmp(facts_stage[5], "bind") == 0)) {
+        fail("rank 5 (bad cpuset): failed %d, errno %d, stage '%s'; expected EINVAL at bind",
+             facts_failed[5], facts_err[5], facts_stage[5]);
+    }
+    free(list);
+}
+
+int main(int argc, char **argv)
+{
+    bool facts_mode = argc > 2 && strcmp(argv[1], "facts") == 0;
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));
-    if (PMIx_server_init(&module, NULL, 0) != PMIX_SUCCESS) {
+    pmix_info_t sinfo[1];
+    PMIX_INFO_LOAD(&sinfo[0], PMIX_HOSTNAME, "here", PMIX_STRING);
+    if (PMIx_server_init(&module, sinfo, 1) != PMIX_SUCCESS) {
         fprintf(stderr, "FAIL: PMIx_server_init\n");
         return 1;
     }
+    PMIX_INFO_DESTRUCT(&sinfo[0]);
     hwloc_topology_t topo;
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
     base = event_base_new();
+    if (facts_mode) {
+        px_nagent_cbs_t cbs = {.send = facts_send};
+        px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
+        agent = px_nagent_create(&ao, &cbs);
+        if (agent == NULL) {
+            fprintf(stderr, "FAIL: px_nagent_create: %s\n", strerror(errno));
+            return 1;
+        }
+        facts(argv[2]);
+        facts_check(topo);
+        px_nagent_destroy(agent);
+        event_base_free(base);
+        hwloc_topology_destroy(topo);
+        PMIx_server_finalize();
+        if (failures == 0) {
+            printf("ok\n");
+        }
+        return failures ? 1 : 0;
+    }
     px_nagent_cbs_t cbs = {.send = on_send};
     px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
     agent = px_nagent_create(&ao, &cbs);

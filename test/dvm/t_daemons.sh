@@ -6,7 +6,8 @@
 # goes over the wire once per new signature (fake1's equals this node's: not sent;
 # synth2's and synth3's are equal: sent once); pterm makes every prted exit; kill -9 of
 # prte makes every prted exit (it loses its controller); without an agent a remote host
-# is refused; an agent that fails is reported and the DVM does not start.
+# is refused; an agent that fails is reported and the DVM does not start; the agent may
+# come from --prtemca plm_ssh_agent alone (no environment variable), and runs a job there.
 . "$(dirname "$0")/lib.sh"
 AGENT=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 HERE=$(hostname)
@@ -27,6 +28,18 @@ run_to 20 env -u PRTE_MCA_plm_ssh_agent "$PRTE" $RR --host "$HERE,fake1" >"$T/no
     fail "prte started with a remote host and no agent"
 expect_in "$T/noagent" 'host "fake1" is not this node'
 expect_in "$T/noagent" "PRTE_MCA_plm_ssh_agent"
+check_clean
+
+# --prtemca plm_ssh_agent, without the variable: the daemon starts through it and runs
+# its node's part of a job
+unset PRTE_MCA_plm_ssh_agent
+start_dvm --host "$HERE,fake1" --prtemca plm_ssh_agent "$AGENT"
+[ -s "$PX_AGENT_PIDS/fake1.pid" ] || fail "--prtemca plm_ssh_agent did not start a prted on fake1"
+run_to 30 "$PRUN" $RR -n 2 --map-by node "$APP" xnode >"$T/job" 2>&1 || fail "job over the agent: $(cat "$T/job")"
+expect_in "$T/job" "xnode rank 1 host fake1 nodeid 1 lrank 0 nrank 0 lsize 1 peers 1 nnodes 2"
+stop_dvm
+poll_until gone "$(cat "$PX_AGENT_PIDS/fake1.pid")" || fail "prted left after pterm"
+rm -f "$PX_AGENT_PIDS"/*.pid
 check_clean
 
 export PRTE_MCA_plm_ssh_agent=$AGENT
