@@ -640,6 +640,79 @@ void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *
     jctl_on_loop(c);
 }
 
+/* ---- events beyond a node ---- */
+
+void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
+                  pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
+{
+    if (from != 0) {
+        /* not this server's own source: delivered here, not sent up again */
+        PMIx_Notify_event(code, source, range, (pmix_info_t *)info, ninfo, NULL, NULL);
+    }
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    size_t n = px_daemons_count(dvm->daemons);
+    if (px_dp_event_pack(&b, code, source, range, info, ninfo) == PMIX_SUCCESS) {
+        for (size_t id = 1; id < n; id++) {
+            if (id != from && px_daemons_up(dvm->daemons, (unsigned)id)) {
+                px_daemons_send(dvm->daemons, (unsigned)id, PX_DP_EVENT, &b);
+            }
+        }
+    }
+    px_bfrops_buf_free(&b);
+}
+
+typedef struct {
+    px_dvm_t *dvm;
+    pmix_status_t code;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info; /* owned copy */
+    size_t ninfo;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} event_req_t;
+
+static void event_on_loop(void *arg)
+{
+    event_req_t *e = arg;
+    px_dvm_event(e->dvm, 0, e->code, &e->source, e->range, e->info, e->ninfo);
+    if (e->cbfunc != NULL) {
+        e->cbfunc(PMIX_SUCCESS, e->cbdata);
+    }
+    PMIx_Info_free(e->info, e->ninfo);
+    free(e);
+}
+
+/* This server's event whose range reaches beyond this node: to the other daemons. */
+static pmix_status_t up_notify(pmix_status_t code, const pmix_proc_t *source,
+                               pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    event_req_t *e = calloc(1, sizeof(*e));
+    if (e == NULL || (ninfo > 0 && (e->info = PMIx_Info_create(ninfo)) == NULL)) {
+        free(e);
+        return PMIX_ERR_NOMEM;
+    }
+    *e = (event_req_t){.dvm = served,
+                       .code = code,
+                       .source = *source,
+                       .range = range,
+                       .info = e->info,
+                       .ninfo = ninfo,
+                       .cbfunc = cbfunc,
+                       .cbdata = cbdata};
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&e->info[i], &info[i]);
+    }
+    if (px_dvm_shift(e->dvm, event_on_loop, e) != 0) {
+        PMIx_Info_free(e->info, e->ninfo);
+        free(e);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
 /* ---- fences and direct modex of this node's processes (fence.c) ---- */
 
 typedef struct {
@@ -751,6 +824,7 @@ static pmix_server_module_t module = {
     .abort = up_abort,
     .fence_nb = up_fence,
     .direct_modex = up_dmodex,
+    .notify_event = up_notify,
     .spawn = up_spawn,
     .query = px_dvm_query,
     .tool_connected = up_tool,

@@ -171,6 +171,11 @@ void px_dvm_maybe_shutdown_done(px_dvm_t *dvm);
  * job ends with the status and message; other jobs named in procs are terminated. */
 void px_dvm_abort(px_dvm_t *dvm, const pmix_proc_t *caller, int status, const char *msg,
                   const pmix_proc_t *procs, size_t nprocs);
+/* An event whose range reaches beyond a node, raised on daemon `from`'s node (0: a
+ * process of this server): delivered by this process's server unless it came from it,
+ * relayed to every other daemon up (EVENT), whose servers deliver it in range. */
+void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
+                  pmix_data_range_t range, const pmix_info_t *info, size_t ninfo);
 /* A remote daemon's JOBCTL request (seq): carried out like the job_control upcall, the
  * answer sent back to daemon id. */
 void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *requester,

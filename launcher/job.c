@@ -212,6 +212,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_JOBCTL:
         px_dvm_jobctl(dvm, id, seq, &m.proc, m.procs, m.nprocs, m.info, m.ninfo);
         break;
+    case PX_DP_EVENT:
+        px_dvm_event(dvm, id, m.status, &m.proc, m.range, m.info, m.ninfo);
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }

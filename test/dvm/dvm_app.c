@@ -77,6 +77,12 @@
  *                     get every rank's new key (direct modex); print "xnode rank R
  *                     exchanged with N ranks" or each failure ("xnode rank R FAIL ...");
  *                     sleep S seconds (default 0), finalize
+ *   xevent [N]        init, register a handler for a custom event code, fence; rank N
+ *                     (default: the last) notifies it with PMIX_RANGE_NAMESPACE, then asks with
+ *                     PMIx_Job_control (PMIX_JOB_CTRL_SIGNAL SIGUSR1) for rank 0 to be
+ *                     signalled and prints "xevent rank R jobctl STATUS"; every rank
+ *                     prints "xevent rank R got the event from S" when its handler runs
+ *                     (up to 20 s), rank 0 "xevent rank 0 got SIGUSR1"; fence, finalize
  *   badcount          init, then write on its own connection to the server a well-framed
  *                     FENCE request whose proc count (4,000,000) the message cannot hold;
  *                     print "dropped by the server" when the server closes the
@@ -1197,6 +1203,80 @@ static int xnode(int secs)
     return bad || good != 2 * size ? 1 : 0;
 }
 
+/* ---- xevent: events and job control across nodes ---- */
+
+#define XEVENT_CODE (PMIX_EXTERNAL_ERR_BASE - 77)
+static volatile int xevent_from = -1;
+static volatile sig_atomic_t xevent_usr1;
+
+static void xevent_cb(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    xevent_from = source != NULL ? (int)source->rank : -2;
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    xevent_usr1 = 1;
+}
+
+static int xevent(const char *who)
+{
+    signal(SIGUSR1, on_usr1);
+    init();
+    pmix_status_t code = XEVENT_CODE;
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, xevent_cb, NULL, NULL);
+    if (rc < 0) {
+        die("PMIx_Register_event_handler", rc);
+    }
+    uint32_t size = xget_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+    if ((rc = PMIx_Fence(NULL, 0, NULL, 0)) != PMIX_SUCCESS) {
+        die("PMIx_Fence", rc);
+    }
+    pmix_rank_t notifier = who != NULL ? (pmix_rank_t)atoi(who) : size - 1;
+    if (me.rank == notifier) {
+        rc = PMIx_Notify_event(XEVENT_CODE, &me, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+        if (rc != PMIX_SUCCESS) {
+            printf("xevent rank %u notify %s\n", me.rank, PMIx_Error_string(rc));
+        }
+        pmix_proc_t zero;
+        PMIx_Load_procid(&zero, me.nspace, 0);
+        int sig = SIGUSR1;
+        pmix_info_t dir;
+        PMIX_INFO_LOAD(&dir, PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
+        rc = PMIx_Job_control(&zero, 1, &dir, 1, NULL, NULL);
+        PMIX_INFO_DESTRUCT(&dir);
+        printf("xevent rank %u jobctl %s\n", me.rank, PMIx_Error_string(rc));
+        fflush(stdout);
+    }
+    for (int i = 0; i < 2000 && (xevent_from < 0 || (me.rank == 0 && !xevent_usr1)); i++) {
+        usleep(10000);
+    }
+    if (xevent_from >= 0) {
+        printf("xevent rank %u got the event from %d\n", me.rank, xevent_from);
+    }
+    if (me.rank == 0 && xevent_usr1) {
+        printf("xevent rank 0 got SIGUSR1\n");
+    }
+    fflush(stdout);
+    if ((rc = PMIx_Fence(NULL, 0, NULL, 0)) != PMIX_SUCCESS) {
+        die("PMIx_Fence", rc);
+    }
+    fini();
+    return 0;
+}
+
 static pmix_data_range_t range_of(const char *s)
 {
     static const struct {
@@ -1426,6 +1506,8 @@ int main(int argc, char **argv)
         toolmodel(argv[0], arg);
     } else if (strcmp(what, "model") == 0) {
         return model(arg);
+    } else if (strcmp(what, "xevent") == 0) {
+        return xevent(argc > 2 ? arg : NULL);
     } else if (strcmp(what, "xnode") == 0) {
         return xnode(argc > 2 ? atoi(arg) : 0);
     } else if (strcmp(what, "regkeys") == 0) {

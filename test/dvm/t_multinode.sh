@@ -6,7 +6,8 @@
 # PMIX_LOCAL_PEERS, PMIX_LOCAL_SIZE, PMIX_LOCAL_RANK, PMIX_NODEID, PMIX_NUM_NODES against
 # every rank's host) under --map-by node, slot and ppr:2:node; a fence with data and a
 # direct modex across nodes (put/commit/fence/get every peer); PMIX_NODE_RANK counts the
-# other jobs' processes on the node; output from every node arrives byte-exact (per-rank
+# other jobs' processes on the node; an event raised on one node reaches the others,
+# PMIx_Job_control from another node signals a rank here; output from every node arrives byte-exact (per-rank
 # files) and nothing is lost at exit; stdin reaches a rank on another node; exit codes,
 # signals and PMIx_Abort from another node end the job with the node named; signals
 # forwarded by prun reach every node; a prted killed with kill -9 ends its job with a
@@ -57,6 +58,17 @@ kill -TERM $sleeper
 wait $sleeper
 app_none() { [ -z "$(app_pids "$1")" ]; }
 poll_until app_none sleep || fail "the sleeping job outlived its prun"
+
+# an event beyond a node reaches every node (raised on fake2, and on this node); job
+# control from fake2 signals rank 0 here
+for who in 2 0; do
+    P -n 3 --map-by node "$APP" xevent $who >"$T/ev" 2>&1 || fail "xevent $who: $(cat "$T/ev")"
+    for r in 0 1 2; do
+        expect_in "$T/ev" "xevent rank $r got the event from $who"
+    done
+    expect_in "$T/ev" "xevent rank $who jobctl PMIX_SUCCESS"
+    expect_in "$T/ev" "xevent rank 0 got SIGUSR1"
+done
 
 # output: byte-exact per rank from every node, nothing lost at exit, stdin to fake1
 N=20000000
