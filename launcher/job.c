@@ -508,6 +508,9 @@ static void job_launched(px_job_t *j)
         j->spawn_cb = NULL;
         cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
     }
+    if (j->local_cb.started != NULL) {
+        j->local_cb.started(j->nspace, j->local_cb.arg);
+    }
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
     px_out_flush_held(j, false);
