@@ -251,16 +251,11 @@ static pmix_status_t search(const ropts_t *o, bool quiet, pmix_proc_t *server)
     return rc;
 }
 
-static const char *dir_of(const pmix_info_t *info, size_t ninfo, const char *key)
+void px_tool_rndz_dirs(const pmix_info_t *info, size_t ninfo, const char **tmpdir,
+                       const char **systmpdir)
 {
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
-            info[i].value.data.string != NULL) {
-            return info[i].value.data.string;
-        }
-    }
-    const char *t = getenv("TMPDIR");
-    return t != NULL && *t != '\0' ? t : "/tmp";
+    *tmpdir = px_tmpdir_pick(info, ninfo, PMIX_SERVER_TMPDIR);
+    *systmpdir = px_tmpdir_pick(info, ninfo, PMIX_SYSTEM_TMPDIR);
 }
 
 static const char *str_of(const pmix_info_t *in)
@@ -303,8 +298,7 @@ static void parse(const pmix_info_t *info, size_t ninfo, ropts_t *o)
             }
         }
     }
-    o->tmpdir = dir_of(info, ninfo, PMIX_SERVER_TMPDIR);
-    o->systmpdir = dir_of(info, ninfo, PMIX_SYSTEM_TMPDIR);
+    px_tool_rndz_dirs(info, ninfo, &o->tmpdir, &o->systmpdir);
 }
 
 static pmix_status_t chain(const pmix_info_t *info, size_t ninfo, const char *env_uri,

@@ -581,18 +581,6 @@ static void unlisten_on_loop(void *arg)
     px_usock_listener_destroy(arg);
 }
 
-static char *pick_dir(const pmix_info_t *info, size_t ninfo, const char *key)
-{
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
-            info[i].value.data.string != NULL) {
-            return strdup(info[i].value.data.string);
-        }
-    }
-    const char *t = getenv("TMPDIR");
-    return strdup(t != NULL && *t != '\0' ? t : "/tmp");
-}
-
 static pmix_status_t server_init(const pmix_server_module_t *module, size_t module_size,
                                  pmix_info_t info[], size_t ninfo)
 {
@@ -641,8 +629,8 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         }
     }
     PMIx_Load_procid(&s->myproc, nspace, rank);
-    s->tmpdir = pick_dir(info, ninfo, PMIX_SERVER_TMPDIR);
-    s->systmpdir = pick_dir(info, ninfo, PMIX_SYSTEM_TMPDIR);
+    s->tmpdir = strdup(px_tmpdir_pick(info, ninfo, PMIX_SERVER_TMPDIR));
+    s->systmpdir = strdup(px_tmpdir_pick(info, ninfo, PMIX_SYSTEM_TMPDIR));
     px_store_init(&s->store, hostname);
     /* A launcher's rendezvous file may also come from the environment; either way the
      * variable must not reach the children this server's host will fork. */

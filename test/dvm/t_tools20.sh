@@ -43,6 +43,15 @@ wait_pps 'sleep 30' 2
 ns=$(awk '/sleep 30/ {print $1; exit}' "$T/pps")
 node=$(awk '/sleep 30/ {print $4; exit}' "$T/pps")
 
+# ---- pmix_info names the one directory a tool's default search reads: the DVM's
+# rendezvous file is there, and a tool finds the DVM with no more than that directory
+run_to 10 "$PMIX_INFO" --parsable >"$T/pit" 2>&1 || fail "pmix_info -p: $(cat "$T/pit")"
+sd=$(sed -n 's/^tmpdir:tool-search://p' "$T/pit")
+[ -f "$sd/pmix.$(hostname).tool" ] || fail "no DVM rendezvous file in pmix_info's tool-search \"$sd\": $(ls "$TMPDIR")"
+grep -q "^tmpdir:tool-system:$TMPDIR$" "$T/pit" || fail "tool-system: $(grep tool- "$T/pit")"
+run_to 10 env TMPDIR="$sd" "$PQUERY" $RR PMIX_QUERY_NAMESPACES >"$T/q" 2>&1 || fail "default search in $sd: $(cat "$T/q")"
+expect_in "$T/q" "pmix.qry.ns: $ns"
+
 # ---- pquery
 run_to 10 "$PQUERY" $RR $U PMIX_QUERY_NAMESPACES pmix.qry.spawn PMIX_QUERY_DEBUG_SUPPORT >"$T/q" 2>&1 ||
     fail "pquery: $(cat "$T/q")"
