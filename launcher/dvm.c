@@ -531,6 +531,27 @@ static void jctl_on_loop(void *arg)
     c->cbfunc(rc, NULL, 0, c->cbdata, jctl_release, c);
 }
 
+/* The job-control directives the DVM acts on: the one table up_jobctl reads with and
+ * px_dvm_jobctl_keys lists (the host attributes of PMIx_Job_control, dvm_attrs.c). */
+enum { JC_KILL, JC_TERMINATE, JC_SIGNAL, JC_COUNT };
+static const char *const jctl_keys[JC_COUNT] = {
+    [JC_KILL] = PMIX_JOB_CTRL_KILL,
+    [JC_TERMINATE] = PMIX_JOB_CTRL_TERMINATE,
+    [JC_SIGNAL] = PMIX_JOB_CTRL_SIGNAL,
+};
+
+char **px_dvm_jobctl_keys(void)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < JC_COUNT; i++) {
+        if (PMIx_Argv_append_nosize(&keys, jctl_keys[i]) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    return keys;
+}
+
 static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
                                size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                                pmix_info_cbfunc_t cbfunc, void *cbdata)
@@ -551,11 +572,15 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
         c->ntargets = ntargets;
     }
     for (size_t i = 0; i < ndirs; i++) {
-        if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_KILL)) {
+        size_t k = 0;
+        while (k < JC_COUNT && !PMIX_CHECK_KEY(&directives[i], jctl_keys[k])) {
+            k++;
+        }
+        if (k == JC_KILL) {
             c->kill = PMIX_INFO_TRUE(&directives[i]);
-        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_TERMINATE)) {
+        } else if (k == JC_TERMINATE) {
             c->terminate = PMIX_INFO_TRUE(&directives[i]);
-        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_SIGNAL)) {
+        } else if (k == JC_SIGNAL) {
             PMIx_Value_get_number(&directives[i].value, &c->signal, PMIX_INT);
         }
     }
@@ -715,6 +740,11 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         goto error;
     }
     dvm->server_up = true;
+    rc = px_dvm_attrs_register(); /* the host level of attribute support (dvm_attrs.c) */
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-prte.txt", "server-init", o->prog, PMIx_Error_string(rc));
+        goto error;
+    }
     dvm->uri = read_uri(dvm);
     px_nagent_cbs_t cbs;
     px_job_agent_cbs(dvm, &cbs);

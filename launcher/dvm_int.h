@@ -211,6 +211,18 @@ int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
 
+/* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
+ * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,
+ * owned by the caller (PMIx_Argv_free), NULL on ENOMEM. */
+char **px_dvm_query_keys(void);
+char **px_dvm_jobctl_keys(void);
+/* The directives of one name-service call (0 publish, 1 lookup, 2 unpublish; dvm_pubsub.c). */
+char **px_dvm_pubsub_keys(int kind);
+/* dvm_attrs.c: register with the server library (PMIx_Register_attributes) the attributes
+ * the DVM honours per PMIx function, so PMIX_QUERY_ATTRIBUTE_SUPPORT (pattrs) reports
+ * them at the host level. After PMIx_server_init; PMIX_SUCCESS or the first error. */
+pmix_status_t px_dvm_attrs_register(void);
+
 /* dvm_pubsub.c: the host's name service upcalls (any thread) */
 pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                              pmix_op_cbfunc_t cbfunc, void *cbdata);

@@ -322,22 +322,22 @@ static bool alive(pid_t pid)
     return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-/* Our rendezvous file names for this node: pmix.<host>.tool[.*] and pmix.sys.<host>. */
-static bool rndz_name(const char *name, const char *host, bool *sys)
+bool px_query_rndz_name(const char *name, const char *host, bool *sys)
 {
-    char buf[512];
-    snprintf(buf, sizeof(buf), "pmix.sys.%s", host);
-    if (strcmp(name, buf) == 0) {
-        *sys = true;
+    size_t nlen = strlen(name), hlen = strlen(host);
+    *sys = strncmp(name, "pmix.sys.", 9) == 0 && strcmp(name + 9, host) == 0;
+    if (*sys) {
         return true;
     }
-    *sys = false;
-    int len = snprintf(buf, sizeof(buf), "pmix.%s.tool", host);
-    if (len <= 0 || (size_t)len >= sizeof(buf) || strncmp(name, buf, (size_t)len) != 0) {
+    if (nlen > 4 && strcmp(name + nlen - 4, ".tmp") == 0) {
+        return false; /* being written */
+    }
+    if (strncmp(name, "pmix.", 5) != 0 || strncmp(name + 5, host, hlen) != 0 ||
+        strncmp(name + 5 + hlen, ".tool", 5) != 0) {
         return false;
     }
-    const char *rest = name + len;
-    return *rest == '\0' || (*rest == '.' && strstr(rest, ".tmp") == NULL);
+    const char *rest = name + 5 + hlen + 5;
+    return *rest == '\0' || (*rest == '.' && rest[1] != '\0');
 }
 
 static pmix_status_t server_entry(pmix_info_t *out, const char *uri, const char *version, pid_t pid,
@@ -399,7 +399,7 @@ pmix_status_t px_query_avail_servers(const char *const *dirs, pmix_value_t *val)
             bool sys = false;
             char *path = NULL, *uri = NULL, *version = NULL;
             pid_t pid = 0;
-            if (rc == PMIX_SUCCESS && rndz_name(ents[e]->d_name, host, &sys) &&
+            if (rc == PMIX_SUCCESS && px_query_rndz_name(ents[e]->d_name, host, &sys) &&
                 asprintf(&path, "%s/%s", dirs[d], ents[e]->d_name) >= 0 &&
                 rndz_read(path, &uri, &version, &pid) && alive(pid)) {
                 size_t known = 0;

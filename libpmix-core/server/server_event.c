@@ -743,7 +743,9 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
     }
     bool *fresh = NULL;
-    if (rc == PMIX_SUCCESS && n > 0 && !c->ev_all) {
+    /* Codes are recorded even when a default handler already gets everything: the host
+     * must hear of each host-only code a client asks for, and release it later. */
+    if (rc == PMIX_SUCCESS && n > 0) {
         pmix_status_t *all = realloc(c->ev_codes, (c->nev_codes + n) * sizeof(*all));
         fresh = calloc(n, sizeof(*fresh));
         if (all != NULL) {

@@ -266,12 +266,9 @@ static const char *const *avail_dirs(void)
     static const char *dirs[5];
     dirs[0] = px_srv->tmpdir;
     dirs[1] = px_srv->systmpdir;
-    dirs[2] = getenv("TMPDIR");
+    dirs[2] = px_tmpdir_default();
     dirs[3] = "/tmp";
     dirs[4] = NULL;
-    if (dirs[2] == NULL || dirs[2][0] == '\0') {
-        dirs[2] = "/tmp";
-    }
     return dirs;
 }
 

@@ -112,6 +112,10 @@ void pxh_reenter(const char *upcall);
 void pxh_node_post(pxh_work_t *w);
 void pxh_work_free(pxh_work_t *w);
 pmix_info_t *pxh_info_dup(const pmix_info_t *info, size_t n);
+/* The requester's PMIX_USERID / PMIX_GRPID the library must add to what upcall `what`
+ * (from rank) hands up: both present, and this host's effective ids (every client and
+ * tool of a pxhost job runs as the host's user, TCP tools included); else a host error. */
+void pxh_check_ids(const char *what, pmix_rank_t rank, const pmix_info_t *info, size_t n);
 
 /* Loop-thread handlers (pxh_upcalls.c / pxh_pubsub.c). */
 void pxh_handle_work(pxh_work_t *w);
