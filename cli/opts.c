@@ -48,6 +48,7 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_TIMEOUT, "timeout", 0, NULL, PX_ARG_REQ, JOB, "opt-timeout"},
     {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, JOB, "opt-noprefix"},
     {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, JOB, "opt-prefix"},
+    {PX_O_PERSONALITY, "personality", 0, NULL, PX_ARG_REQ, JOB, "opt-personality"},
     {PX_O_NOHUP, "nohup", 0, NULL, PX_ARG_NONE, JOB, "opt-nohup"},
     {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM, "opt-host"},
     {PX_O_HOSTFILE, "hostfile", 0, "hostfile", PX_ARG_REQ, DVM, "opt-hostfile"},

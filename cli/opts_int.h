@@ -37,6 +37,7 @@ typedef enum {
     PX_O_TIMEOUT,
     PX_O_NOPREFIX,
     PX_O_PREFIX,
+    PX_O_PERSONALITY,
     PX_O_NOHUP,
     /* DVM (prte, prterun) */
     PX_O_HOST,
@@ -102,6 +103,7 @@ typedef struct {
     bool stdin_none;
     uint32_t stdin_rank;
     int timeout;
+    char *personality; /* owned: --personality, passed on as typed (the DVM checks it) */
     bool nohup;
     char *appfile; /* owned */
 } px_job_state_t;

@@ -80,6 +80,7 @@ void px_opts_job_state_fini(px_job_state_t *js)
     free(js->dir);
     free(js->file);
     free(js->appfile);
+    free(js->personality);
     memset(js, 0, sizeof(*js));
 }
 
@@ -345,6 +346,8 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
     case PX_O_NOPREFIX:
     case PX_O_PREFIX:
         return 0; /* accepted for compatibility; we find our binaries ourselves */
+    case PX_O_PERSONALITY:
+        return px_opts_setstr(&js->personality, val);
     case PX_O_NOHUP:
         js->nohup = true;
         return 0;
@@ -519,6 +522,8 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_JOB_TIMEOUT, &js->timeout, PMIX_INT};
     if (js->nohup)
         kv[n++] = (px_kv_t){PMIX_NOHUP, &yes, PMIX_BOOL};
+    if (js->personality != NULL)
+        kv[n++] = (px_kv_t){PMIX_PERSONALITY, js->personality, PMIX_STRING};
     kv[n++] = (px_kv_t){PMIX_FWD_STDOUT, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDERR, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL};
