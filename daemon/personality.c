@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,7 +317,13 @@ static int ompi_env(const px_dp_launch_t *l, pmix_rank_t r, char ***env)
     for (size_t k = 0; k < l->nprocs; k++) {
         local_size += l->procs[k].node == me->node;
     }
-    if (put(env, "OMPI_MCA_schizo", "ompi", false) < 0 ||
+    /* more of the job's processes here than CPUs we may run on: Open MPI then yields the
+     * processor while it waits (what mpirun tells it when it oversubscribes a node) */
+    cpu_set_t cpus;
+    bool over = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 &&
+                local_size > (unsigned long)CPU_COUNT(&cpus);
+    if ((over && put(env, "OMPI_MCA_mpi_oversubscribe", "1", false) < 0) ||
+        put(env, "OMPI_MCA_schizo", "ompi", false) < 0 ||
         put(env, "OMPI_MCA_ess", "pmi", false) < 0 ||
         put_u(env, "OMPI_COMM_WORLD_SIZE", l->nprocs) < 0 ||
         put_u(env, "OMPI_COMM_WORLD_RANK", r) < 0 ||

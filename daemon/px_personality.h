@@ -8,8 +8,9 @@
  * Personalities (docs/ARCHITECTURE.md, "Personalities"):
  *   "prte"  plain PMIx programs: nothing added, no detection.
  *   "ompi"  Open MPI 4.1 (libmpi.so.40): the OMPI_MCA_* variables that make it take its
- *           PMIx-based direct-launch path instead of deciding it is a singleton, the
- *           OMPI_COMM_WORLD_* variables mpirun gives its processes, and our library's
+ *           PMIx-based direct-launch path instead of deciding it is a singleton (and
+ *           yield the CPU when the node is oversubscribed), the OMPI_COMM_WORLD_*
+ *           variables mpirun gives its processes, and our library's
  *           directory first in LD_LIBRARY_PATH so that its PMIx component loads our
  *           libpmix.so.2.
  */

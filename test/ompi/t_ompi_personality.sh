@@ -17,6 +17,12 @@ for r in 0 1; do
     expect_lines "$T/out" "^OMPI_COMM_WORLD_LOCAL_RANK=$r\$" 1
 done
 expect_lines "$T/out" "^LD_LIBRARY_PATH=$B/libpmix-core(:|\$)" 2
+# more processes than CPUs: Open MPI is told it is oversubscribed (it then yields)
+over=$(($(nproc) + 1))
+run_to 60 "$PRTERUN" $RR -n $over --personality ompi env >"$T/out" 2>&1 || fail "env -n $over: $(cat "$T/out")"
+expect_lines "$T/out" "^OMPI_MCA_mpi_oversubscribe=1\$" $over
+run_to 60 "$PRTERUN" $RR -n 1 --personality ompi env >"$T/out" 2>&1 || fail "env -n 1: $(cat "$T/out")"
+expect_lines "$T/out" "^OMPI_MCA_mpi_oversubscribe=" 0
 # -x wins over the personality's selection
 run_to 60 "$PRTERUN" $RR -n 1 --personality ompi -x OMPI_MCA_ess=mine env >"$T/out" 2>&1 ||
     fail "env -x: $(cat "$T/out")"

@@ -6,6 +6,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,13 @@ Test(personality, ompi_env_by_detection)
     cr_assert_eq(px_personality_env(&t.l, 0, &env), 0);
     cr_assert_str_eq(get(env, "OMPI_MCA_ess"), "pmi");
     cr_assert_str_eq(get(env, "OMPI_COMM_WORLD_LOCAL_SIZE"), "3");
+    /* 3 processes on node 0: oversubscribed when this process may use fewer CPUs */
+    cpu_set_t cpus;
+    cr_assert_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+    if (CPU_COUNT(&cpus) < 3)
+        cr_assert_str_eq(get(env, "OMPI_MCA_mpi_oversubscribe"), "1");
+    else
+        cr_assert_null(get(env, "OMPI_MCA_mpi_oversubscribe"));
     cr_assert_str_eq(get(env, "LD_LIBRARY_PATH"), PX_BUILD_LIBDIR);
     PMIx_Argv_free(env);
     free_launch(&t);
