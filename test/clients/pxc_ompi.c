@@ -84,29 +84,31 @@ static void reg_done(pmix_status_t status, size_t ref, void *cbdata)
     pxc_cb_mark(&reg_cb, status);
 }
 
+/* Register a handler for every code with info[], as Open MPI does: accepted, and the
+ * registration callback says so. */
+static void register_default(pmix_info_t *info, size_t ninfo, const char *what)
+{
+    pxc_cb_init(&reg_cb);
+    check(PMIx_Register_event_handler(NULL, 0, info, ninfo, evhandler, reg_done, NULL),
+          PMIX_SUCCESS, what);
+    if (!pxc_cb_wait(&reg_cb, 10))
+        pxc_fail("%s: no callback within 10 s", what);
+    check(reg_cb.status, PMIX_SUCCESS, what);
+}
+
 static void event_handlers(void)
 {
     pmix_info_t info[2];
 
     /* the component's default handler: no codes, no info */
-    pxc_cb_init(&reg_cb);
-    check(PMIx_Register_event_handler(NULL, 0, NULL, 0, evhandler, reg_done, NULL), PMIX_SUCCESS,
-          "PMIx_Register_event_handler(default)");
-    if (!pxc_cb_wait(&reg_cb, 10))
-        pxc_fail("PMIx_Register_event_handler(default): no callback within 10 s");
-    check(reg_cb.status, PMIX_SUCCESS, "PMIx_Register_event_handler(default) callback");
-
+    register_default(NULL, 0, "PMIx_Register_event_handler(default)");
     /* MPI_Init's "MPI-Default" handler: PMIX_EVENT_HDLR_PREPEND given as a bare key */
     PMIx_Info_construct(&info[0]);
     PMIX_LOAD_KEY(info[0].key, PMIX_EVENT_HDLR_PREPEND);
     info[0].value.type = PMIX_UNDEF;
     PMIx_Info_load(&info[1], PMIX_EVENT_HDLR_NAME, "MPI-Default", PMIX_STRING);
-    pxc_cb_init(&reg_cb);
-    check(PMIx_Register_event_handler(NULL, 0, info, 2, evhandler, reg_done, NULL), PMIX_SUCCESS,
-          "PMIx_Register_event_handler(PMIX_EVENT_HDLR_PREPEND without a value)");
-    if (!pxc_cb_wait(&reg_cb, 10))
-        pxc_fail("PMIx_Register_event_handler(PMIX_EVENT_HDLR_PREPEND): no callback within 10 s");
-    check(reg_cb.status, PMIX_SUCCESS, "PMIx_Register_event_handler(PREPEND) callback");
+    register_default(info, 2,
+                     "PMIx_Register_event_handler(PMIX_EVENT_HDLR_PREPEND without a value)");
     PMIx_Info_destruct(&info[1]);
 }
 
