@@ -12,6 +12,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_nagent.h"
+#include "daemon/px_personality.h"
 
 extern char **environ;
 
@@ -220,6 +221,10 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         }
     }
     char **env = proc_env(app, &proc);
+    if (env != NULL && px_personality_env(l, r, &env) < 0) { /* its MPI family's (issue 19) */
+        PMIx_Argv_free(env);
+        env = NULL;
+    }
     char **argv = proc_argv(app);
     px_child_spec_t spec = {
         .argv = argv,

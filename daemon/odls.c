@@ -554,16 +554,14 @@ static const char *px_odls_env_path(char *const *env)
     return NULL;
 }
 
-static void px_odls_free_cands(char **cands)
+void px_odls_free_cands(char **cands)
 {
     for (size_t i = 0; cands != NULL && cands[i] != NULL; i++)
         free(cands[i]);
     free(cands);
 }
 
-/* The paths execve will try: argv[0] itself when it has a '/', else each PATH entry of
- * the child's environment (an empty entry is the working directory). */
-static char **px_odls_candidates(const char *argv0, char *const *env)
+char **px_odls_candidates(const char *argv0, char *const *env)
 {
     if (strchr(argv0, '/') != NULL) {
         char **c = calloc(2, sizeof(*c));

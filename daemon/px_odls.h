@@ -67,6 +67,14 @@ void px_odls_destroy(px_odls_t *o);
  * fork or a pipe fails: no callback will come for it. */
 px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec);
 
+/* The paths execve will try for argv0 in a child with environment env: argv0 itself when
+ * it has a '/', else each entry of env's PATH (default /usr/local/bin:/usr/bin:/bin; an
+ * empty entry is the working directory) joined with it. NULL-ended, malloc'd (free with
+ * px_odls_free_cands); NULL when out of memory. Relative paths are relative to the
+ * child's working directory. */
+char **px_odls_candidates(const char *argv0, char *const *env);
+void px_odls_free_cands(char **cands);
+
 pid_t px_child_pid(const px_child_t *c);
 void *px_child_user(const px_child_t *c);
 

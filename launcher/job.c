@@ -17,6 +17,7 @@
 #include "help/px_help.h"
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_personality.h"
 #include "launcher/dvm_int.h"
 
 static void job_settle(px_job_t *j);
@@ -817,14 +818,16 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
             }
         }
     }
-    return PMIX_SUCCESS;
+    *msg = px_personality_refusal(j->nspace, j->info, j->ninfo, apps, napps);
+    return *msg != NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
 }
 
 /* The spawn directives this DVM honours, and at which level: the one table the
  * job-info reader checks requests against (check_directives) and the
  * PMIX_QUERY_SPAWN_SUPPORT answer lists (px_job_spawn_support). Who reads each:
  * read_job_info below, px_map_job (mapping, binding), px_iof_opts_from_info (output
- * formatting and files), the server library (forwarding to the requester), app_pset.
+ * formatting and files), the server library (forwarding to the requester), app_pset,
+ * the node agent's px_personality_env (checked by check_request).
  * A key added to a reader must be added here, and the other way round. */
 enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
 static const struct {
@@ -853,6 +856,7 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
+    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking

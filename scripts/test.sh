@@ -40,14 +40,15 @@ run_step "configure" configure build-test -Dwerror=true -Dbuildtype=debugoptimiz
 run_step "build" ninja -C build-test
 run_step "tests" meson test -C build-test --print-errorlogs --num-processes 2
 
-# 2. sanitizers on the unit tests and the server/client integration tests
+# 2. sanitizers on the unit tests, the server/client integration tests and the Open MPI
+#    programs' runs
 run_step "configure (asan)" configure build-test-asan -Dwerror=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 run_step "build (asan)" ninja -C build-test-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     PX_MANY_JOBS=50 PX_MANY_NO_RSS=1 \
-    run_step "unit+server+tool+daemon+dvm tests (asan)" meson test -C build-test-asan --suite unit \
-    --suite server --suite tool --suite daemon --suite dvm \
+    run_step "unit+server+tool+daemon+dvm+ompi tests (asan)" meson test -C build-test-asan --suite unit \
+    --suite server --suite tool --suite daemon --suite dvm --suite ompi \
     --print-errorlogs \
     --num-processes 2
 

@@ -450,6 +450,10 @@ static void jobctl_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbda
     if (st == PMIX_SUCCESS && reply != NULL && px_bfrops_buf_remaining(reply) > 0) {
         st = px_bfrops_unpack_info_array(reply, &u->results, &u->nresults);
     }
+    if (u->cb.info == NULL) {
+        results_release(u); /* a request nobody waits for (see PMIx_Job_control_nb) */
+        return;
+    }
     /* the results stay valid until the callee calls the release function */
     u->cb.info(st, u->results, u->nresults, u->cbdata, results_release, u);
 }
@@ -461,9 +465,8 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
     }
-    if (cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
+    /* cbfunc may be NULL: the request is sent and its answer dropped. Open MPI 4.1
+     * registers its session directory for cleanup that way (OpenPMIx accepts it). */
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_jobctl(&msg, targets, ntargets, directives, ndirs);
     return cb_request(rc, PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply,

@@ -832,3 +832,81 @@ Test(opts, hostfile_bad)
     unlink(nan);
     unlink(empty);
 }
+
+/* ---- mpiexec spellings (issue 19 part 4) and --personality ------------------------ */
+
+Test(opts, mpiexec_spellings)
+{
+    px_cmd_t c;
+    /* Open MPI's and MPICH's mpiexec lines, unchanged */
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-np", "4", "-H", "a:2,b:2", "-x", "A=1", "./a");
+    cr_assert_eq(c.apps[0].maxprocs, 4);
+    cr_assert_eq(c.nhosts, 2);
+    cr_assert_str_eq(c.apps[0].env[0], "A=1");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-n", "8", "-hosts", "a,b", "-ppn", "4", "-genv", "G", "v w",
+               "./a");
+    cr_assert_eq(c.nhosts, 2);
+    cr_assert_str_eq(c.hosts[1].name, "b");
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "ppr:4:node");
+    cr_assert_str_eq(c.apps[0].env[0], "G=v w");
+    cr_assert_str_eq(c.apps[0].argv[0], "./a", "the value of -genv is not the executable");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--hosts=a:3", "--ppn=2", "--genv=H=1", "./a");
+    cr_assert_eq(c.hosts[0].slots, 3);
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "ppr:2:node");
+    cr_assert_str_eq(c.apps[0].env[0], "H=1");
+    px_opts_fini(&c);
+}
+
+Test(opts, genv_every_executable_x_wins)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-genv", "G", "1", "-x", "G=own", "./a", ":", "-genv", "K=2", "./b",
+               ":", "./c");
+    cr_assert_eq(c.napps, 3);
+    /* app 0 has its own G; every app gets K, given after the first executable */
+    cr_assert_str_eq(c.apps[0].env[0], "G=own");
+    cr_assert_str_eq(c.apps[0].env[1], "K=2");
+    cr_assert_null(c.apps[0].env[2]);
+    cr_assert_str_eq(c.apps[1].env[0], "G=1");
+    cr_assert_str_eq(c.apps[1].env[1], "K=2");
+    cr_assert_str_eq(c.apps[2].env[0], "G=1");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-genv", "G", "1", "-genv", "G", "2", "./a");
+    cr_assert_str_eq(c.apps[0].env[0], "G=2", "a later -genv replaces the earlier");
+    cr_assert_null(c.apps[0].env[1]);
+    px_opts_fini(&c);
+}
+
+Test(opts, mpiexec_spellings_bad)
+{
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"0\" (-ppn) is not valid", "-ppn", "0", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"x\" (-ppn) is not valid", "-ppn", "x", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "--map-by and -ppn cannot be used together", "-ppn", "2", "--map-by",
+               "slot", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-ppn and --map-by cannot be used together", "--map-by", "slot",
+               "-ppn", "2", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"-genv\" needs a value: -genv <name> <value>", "-genv", "G");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"1X\" is not valid", "-genv", "1X", "y", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"A-B=1\" is not valid", "-genv", "A-B=1", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "needs a value", "-hosts");
+    EXPECT_ERR(PX_CMD_PRUN, "-hosts", "-hosts", "a", "./a"); /* prun has no hosts */
+    EXPECT_ERR(PX_CMD_PRTERUN, "unknown option", "--hostz", "a", "./a");
+}
+
+Test(opts, personality_passed_on)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--personality", "ompi", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_PERSONALITY), "ompi");
+    px_opts_fini(&c);
+    /* the DVM decides which names exist (help-prte.txt personality-unknown) */
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--personality=mvapich", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_PERSONALITY), "mvapich");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_null(jget(&c, PMIX_PERSONALITY));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "--personality");
+}
