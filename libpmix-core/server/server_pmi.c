@@ -177,9 +177,6 @@ void px_pmi_reply_error(px_pmi_conn_t *k, const char *cmd, const char *topic, ..
     px_pmi_out_t o;
     px_pmi_reply_start(k, &o, cmd);
     px_pmi_out_add_int(&o, "rc", -1);
-    if (k->wire == PX_PMI_WIRE2) {
-        px_pmi_out_add(&o, "found", "FALSE");
-    }
     if (text != NULL) {
         /* one line: the catalog's line breaks become spaces */
         for (char *p = text; *p != '\0'; p++) {
@@ -197,8 +194,8 @@ void px_pmi_reply_error(px_pmi_conn_t *k, const char *cmd, const char *topic, ..
     px_pmi_reply_send(k, &o);
 }
 
-/* A protocol error: the process is told why (when the wire lets us frame an answer) and
- * its connection closed once that is written. */
+/* Bytes that cannot be framed: the process is told why (on PMI-1 when it does not speak
+ * PMI at all) and its connection closed once that is written. */
 static void protocol_error(px_pmi_conn_t *k, const char *why)
 {
     px_debug(1, "server", "PMI connection of %s:%u (pid %d): %s: closed", k->proc.nspace,
@@ -206,7 +203,7 @@ static void protocol_error(px_pmi_conn_t *k, const char *why)
     if (k->wire == 0) {
         k->wire = PX_PMI_WIRE1; /* not PMI at all: answered as PMI-1 would be */
     }
-    px_pmi_reply_error(k, "error", "malformed", why);
+    px_pmi_reply_error(k, "error", "unframed", why);
     k->closing = true;
     px_pmi_conn_flush(k);
 }
