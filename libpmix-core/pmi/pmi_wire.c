@@ -291,28 +291,17 @@ static void out_put(px_pmi_out_t *o, const char *s, size_t n)
     o->buf[o->len] = '\0';
 }
 
-void px_pmi_out_start(px_pmi_out_t *o, px_pmi_wire_t wire, const char *cmd)
-{
-    memset(o, 0, sizeof(*o));
-    o->wire = wire;
-    if (wire == PX_PMI_WIRE2) {
-        out_put(o, "      ", PX_PMI2_HDR); /* the length, written at the end */
-    }
-    out_put(o, "cmd=", 4);
-    out_put(o, cmd, strlen(cmd));
-    if (wire == PX_PMI_WIRE2) {
-        out_put(o, ";", 1);
-    }
-}
-
-void px_pmi_out_add(px_pmi_out_t *o, const char *key, const char *val)
+/* key=val, the separator first (PMI-1) or after (PMI-2, its ';' doubled). */
+static void out_pair(px_pmi_out_t *o, const char *key, const char *val)
 {
     if (o->wire == PX_PMI_WIRE1) {
         if (strpbrk(val, " \n") != NULL) {
             o->err = o->err ? o->err : EINVAL;
             return;
         }
-        out_put(o, " ", 1);
+        if (o->len > 0) {
+            out_put(o, " ", 1);
+        }
         out_put(o, key, strlen(key));
         out_put(o, "=", 1);
         out_put(o, val, strlen(val));
@@ -330,6 +319,21 @@ void px_pmi_out_add(px_pmi_out_t *o, const char *key, const char *val)
         p += n;
     }
     out_put(o, ";", 1);
+}
+
+void px_pmi_out_start(px_pmi_out_t *o, px_pmi_wire_t wire, const char *cmd)
+{
+    memset(o, 0, sizeof(*o));
+    o->wire = wire;
+    if (wire == PX_PMI_WIRE2) {
+        out_put(o, "      ", PX_PMI2_HDR); /* the length, written at the end */
+    }
+    out_pair(o, "cmd", cmd);
+}
+
+void px_pmi_out_add(px_pmi_out_t *o, const char *key, const char *val)
+{
+    out_pair(o, key, val);
 }
 
 void px_pmi_out_add_int(px_pmi_out_t *o, const char *key, long long v)
