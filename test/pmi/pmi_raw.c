@@ -12,6 +12,8 @@
  *                  wait in a barrier
  *   pmi2-unframed  rank 0 switches to PMI-2 and sends a length header that is no number
  *   notpmi         rank 0 sends something that is not PMI at all
+ *   mixed          PMI-1 in a job with PMIx processes (pmix_peer): put "k<rank>" =
+ *                  "v<rank>", barrier, get every rank's key, print "pmi rank R got N of N"
  *   noinit-exit    init, then exit 0 without finalize
  *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD"
  * For the three unframed modes rank 0 prints the answer and "closed by the server" when
@@ -324,6 +326,21 @@ int main(int argc, char **argv)
             say("GET / HTTP/1.0\r\n\r\n", 18);
         }
         return after_garbage();
+    } else if (strcmp(mode, "mixed") == 0) {
+        init1();
+        ask("put_result", 1, "cmd=put kvsname=%s key=k%d value=v%d", kvs, rank, rank);
+        ask("barrier_out", 1, "cmd=barrier_in");
+        int got = 0;
+        for (int q = 0; q < size; q++) {
+            char want[32];
+            snprintf(want, sizeof(want), "v%d", q);
+            const char *v =
+                val(ask("get_result", 1, "cmd=get kvsname=%s key=k%d", kvs, q), "value");
+            got += v != NULL && strcmp(v, want) == 0;
+        }
+        printf("pmi rank %d got %d of %d\n", rank, got, size);
+        bad = bad || got != size;
+        ask("finalize_ack", -1, "cmd=finalize");
     } else if (strcmp(mode, "noinit-exit") == 0) {
         init1();
         printf("rank %d leaves without finalize\n", rank);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The PMI wires spoken byte by byte (test/pmi/pmi_raw): the --pset names and the name
-# service through PMI-1; framed bad requests answered with rc=-1 and the catalog's
+# service through PMI-1; a job of PMIx and PMI processes sharing fences and data; framed bad requests answered with rc=-1 and the catalog's
 # message while the connection and the job go on (PMI-1 and PMI-2); bytes that cannot be
 # framed answered and that one connection closed, while another job keeps being served
 # and the DVM runs new jobs; a PMI process that leaves without finalize fails its job;
@@ -19,6 +19,13 @@ for r in 0 1 2; do
     lines_in "$T/psets" "lookup port-$(((r + 1) % 3))" 1
 done
 grep -q FAIL "$T/psets" && fail "$(cat "$T/psets")"
+
+# PMIx and PMI processes in one job: one fence, each other's data
+PEER=$PMI_DIR/pmix_peer
+run_job "$T/mixed" 0 "$PRUN" $RR -n 2 "$PEER" : -n 2 "$RAW" mixed : -n 1 "$PEER"
+lines_in "$T/mixed" "got 5 of 5" 5
+lines_in "$T/mixed" "pmix rank" 3
+lines_in "$T/mixed" "pmi rank" 2
 
 # framed bad requests: each answered, the job still succeeds
 run_job "$T/bad" 0 "$PRUN" $RR -n 3 "$RAW" bad
