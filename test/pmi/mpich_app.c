@@ -3,8 +3,8 @@
  *   hello            "hello R/N" from each rank
  *   ring             a token passed around the ring 3 times; rank 0 prints "ring N ok"
  *   allreduce        MPI_Allreduce of the ranks; each prints "sum S" and checks it
- *   local            MPI_Comm_split_type(SHARED): "local L/N" (L ranks share this node,
- *                    as PMI_process_mapping said)
+ *   local            MPI_Comm_split_type(SHARED): "local L/N" (L ranks share this node
+ *                    as MPICH understood PMI_process_mapping)
  *   abort CODE       the last rank calls MPI_Abort(CODE) while the others wait in a barrier
  * Exit 0 when the mode's check held, 2 otherwise.
  */

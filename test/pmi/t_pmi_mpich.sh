@@ -31,7 +31,8 @@ for n in 4 16; do
     run_job "$T/sum$n" 0 "$PRUN" $RR -n $n "$MPI" allreduce
     lines_in "$T/sum$n" "sum $((n * (n + 1) / 2)) ok" $n
 done
-# every rank shares memory with the others: MPICH read one node from PMI_process_mapping
+# every rank shares memory with the others: MPICH takes the node layout from
+# PMI_process_mapping (a mapping that put the ranks on different nodes gives "local 1/4")
 run_job "$T/local" 0 "$PRUN" $RR -n 4 "$MPI" local
 lines_in "$T/local" "local 4/4" 4
 # MPI_Abort's code is the job's exit code; the others were ended, not left in a barrier
