@@ -204,20 +204,6 @@ static char *posted_text(px_nspace_t *ns, const char *key)
 
 /* ---- requests handed to the server's own handlers ---- */
 
-/* Hand payload to fn as the bound client's request seq; its answer comes back through
- * px_srv_pmi_reply (maybe before this returns). */
-static void request(px_pmi_conn_t *k, pmi_wait_t wait, pmix_data_buffer_t *payload,
-                    void (*fn)(px_srv_client_t *, uint32_t, pmix_data_buffer_t *))
-{
-    k->wait = wait;
-    if (++k->next_seq == 0) {
-        k->next_seq = 1; /* 0 is no request */
-    }
-    k->seq = k->next_seq;
-    fn(k->client, k->seq, payload);
-    px_bfrops_buf_free(payload);
-}
-
 static void finalize_req(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     (void)payload;
@@ -260,6 +246,31 @@ struct pmi_cmd {
     bool need_init;
     pmi_handler_t fn;
 };
+
+/* Hand payload to fn as the bound client's request (its answer comes back through
+ * px_srv_pmi_reply, maybe before this returns). rc is how building the payload went: a
+ * failure is answered here (abort has no answer) and k->key dropped. */
+static void request(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd, pmix_status_t rc,
+                    pmi_wait_t wait, pmix_data_buffer_t *payload,
+                    void (*fn)(px_srv_client_t *, uint32_t, pmix_data_buffer_t *))
+{
+    if (rc != PMIX_SUCCESS) {
+        px_bfrops_buf_free(payload);
+        free(k->key);
+        k->key = NULL;
+        if (cmd->reply != NULL) {
+            px_pmi_reply_error(k, cmd->reply, "failed", m->cmd, PMIx_Error_string(rc));
+        }
+        return;
+    }
+    k->wait = wait;
+    if (++k->next_seq == 0) {
+        k->next_seq = 1; /* 0 is no request */
+    }
+    k->seq = k->next_seq;
+    fn(k->client, k->seq, payload);
+    px_bfrops_buf_free(payload);
+}
 
 static const char *arg(const px_pmi_msg_t *m, const char *key1, const char *key2)
 {
@@ -505,8 +516,6 @@ static void h_put(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
  * tracker PMIx clients of the job join, and the host's fence_nb beyond this node). */
 static void h_fence(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
 {
-    (void)m;
-    (void)cmd;
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
     size_t none = 0;
@@ -519,12 +528,7 @@ static void h_fence(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cm
         rc = px_bfrops_pack_info_array(&b, &collect, 1);
     }
     PMIx_Info_destruct(&collect);
-    if (rc != PMIX_SUCCESS) {
-        px_bfrops_buf_free(&b);
-        px_pmi_reply_error(k, cmd->reply, "failed", m->cmd, PMIx_Error_string(rc));
-        return;
-    }
-    request(k, PMI_WAIT_FENCE, &b, px_srv_fence);
+    request(k, m, cmd, rc, PMI_WAIT_FENCE, &b, px_srv_fence);
 }
 
 /* get (PMI-1) / kvs-get (PMI-2): a job attribute, else what a rank of the namespace
@@ -565,13 +569,10 @@ static void h_get(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
             rc = px_bfrops_pack_info_array(&b, NULL, 0);
         }
         k->key = strdup(key);
-        if (rc != PMIX_SUCCESS || k->key == NULL) {
-            px_bfrops_buf_free(&b);
-            px_pmi_reply_error(k, cmd->reply, "failed", m->cmd,
-                               PMIx_Error_string(rc ? rc : PMIX_ERR_NOMEM));
-            return;
+        if (rc == PMIX_SUCCESS && k->key == NULL) {
+            rc = PMIX_ERR_NOMEM;
         }
-        request(k, PMI_WAIT_GET, &b, px_srv_get);
+        request(k, m, cmd, rc, PMI_WAIT_GET, &b, px_srv_get);
         return;
     }
     if (text == NULL) {
@@ -661,17 +662,14 @@ static void h_getnodeattr(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
 
 static void h_finalize(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
 {
-    (void)m;
-    (void)cmd;
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
-    request(k, PMI_WAIT_FINALIZE, &b, finalize_req);
+    request(k, m, cmd, PMIX_SUCCESS, PMI_WAIT_FINALIZE, &b, finalize_req);
 }
 
 /* abort: PMIx_Abort's path (the host's abort upcall: the job ends with the code). */
 static void h_abort(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
 {
-    (void)cmd;
     long long code = 1;
     if (!int_arg(px_pmi_get(m, "exitcode"), 1, &code) || code < INT32_MIN || code > INT32_MAX) {
         code = 1;
@@ -688,11 +686,7 @@ static void h_abort(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cm
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(&b, &none, 1, PMIX_SIZE);
     }
-    if (rc != PMIX_SUCCESS) {
-        px_bfrops_buf_free(&b);
-        return;
-    }
-    request(k, PMI_WAIT_ABORT, &b, px_srv_abort);
+    request(k, m, cmd, rc, PMI_WAIT_ABORT, &b, px_srv_abort);
 }
 
 static void h_publish(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
@@ -705,13 +699,7 @@ static void h_publish(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *
     }
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
-    pmix_status_t rc = pack_one_info(&b, name, port);
-    if (rc != PMIX_SUCCESS) {
-        px_bfrops_buf_free(&b);
-        px_pmi_reply_error(k, cmd->reply, "failed", m->cmd, PMIx_Error_string(rc));
-        return;
-    }
-    request(k, PMI_WAIT_PUBLISH, &b, px_srv_publish);
+    request(k, m, cmd, pack_one_info(&b, name, port), PMI_WAIT_PUBLISH, &b, px_srv_publish);
 }
 
 static void h_lookup_or_unpublish(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
@@ -725,14 +713,11 @@ static void h_lookup_or_unpublish(px_pmi_conn_t *k, const px_pmi_msg_t *m, const
     px_bfrops_buf_init(&b);
     pmix_status_t rc = pack_one_key(&b, name);
     k->key = strdup(name);
-    if (rc != PMIX_SUCCESS || k->key == NULL) {
-        px_bfrops_buf_free(&b);
-        px_pmi_reply_error(k, cmd->reply, "failed", m->cmd,
-                           PMIx_Error_string(rc ? rc : PMIX_ERR_NOMEM));
-        return;
+    if (rc == PMIX_SUCCESS && k->key == NULL) {
+        rc = PMIX_ERR_NOMEM;
     }
     bool lookup = strstr(m->cmd, "lookup") != NULL;
-    request(k, lookup ? PMI_WAIT_LOOKUP : PMI_WAIT_UNPUBLISH, &b,
+    request(k, m, cmd, rc, lookup ? PMI_WAIT_LOOKUP : PMI_WAIT_UNPUBLISH, &b,
             lookup ? px_srv_lookup : px_srv_unpublish);
 }
 

@@ -38,3 +38,23 @@ piece = max(pieces, key=len).strip()
 print(piece if sys.argv[3] == "2" else piece.replace(" ", "_"))
 PY
 }
+
+# bystander_start : a PMIx job (dvm_app cat on a fifo) runs beside what follows
+bystander_start() {
+    mkfifo "$T/in"
+    "$PRUN" $RR -n 1 "$APP" cat <"$T/in" >"$T/bystander.out" 2>&1 &
+    BYSTANDER=$!
+    exec 3>"$T/in"
+    wait_pps 'dvm_app cat' 1
+}
+
+# bystander_check : the PMIx job is still there and served: a line sent to it comes back,
+# and it ends well
+bystander_check() {
+    pps_now
+    expect_in "$T/pps" "dvm_app cat"
+    echo "still served" >&3
+    exec 3>&-
+    wait "$BYSTANDER" || fail "the PMIx job beside the PMI jobs failed: $(cat "$T/bystander.out")"
+    expect_in "$T/bystander.out" "still served"
+}

@@ -10,12 +10,7 @@ need_prog "$MPI" "test/pmi/mpich_app" \
     "mpicc.mpich was not found when the build was configured; install Debian's mpich and libmpich-dev (scripts/install-deps.sh) and reconfigure"
 
 start_dvm
-# a PMIx program shares the DVM with the MPICH jobs
-mkfifo "$T/in"
-"$PRUN" $RR -n 1 "$APP" cat <"$T/in" >"$T/pmix.out" 2>&1 &
-pmix=$!
-exec 3>"$T/in"
-wait_pps 'dvm_app cat' 1
+bystander_start # a PMIx program shares the DVM with the MPICH jobs
 
 for n in 1 2 5 16; do
     run_job "$T/hello$n" 0 "$PRUN" $RR -n $n "$MPI" hello
@@ -40,10 +35,7 @@ run_job "$T/abort" 7 "$PRUN" $RR -n 4 "$MPI" abort 7
 expect_in "$T/abort" "MPI_Abort(MPI_COMM_WORLD, 7)"
 grep -q "passed a barrier" "$T/abort" && fail "a rank passed the barrier: $(cat "$T/abort")"
 
-echo "still served" >&3
-exec 3>&-
-wait $pmix || fail "the PMIx job beside the MPICH jobs failed: $(cat "$T/pmix.out")"
-expect_in "$T/pmix.out" "still served"
+bystander_check
 stop_dvm
 
 # prterun: its own DVM for one job

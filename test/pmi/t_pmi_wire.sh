@@ -41,11 +41,7 @@ for topic in wrong-rank not-initialized unknown-command reserved-key unsupported
 done
 
 # bytes that cannot be framed: that connection goes; a job beside it is not harmed
-mkfifo "$T/in"
-"$PRUN" $RR -n 1 "$APP" cat <"$T/in" >"$T/a.out" 2>&1 &
-a=$!
-exec 3>"$T/in"
-wait_pps 'dvm_app cat' 1
+bystander_start
 for mode in unframed pmi2-unframed notpmi; do
     run_job "$T/$mode" 3 "$PRUN" $RR -n 2 "$RAW" $mode
     expect_in "$T/$mode" "closed by the server"
@@ -55,12 +51,7 @@ expect_in "$T/unframed" "$(help_line unframed)"
 expect_in "$T/unframed" "a_message_longer_than_the_limit"
 expect_in "$T/pmi2-unframed" "a length header that is not a number"
 expect_in "$T/notpmi" "the_connection_does_not_speak_PMI"
-pps_now
-expect_in "$T/pps" "dvm_app cat"
-echo "still served" >&3
-exec 3>&-
-wait $a || fail "the job beside the bad PMI connections failed: $(cat "$T/a.out")"
-expect_in "$T/a.out" "still served"
+bystander_check
 
 # init without finalize fails the job as PMIx_Init without PMIx_Finalize does
 run_job "$T/noinit" 1 "$PRUN" $RR -n 2 "$RAW" noinit-exit
