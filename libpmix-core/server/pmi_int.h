@@ -45,6 +45,7 @@ struct px_pmi_conn {
     struct event *ev_read, *ev_write, *ev_resume; /* owned */
     /* the request in the library's hands */
     pmi_wait_t wait;
+    const struct pmi_cmd *cmd; /* what it answers (server_pmi_cmd.c's table) */
     uint32_t seq, next_seq;
     char *key;   /* owned: the key a get waits for */
     char *thrid; /* owned: PMI-2 thread id to echo in the reply */

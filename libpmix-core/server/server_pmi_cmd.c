@@ -264,6 +264,7 @@ static void request(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cm
         return;
     }
     k->wait = wait;
+    k->cmd = cmd;
     if (++k->next_seq == 0) {
         k->next_seq = 1; /* 0 is no request */
     }
@@ -632,7 +633,7 @@ static void h_putnodeattr(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
         if (w->wait == PMI_WAIT_NODEATTR && strcmp(w->key, key) == 0 &&
             PMIx_Check_nspace(w->proc.nspace, k->proc.nspace)) {
             w->wait = PMI_WAIT_NONE;
-            reply_value(w, "info-getnodeattr-response", key, v, w->proc.nspace);
+            reply_value(w, w->cmd->reply, key, v, w->proc.nspace);
             free(w->key);
             w->key = NULL;
             free(w->thrid);
@@ -654,6 +655,7 @@ static void h_getnodeattr(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
         k->key = strdup(key);
         if (k->key != NULL) {
             k->wait = PMI_WAIT_NODEATTR; /* answered by a put of the key */
+            k->cmd = cmd;
             return;
         }
     }
@@ -867,61 +869,29 @@ void px_srv_pmi_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_statu
     }
     pmi_wait_t w = k->wait;
     k->wait = PMI_WAIT_NONE;
-    bool v2 = k->wire == PX_PMI_WIRE2;
-    const char *reply = NULL, *what = NULL;
+    const pmi_cmd_t *cmd = k->cmd;
     char *text = NULL;
-    switch (w) {
-    case PMI_WAIT_FENCE:
-        reply = v2 ? "kvs-fence-response" : "barrier_out";
-        what = v2 ? "kvs-fence" : "barrier_in";
-        break;
-    case PMI_WAIT_FINALIZE:
-        reply = v2 ? "finalize-response" : "finalize_ack";
-        what = "finalize";
-        k->finalized = true;
-        break;
-    case PMI_WAIT_PUBLISH:
-        reply = v2 ? "name-publish-response" : "publish_result";
-        what = v2 ? "name-publish" : "publish_name";
-        break;
-    case PMI_WAIT_UNPUBLISH:
-        reply = v2 ? "name-unpublish-response" : "unpublish_result";
-        what = v2 ? "name-unpublish" : "unpublish_name";
-        break;
-    case PMI_WAIT_GET:
+    if (w == PMI_WAIT_GET) {
         text = status == PMIX_SUCCESS ? blob_value(body, k->key) : NULL;
-        reply_value(k, "kvs-get-response", k->key, text, k->proc.nspace);
-        break;
-    case PMI_WAIT_LOOKUP:
-        text = status == PMIX_SUCCESS ? lookup_value(body, k->key) : NULL;
-        reply = v2 ? "name-lookup-response" : "lookup_result";
-        if (text == NULL) {
-            px_pmi_reply_error(k, reply, "not-published", k->key);
-        } else {
-            px_pmi_out_t o;
-            px_pmi_reply_start(k, &o, reply);
-            px_pmi_out_add_int(&o, "rc", 0);
-            if (v2) {
-                px_pmi_out_add(&o, "found", "TRUE");
-                px_pmi_out_add(&o, "value", text);
-            }
-            px_pmi_out_add(&o, "port", text);
-            px_pmi_reply_send(k, &o);
+        reply_value(k, cmd->reply, k->key, text, k->proc.nspace);
+    } else if (w == PMI_WAIT_LOOKUP && status == PMIX_SUCCESS &&
+               (text = lookup_value(body, k->key)) != NULL) {
+        px_pmi_out_t o;
+        px_pmi_reply_start(k, &o, cmd->reply);
+        px_pmi_out_add_int(&o, "rc", 0);
+        if (k->wire == PX_PMI_WIRE2) {
+            px_pmi_out_add(&o, "found", "TRUE");
+            px_pmi_out_add(&o, "value", text);
         }
-        reply = NULL;
-        break;
-    default: /* abort: the process does not wait for an answer */
-        break;
-    }
-    if (reply != NULL) {
-        if (status == PMIX_SUCCESS) {
-            px_pmi_out_t o;
-            px_pmi_reply_start(k, &o, reply);
-            px_pmi_out_add_int(&o, "rc", 0);
-            px_pmi_reply_send(k, &o);
-        } else {
-            px_pmi_reply_error(k, reply, "failed", what, PMIx_Error_string(status));
-        }
+        px_pmi_out_add(&o, "port", text);
+        px_pmi_reply_send(k, &o);
+    } else if (w == PMI_WAIT_LOOKUP) {
+        px_pmi_reply_error(k, cmd->reply, "not-published", k->key);
+    } else if (cmd->reply != NULL && status != PMIX_SUCCESS) { /* abort has no answer */
+        px_pmi_reply_error(k, cmd->reply, "failed", cmd->name, PMIx_Error_string(status));
+    } else if (cmd->reply != NULL) {
+        k->finalized = k->finalized || w == PMI_WAIT_FINALIZE;
+        reply_ok(k, cmd);
     }
     free(text);
     free(k->key);
