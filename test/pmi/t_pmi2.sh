@@ -14,7 +14,7 @@ for n in 1 4 16; do
     run_job "$T/kvs$n" 0 "$PRUN" $RR -n $n --pset grp$n "$P2" kvs
     lines_in "$T/kvs$n" "got $((2 * n)) of $((2 * n))" $n
     lines_in "$T/kvs$n" "PMI_process_mapping (vector,(0,1,$n))" $n
-    lines_in "$T/kvs$n" "universeSize " $n
+    lines_in "$T/kvs$n" "universeSize $n" $n
     lines_in "$T/kvs$n" "pmix.pset.nms grp$n" $n
     lines_in "$T/kvs$n" " size $n appnum 0 spawned 0" $n
     grep -q FAIL "$T/kvs$n" && fail "$(cat "$T/kvs$n")"

@@ -14,6 +14,7 @@ run_job "$T/psets" 0 "$PRUN" $RR -n 3 --pset blue "$RAW" psets
 lines_in "$T/psets" "psets blue" 3
 lines_in "$T/psets" "mapping (vector,(0,1,3))" 3
 lines_in "$T/psets" "maxes 1024" 3
+lines_in "$T/psets" "universe 3" 3 # the DVM's universe size is the job's size
 lines_in "$T/psets" "lookup port-" 3
 for r in 0 1 2; do
     lines_in "$T/psets" "lookup port-$(((r + 1) % 3))" 1
