@@ -51,8 +51,14 @@ typedef struct {
     hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc turns it into the
                                   * affinity mask the child applies before exec */
     bool stdin_pipe;             /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
+    const int *pass_fd;          /* NULL, or an fd the child inherits as PX_ODLS_PASS_FD
+                                  * (open across exec: PMI_FD); the caller keeps its copy */
     void *user;                  /* the caller's, returned by px_child_user() */
 } px_child_spec_t;
+
+/* Where spec.pass_fd lands in the child: 0-2 are stdio, 3 the (close-on-exec) status
+ * pipe; everything above it is closed before exec. */
+#define PX_ODLS_PASS_FD 4
 
 /* One per process (it owns the SIGCHLD handler on base). topo is borrowed and must
  * outlive the odls; it is what the child binds with. */

@@ -52,6 +52,10 @@ typedef struct px_srv_client {
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     bool tool_cred;      /* tools: uid/gid/pid are SO_PEERCRED's (Unix socket; not TCP) */
     uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
+
+    /* owned by server_pmi.c: its PMI connection once it said init (it then has no peer;
+     * replies go there) */
+    struct px_pmi_conn *pmi;
     struct px_srv_client *next;
 } px_srv_client_t;
 
@@ -92,6 +96,8 @@ typedef struct px_server {
     char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
     int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
     bool msg_malformed; /* the message being dispatched broke the protocol (px_srv_count) */
+
+    struct px_srv_pmi *pmi; /* owned by server_pmi.c: PMI connections, node attributes */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -111,6 +117,9 @@ void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t 
 pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max, size_t *n);
 /* Unpack "size n, proc[n]" (n bounded) into a new array of at least one slot. */
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
+/* c is now connected (a PMIx handshake, or a PMI init): tell the host's
+ * client_connected(2), later on the loop. */
+void px_srv_client_connected(px_srv_client_t *c);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
 /* The rule for calling the host's module: no library lock is held across an upcall
@@ -210,6 +219,18 @@ void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
 void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* Run a client's registered cleanups (files and directories). */
 void px_srv_run_cleanup(px_srv_client_t *c);
+
+/* ---- server_pmi.c: PMI-1 / PMI-2 connections (the host's side: px_srv_pmi.h) ---- */
+/* px_srv_reply to a client bound to a PMI connection: the answer in PMI text. */
+void px_srv_pmi_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
+                      const pmix_data_buffer_t *body);
+/* c is deregistered: its PMI connection (if any) closes without c being handled as lost
+ * (the caller does that). */
+void px_srv_pmi_unbind(px_srv_client_t *c);
+/* The namespace is deregistered: its connections close, its node attributes go. */
+void px_srv_pmi_ns_gone(const char *nspace);
+/* On the loop at finalize: every PMI connection closes. */
+void px_srv_pmi_fini(void);
 
 /* ---- server_query.c: PMIx_Query_info ---- */
 void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);

@@ -58,6 +58,10 @@ px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank)
 void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
                   const pmix_data_buffer_t *body)
 {
+    if (c != NULL && c->pmi != NULL) {
+        px_srv_pmi_reply(c, seq, tag, status, body); /* a PMI process: answered in PMI */
+        return;
+    }
     if (c == NULL || c->peer == NULL) {
         return; /* gone: nobody to answer */
     }
@@ -305,6 +309,18 @@ static void connected_upcall(void *arg)
     pthread_mutex_unlock(&px_srv->lock);
 }
 
+void px_srv_client_connected(px_srv_client_t *c)
+{
+    if (px_srv->module.client_connected2 != NULL || px_srv->module.client_connected != NULL) {
+        px_srv_client_retain(c); /* the upcall's */
+        if (px_srv_upcall(connected_upcall, c) != 0) {
+            px_debug(1, "server", "cannot tell the host that %s:%u connected", c->proc.nspace,
+                     c->proc.rank);
+            px_srv_client_release(c);
+        }
+    }
+}
+
 static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_data_buffer_t *hello)
 {
     int32_t kind = 0, one = 1;
@@ -372,13 +388,7 @@ static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_dat
     px_srv_client_retain(c); /* the connection's reference */
     px_debug(2, "server", "client %s:%u connected (pid %d, library %s)", nspace, rank,
              (int)cred->pid, version ? version : "?");
-    if (px_srv->module.client_connected2 != NULL || px_srv->module.client_connected != NULL) {
-        px_srv_client_retain(c); /* the upcall's */
-        if (px_srv_upcall(connected_upcall, c) != 0) {
-            px_debug(1, "server", "cannot tell the host that %s:%u connected", nspace, rank);
-            px_srv_client_release(c);
-        }
-    }
+    px_srv_client_connected(c);
 out:
     free(nspace);
     free(version);
@@ -755,6 +765,7 @@ static void teardown_on_loop(void *arg)
     }
     px_srv_iof_fini();
     px_srv_tool_fini();
+    px_srv_pmi_fini();
     while (s->clients != NULL) {
         px_srv_client_t *c = s->clients;
         s->clients = c->next;

@@ -144,9 +144,12 @@ static void client_unregister(px_srv_client_t *c)
         }
     }
     c->registered = false;
-    if (c->peer != NULL) {
-        px_peer_destroy(c->peer);
-        c->peer = NULL;
+    if (c->peer != NULL || c->pmi != NULL) {
+        if (c->peer != NULL) {
+            px_peer_destroy(c->peer);
+            c->peer = NULL;
+        }
+        px_srv_pmi_unbind(c); /* a PMI process's connection */
         c->departed = true;
         px_srv_run_cleanup(c);
         px_srv_client_release(c); /* connection's reference */
@@ -220,6 +223,7 @@ static void dereg_on_loop(void *arg)
             srv_ns_free(ns);
             px_store_remove(&px_srv->store, d->proc.nspace);
         }
+        px_srv_pmi_ns_gone(d->proc.nspace);
     }
     if (d->cb != NULL) {
         d->cb(PMIX_SUCCESS, d->cbdata);
