@@ -11,7 +11,7 @@ check_abort() {
     expect_in "$T/err" "MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD"
     expect_in "$T/err" "Process rank 1 of job"
     expect_in "$T/err" "called"
-    expect_in "$T/err" "PMIx_Abort with status 7"
+    expect_in "$T/err" "PMIx_Abort (or PMI abort) with status 7"
     expect_in "$T/err" "The job was terminated as the process asked."
 }
 run_to 60 "$PRTERUN" $RR -n 4 "$O/ompi_abort" 1 7 >"$T/out" 2>"$T/err"
