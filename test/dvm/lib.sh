@@ -133,17 +133,12 @@ wait_for() {
 
 # pps_now : the DVM's listing (pps against $T/uri) into $T/pps
 pps_now() { run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR >"$T/pps" 2>&1; }
-# pps_lists PATTERN COUNT : pps lists exactly COUNT processes matching PATTERN, each
-# started (PID column not 0: the DVM lists a job's processes from its mapping on, before
-# they run)
 pps_lists() {
     pps_now
-    [ "$(grep -c -- "$1" "$T/pps")" = "$2" ] &&
-        [ "$(grep -- "$1" "$T/pps" | awk '$3 == "0"' | wc -l)" = 0 ]
+    [ "$(grep -c -- "$1" "$T/pps")" = "$2" ]
 }
 
-# wait_pps PATTERN COUNT : until pps lists exactly COUNT processes matching PATTERN, all
-# of them started (their pids in the listing are real)
+# wait_pps PATTERN COUNT : until pps lists exactly COUNT processes matching PATTERN
 wait_pps() {
     poll_until pps_lists "$1" "$2" ||
         fail "pps must list $2 processes matching '$1': $(cat "$T/pps" 2>/dev/null)"
