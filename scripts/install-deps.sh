@@ -4,12 +4,14 @@
 # Usage: scripts/install-deps.sh [--with-fuzz]   (clang + its fuzzer runtime as well)
 set -eu
 
-# procps: pgrep in the DVM tests (not in a minimal Debian, which has only "required")
 pkgs="gcc libc6-dev binutils make meson ninja-build pkg-config python3 libevent-dev libhwloc-dev
-libssh2-1-dev libcriterion-dev valgrind iproute2 util-linux procps"
+libssh2-1-dev libcriterion-dev valgrind iproute2 util-linux"
 case "${1:-}" in
 --with-fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac
+# procps: pgrep in the DVM tests (a minimal Debian has only the "required" packages,
+# and procps is "important")
+pkgs="$pkgs procps"
 
 missing=""
 for p in $pkgs; do

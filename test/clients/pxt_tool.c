@@ -246,12 +246,13 @@ static void free_info(void)
 int main(int argc, char **argv)
 {
     const char *expect = NULL, *get = NULL;
+    const char *until = NULL; /* --linger-until */
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0, wait_code = 0;
     bool wait_ev = false, late_ev = false;
-    const char *tmpdir = NULL, *until = NULL;
+    const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     atexit(free_info);
