@@ -10,6 +10,9 @@ openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev"
 case "${1:-}" in
 --with-fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac
+# procps: pgrep in the DVM tests (a minimal Debian has only the "required" packages,
+# and procps is "important")
+pkgs="$pkgs procps"
 
 missing=""
 for p in $pkgs; do

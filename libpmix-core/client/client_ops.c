@@ -119,6 +119,19 @@ static pmix_status_t op_request(pmix_status_t rc, uint32_t tag, pmix_data_buffer
 
 /* ---- fence ---- */
 
+/* The server times a fence's PMIX_TIMEOUT itself and answers all its participants at
+ * once. The client's own timer is only a backstop for a server that never answers: were
+ * it as short, a participant could be told PMIX_ERR_TIMEOUT while the server still holds
+ * its contribution and completes the fence for the others (the Standard warns of several
+ * layers timing one operation). */
+#define PX_FENCE_BACKSTOP_MS 5000
+
+static int fence_timeout_ms(const pmix_info_t info[], size_t ninfo)
+{
+    int ms = px_cl_timeout_ms(info, ninfo);
+    return ms > 0 ? ms + PX_FENCE_BACKSTOP_MS : 0;
+}
+
 static pmix_status_t pack_fence(pmix_data_buffer_t *msg, const pmix_proc_t procs[], size_t nprocs,
                                 const pmix_info_t info[], size_t ninfo)
 {
@@ -146,7 +159,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
     px_bfrops_buf_init(&reply);
     pmix_status_t rc = pack_fence(&msg, procs, nprocs, info, ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = px_cl_request_wait(PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), &reply);
+        rc = px_cl_request_wait(PX_TAG_FENCE, &msg, fence_timeout_ms(info, ninfo), &reply);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_cl_store_blob(&reply);
@@ -176,7 +189,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_fence(&msg, procs, nprocs, info, ninfo);
-    return cb_request(rc, PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), fence_reply,
+    return cb_request(rc, PX_TAG_FENCE, &msg, fence_timeout_ms(info, ninfo), fence_reply,
                       (ucb_t){.cb.op = cbfunc, .cbdata = cbdata});
 }
 

@@ -70,6 +70,9 @@ pmix_status_t px_cl_event_bind(void);
 void px_cl_event_recv(pmix_data_buffer_t *payload);
 /* The connection to the server is gone (loop): the local PMIX_ERR_LOST_CONNECTION event. */
 void px_cl_event_lost(void);
+/* An event of this process's own (source: itself, range PROC_LOCAL) that handlers
+ * registered later still get: delivered now and kept with the server's (loop). */
+void px_cl_event_keep_local(pmix_status_t status, const pmix_info_t info[], size_t ninfo);
 /* Drop the events kept for later registrations (at finalize, after px_evt_unbind). */
 void px_cl_event_fini(void);
 /* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is

@@ -16,6 +16,8 @@
  *     --second-pid P                     attach to that server too; then set_server,
  *                                        disconnect, get_servers (see main)
  *     --linger MS                        stay that long after init (keepalive tests)
+ *     --linger-until FILE                stay after init until FILE exists (30 s at
+ *                                        most: then fail)
  *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
  *     --wait-event CODE                  register for CODE after init, wait (10 s) until
  *                                        it arrives; print its source and text
@@ -181,6 +183,18 @@ static int raw_tcp(const char *uri)
     return st == PMIX_ERR_NO_PERMISSIONS ? 0 : 1;
 }
 
+/* --linger-until: 0 once path exists, -1 after 30 s without it */
+static int linger_until(const char *path)
+{
+    for (int i = 0; i < 3000; i++) {
+        if (access(path, F_OK) == 0)
+            return 0;
+        usleep(10000);
+    }
+    printf("pxt_tool: %s did not appear within 30 s\n", path);
+    return -1;
+}
+
 static void print_servers(const char *when)
 {
     pmix_proc_t *s = NULL;
@@ -280,6 +294,7 @@ static void free_info(void)
 int main(int argc, char **argv)
 {
     const char *expect = NULL, *get = NULL;
+    const char *until = NULL; /* --linger-until */
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
@@ -367,6 +382,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--linger")) {
             NEEDV();
             linger_ms = atoi(v);
+        } else if (!strcmp(a, "--linger-until")) {
+            NEEDV();
+            until = v;
         } else if (!strcmp(a, "--wait-event")) {
             NEEDV();
             wait_code = atoi(v);
@@ -416,6 +434,8 @@ int main(int argc, char **argv)
     if (linger_ms > 0)
         usleep((useconds_t)linger_ms * 1000);
     int fail = 0;
+    if (until != NULL && linger_until(until) != 0)
+        fail = 1;
     if (wait_ev && wait_event(wait_code) != 0)
         fail = 1;
     if (late_ev && late_event(wait_code) != 0)
