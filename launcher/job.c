@@ -104,6 +104,7 @@ static void proc_exited(px_proc_t *p, int wstatus)
     px_iof_stream_close(p->err);
     p->out = p->err = NULL;
     bool failed_start = (p->state == PX_PROC_FAILED_START);
+    bool was_ending = px_job_ending(j);
     p->state = PX_PROC_DONE;
     j->nalive--;
     if (!failed_start && !px_job_ending(j)) {
@@ -117,6 +118,8 @@ static void proc_exited(px_proc_t *p, int wstatus)
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
     px_pubsub_proc_ended(j->dvm->pubsub, &p->proc);
+    /* groups and connected sets it was in (dvm_group.c) */
+    px_dvm_group_proc_ended(j->dvm, &p->proc, !was_ending && px_job_ending(j));
 }
 
 /* One report of a PSTATE batch. A report that does not fit the process's state (a
@@ -242,6 +245,13 @@ static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, cons
     px_job_kill(j, why, why == PX_WHY_START);
 }
 
+void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed)
+{
+    char who[PMIX_MAX_NSLEN + 16];
+    snprintf(who, sizeof(who), "%s rank %u", failed->nspace, failed->rank);
+    job_fail(j, PX_WHY_CONNECTED, PMIX_RANK_WILDCARD, 0, who);
+}
+
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
 {
     job_fail(j, PX_WHY_ABORT, rank, status, msg ? msg : "");
@@ -358,6 +368,12 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->status = PMIX_ERR_JOB_CANCELED;
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-killed", j->nspace);
+        break;
+    case PX_WHY_CONNECTED:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 128 + SIGTERM;
+        *msg = px_help_render("help-prte.txt", "job-connected-failed", j->nspace,
+                              j->why_text ? j->why_text : "?");
         break;
     case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;

@@ -80,9 +80,10 @@ bool px_query_key_local(const char *key)
 bool px_query_key_library(const char *key)
 {
     static const char *const keys[] = {
-        PMIX_QUERY_NAMESPACES,        PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
-        PMIX_QUERY_PSET_MEMBERSHIP,   PMIX_SERVER_URI,      PMIX_QUERY_AVAIL_SERVERS,
-        PMIX_QUERY_ATTRIBUTE_SUPPORT,
+        PMIX_QUERY_NAMESPACES,        PMIX_QUERY_NUM_PSETS,  PMIX_QUERY_PSET_NAMES,
+        PMIX_QUERY_PSET_MEMBERSHIP,   PMIX_SERVER_URI,       PMIX_QUERY_AVAIL_SERVERS,
+        PMIX_QUERY_ATTRIBUTE_SUPPORT, PMIX_QUERY_NUM_GROUPS, PMIX_QUERY_GROUP_NAMES,
+        PMIX_QUERY_GROUP_MEMBERSHIP,
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
