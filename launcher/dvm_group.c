@@ -48,7 +48,8 @@ typedef struct px_coll {
     size_t nowed;
     /* group construct */
     bool ctx, unordered, tolerant;
-    size_t bootstrap;                    /* leaders expected (0: not a bootstrap) */
+    bool boot;                           /* a bootstrap: counted, not gathered per daemon */
+    size_t bootstrap;                    /* leaders expected (0: not known yet) */
     pmix_proc_t *parts, *leaders, *adds; /* owned: bootstrap counting */
     size_t nparts, nleaders, nadds;
     pmix_data_buffer_t endpt, ginfo; /* concatenated contributions */
@@ -218,9 +219,9 @@ static void group_done(px_coll_t *k)
 {
     pmix_info_t res[5];
     size_t n = 0;
-    size_t nmem = k->bootstrap > 0 ? k->nparts : k->nmembers;
-    pmix_proc_t *mem = k->bootstrap > 0 ? k->parts : k->members;
-    if (k->bootstrap > 0 || k->unordered) {
+    size_t nmem = k->boot ? k->nparts : k->nmembers;
+    pmix_proc_t *mem = k->boot ? k->parts : k->members;
+    if (k->boot || k->unordered) {
         qsort(mem, nmem, sizeof(*mem), cmp_proc); /* a defined order when none was given */
     }
     if (k->ctx) {
@@ -244,9 +245,9 @@ static void group_done(px_coll_t *k)
  * and every added member has). */
 static void coll_check(px_coll_t *k)
 {
-    if (k->bootstrap > 0) {
-        if (k->nleaders < k->bootstrap) {
-            return;
+    if (k->boot) {
+        if (k->bootstrap == 0 || k->nleaders < k->bootstrap) {
+            return; /* no leader has said how many they are yet, or not all are in */
         }
         for (size_t i = 0; i < k->nadds; i++) {
             if (!names(k->parts, k->nparts, &k->adds[i])) {
@@ -321,6 +322,8 @@ static pmix_status_t take_dirs(px_coll_t *k, const contrib_t *c)
         const pmix_proc_t *p;
         if (PMIX_CHECK_KEY(x, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
             k->ctx |= PMIX_INFO_TRUE(x);
+        } else if (PMIX_CHECK_KEY(x, PX_GRP_BOOT)) {
+            k->boot |= PMIX_INFO_TRUE(x);
         } else if (PMIX_CHECK_KEY(x, PX_GRP_UNORDERED)) {
             k->unordered |= PMIX_INFO_TRUE(x);
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_OPTIONAL) ||
@@ -447,7 +450,7 @@ static void contribute(px_dvm_t *dvm, unsigned daemon, contrib_t *c)
                 k->members[m++] = k->members[i];
             }
         }
-        k->nmembers = k->bootstrap > 0 ? k->nmembers : m;
+        k->nmembers = m;
     }
     owed_t *grown = realloc(k->owed, (k->nowed + 1) * sizeof(*grown));
     if (grown == NULL) {
@@ -460,7 +463,7 @@ static void contribute(px_dvm_t *dvm, unsigned daemon, contrib_t *c)
     k->owed = grown;
     k->owed[k->nowed++] = c->owed;
     rc = take_dirs(k, c);
-    if (rc == PMIX_SUCCESS && k->bootstrap == 0) {
+    if (rc == PMIX_SUCCESS && !k->boot) {
         rc = mark_involved(k, k->members, k->nmembers);
     }
     if (rc == PMIX_SUCCESS && daemons_room(k, (size_t)daemon + 1) != 0) {
@@ -650,7 +653,11 @@ static void notify_set(px_dvm_t *dvm, const px_connset_t *s, pmix_status_t code,
         pmix_info_t info[2];
         PMIx_Info_load(&info[0], PMIX_EVENT_CUSTOM_RANGE, &da, PMIX_DATA_ARRAY);
         PMIx_Info_load(&info[1], PMIX_EVENT_AFFECTED_PROC, affected, PMIX_PROC);
-        PMIx_Notify_event(code, &source, PMIX_RANGE_CUSTOM, info, 2, NULL, NULL);
+        pmix_status_t rc = PMIx_Notify_event(code, &source, PMIX_RANGE_CUSTOM, info, 2, NULL, NULL);
+        if (rc != PMIX_SUCCESS) {
+            px_dvm_log(dvm, 1, "%s about %s:%u not raised: %s", PMIx_Error_string(code),
+                       affected->nspace, affected->rank, PMIx_Error_string(rc));
+        }
         PMIx_Info_destruct(&info[0]);
         PMIx_Info_destruct(&info[1]);
     }
@@ -687,7 +694,7 @@ void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed
     for (px_coll_t *k = dvm->colls; k != NULL;) {
         px_coll_t *next = k->next;
         bool awaited =
-            k->bootstrap > 0 && names(k->adds, k->nadds, proc) && !names(k->parts, k->nparts, proc);
+            k->boot && names(k->adds, k->nadds, proc) && !names(k->parts, k->nparts, proc);
         if (awaited && !k->tolerant) {
             coll_answer(k, PMIX_ERR_PROC_TERM_WO_SYNC, NULL, 0);
         } else if (awaited) {

@@ -185,6 +185,15 @@ static pmix_status_t commit_first(void)
     return PMIx_Commit();
 }
 
+/* The client's own bound on a construct, invitation or join: the server's PMIX_TIMEOUT
+ * gives the verdict (a timeout, or the partial group of an optional construct), so ours
+ * only guards against an answer that never comes and must not overtake the server's. */
+static int backstop_ms(const pmix_info_t *info, size_t ninfo)
+{
+    int ms = px_cl_timeout_ms(info, ninfo);
+    return ms > 0 ? 2 * ms + 5000 : 0;
+}
+
 /* The blocking form: wait, hand over the results. */
 static pmix_status_t wait_results(uint32_t tag, pmix_data_buffer_t *msg, int timeout_ms,
                                   pmix_info_t **results, size_t *nresults)
@@ -273,7 +282,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc
         rc = commit_first();
     }
     if (rc == PMIX_SUCCESS) {
-        rc = wait_results(PX_TAG_GRP_CONSTRUCT, &msg, px_cl_timeout_ms(directives, ndirs), results,
+        rc = wait_results(PX_TAG_GRP_CONSTRUCT, &msg, backstop_ms(directives, ndirs), results,
                           nresults);
     }
     px_bfrops_buf_free(&msg);
@@ -296,8 +305,8 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_p
     if (rc == PMIX_SUCCESS) {
         rc = commit_first();
     }
-    return send_nb(rc, PX_TAG_GRP_CONSTRUCT, &msg, px_cl_timeout_ms(directives, ndirs), cbfunc,
-                   NULL, cbdata);
+    return send_nb(rc, PX_TAG_GRP_CONSTRUCT, &msg, backstop_ms(directives, ndirs), cbfunc, NULL,
+                   cbdata);
 }
 
 /* ---- destruct ---- */
@@ -358,7 +367,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t 
         rc = commit_first();
     }
     if (rc == PMIX_SUCCESS) {
-        rc = wait_results(PX_TAG_GRP_INVITE, &msg, px_cl_timeout_ms(info, ninfo), results, nresult);
+        rc = wait_results(PX_TAG_GRP_INVITE, &msg, backstop_ms(info, ninfo), results, nresult);
     }
     px_bfrops_buf_free(&msg);
     return rc;
@@ -380,8 +389,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc
     if (rc == PMIX_SUCCESS) {
         rc = commit_first();
     }
-    return send_nb(rc, PX_TAG_GRP_INVITE, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, NULL,
-                   cbdata);
+    return send_nb(rc, PX_TAG_GRP_INVITE, &msg, backstop_ms(info, ninfo), cbfunc, NULL, cbdata);
 }
 
 static pmix_status_t pack_join(pmix_data_buffer_t *msg, const char grp[], const pmix_proc_t *leader,
@@ -427,7 +435,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *l
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_join(&msg, grp, leader, opt, info, ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = wait_results(PX_TAG_GRP_JOIN, &msg, px_cl_timeout_ms(info, ninfo), results, nresult);
+        rc = wait_results(PX_TAG_GRP_JOIN, &msg, backstop_ms(info, ninfo), results, nresult);
     }
     px_bfrops_buf_free(&msg);
     return rc;
@@ -445,7 +453,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_join(&msg, grp, leader, opt, info, ninfo);
-    return send_nb(rc, PX_TAG_GRP_JOIN, &msg, px_cl_timeout_ms(info, ninfo), cbfunc, NULL, cbdata);
+    return send_nb(rc, PX_TAG_GRP_JOIN, &msg, backstop_ms(info, ninfo), cbfunc, NULL, cbdata);
 }
 
 /* ---- leave ---- */

@@ -14,6 +14,9 @@
  * px_store.h) of (proc, info[]) entries, each a participant's PMIX_GROUP_INFO
  * contribution. The host concatenates the blobs of every server involved. */
 #define PX_GRP_GINFO "px.grp.ginfo"
+/* In the directives: PMIX_BOOL true on each participant's upcall of a bootstrap (an added
+ * member's carries no PMIX_GROUP_BOOTSTRAP: it does not know the number of leaders). */
+#define PX_GRP_BOOT "px.grp.boot"
 /* In the directives: PMIX_BOOL true when the participants passed their member arrays in
  * different orders (the final membership is then sorted by namespace and rank). */
 #define PX_GRP_UNORDERED "px.grp.unord"

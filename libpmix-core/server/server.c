@@ -301,8 +301,6 @@ static void client_lost(px_peer_t *peer, int err, void *cbdata)
              (int)c->pid, err ? strerror(err) : "end of stream",
              c->finalized ? "" : " (not finalized)");
     px_srv_data_client_gone(c, false);
-    px_srv_group_client_gone(c);
-    px_srv_connect_client_gone(c);
     px_srv_iof_client_gone(c);
     px_srv_run_cleanup(c);
     if (c->is_tool) {

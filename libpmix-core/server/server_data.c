@@ -874,6 +874,10 @@ out:
 void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered)
 {
     px_srv_evt_client_gone(c); /* its event registrations end with it */
+    /* the groups and connects it is in or expected in (its connection may end through
+     * its deregistration, before its end of stream is read) */
+    px_srv_group_client_gone(c);
+    px_srv_connect_client_gone(c);
     /* its own pending Gets: nobody to answer */
     for (px_waiter_t **pp = &px_srv->waiters; *pp != NULL;) {
         px_waiter_t *w = *pp;

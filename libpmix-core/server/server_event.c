@@ -90,6 +90,12 @@ static bool srv_is_local(const pmix_proc_t *proc)
     for (px_srv_client_t *t = px_srv->tools; !local && t != NULL; t = t->next) {
         local = t->approved && PMIx_Check_procid(proc, &t->proc);
     }
+    if (!local && proc->rank == PMIX_RANK_WILDCARD) {
+        /* a whole job: local when every one of its processes is on this node */
+        size_t n = 0;
+        bool all = false;
+        local = px_srv_count_local(proc, 1, &n, &all) == PMIX_SUCCESS && all;
+    }
     pthread_mutex_unlock(&px_srv->lock);
     return local;
 }

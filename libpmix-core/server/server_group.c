@@ -147,6 +147,13 @@ static mem_t *mem_find(px_grp_t *g, const pmix_proc_t *p)
     return NULL;
 }
 
+/* Built and not yet gone: what queries, PMIX_GROUP_NAMES and fences see. */
+static bool grp_exists(const px_grp_t *g)
+{
+    return g->state == GRP_ACTIVE || g->state == GRP_DESTRUCTING ||
+           g->state == GRP_DESTRUCT_IN_HOST;
+}
+
 /* Is p still a member (of an active group, or of one being built)? */
 static bool mem_alive(const mem_t *m)
 {
@@ -486,9 +493,17 @@ static pmix_status_t expand(const pmix_proc_t *procs, size_t n, pmix_proc_t **ou
                 return PMIX_ERR_NOT_FOUND;
             }
             first = 0;
-        } else if (procs[i].rank >= PMIX_RANK_VALID) {
-            free(o);
-            return PMIX_ERR_BAD_PARAM;
+        } else {
+            /* a rank the job does not have names nobody */
+            px_nspace_t *ns = px_store_find(&px_srv->store, procs[i].nspace);
+            const pmix_value_t *v = ns ? px_kvset_get(&ns->job, PMIX_JOB_SIZE) : NULL;
+            uint32_t size = 0;
+            if (procs[i].rank >= PMIX_RANK_VALID ||
+                (v != NULL && PMIx_Value_get_number(v, &size, PMIX_UINT32) == PMIX_SUCCESS &&
+                 procs[i].rank >= size)) {
+                free(o);
+                return PMIX_ERR_BAD_PARAM;
+            }
         }
         for (uint32_t r = first; r < first + count; r++) {
             pmix_proc_t p;
@@ -690,7 +705,7 @@ static void group_upcall(void *arg)
     }
 }
 
-#define NEXTRA 7 /* what to_host adds to the directives, at most */
+#define NEXTRA 8 /* what to_host adds to the directives, at most */
 
 /* Hand op to the host, carrying the members in carried[] (their parked requests are
  * answered by the host's answer). procs: the membership as this server knows it.
@@ -753,6 +768,10 @@ static pmix_status_t to_host(px_grp_t *g, pmix_group_operation_t op, const mem_t
         if (rc == PMIX_SUCCESS && g->unordered) {
             bool yes = true;
             rc = PMIx_Info_load(&extra[ne++], PX_GRP_UNORDERED, &yes, PMIX_BOOL);
+        }
+        if (rc == PMIX_SUCCESS && boot) {
+            bool yes = true;
+            rc = PMIx_Info_load(&extra[ne++], PX_GRP_BOOT, &yes, PMIX_BOOL);
         }
         if (rc == PMIX_SUCCESS && boot && u->nprocs == 1) {
             /* the number of leaders, and the members added as this server knows them */
@@ -1340,6 +1359,15 @@ void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pay
     if (rc == PMIX_SUCCESS) {
         rc = expand(procs, nprocs, &all, &nall);
     }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < nall; i++) {
+        /* invitations travel as events this server raises and answers it tracks: an
+         * invitee of another server could neither see nor answer it (not yet) */
+        if (px_store_find(&px_srv->store, all[i].nspace) == NULL) {
+            rc = PMIX_ERR_NOT_FOUND;
+        } else if (!rank_local(&all[i])) {
+            rc = PMIX_ERR_NOT_SUPPORTED;
+        }
+    }
     if (rc == PMIX_SUCCESS && grp_find(id) != NULL) {
         rc = PMIX_EXISTS;
     }
@@ -1732,7 +1760,7 @@ pmix_status_t px_srv_group_expand(pmix_proc_t **procs, size_t *nprocs)
     bool any = false;
     for (size_t i = 0; i < *nprocs; i++) {
         px_grp_t *g = grp_find((*procs)[i].nspace);
-        if (g != NULL && g->state == GRP_ACTIVE) {
+        if (g != NULL && grp_exists(g)) {
             any = true;
             extra += g->nm;
         }
@@ -1748,7 +1776,7 @@ pmix_status_t px_srv_group_expand(pmix_proc_t **procs, size_t *nprocs)
     for (size_t i = 0; i < *nprocs; i++) {
         pmix_proc_t *p = &(*procs)[i];
         px_grp_t *g = grp_find(p->nspace);
-        if (g == NULL || g->state != GRP_ACTIVE) {
+        if (g == NULL || !grp_exists(g)) {
             out[k++] = *p;
             continue;
         }
@@ -1790,7 +1818,7 @@ pmix_status_t px_srv_group_names(const pmix_proc_t *proc, pmix_value_t *val)
 {
     size_t n = 0;
     for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        mem_t *m = g->state == GRP_ACTIVE ? mem_find(g, proc) : NULL;
+        mem_t *m = grp_exists(g) ? mem_find(g, proc) : NULL;
         n += m != NULL && mem_alive(m);
     }
     pmix_data_array_t *da = string_array(n);
@@ -1800,7 +1828,7 @@ pmix_status_t px_srv_group_names(const pmix_proc_t *proc, pmix_value_t *val)
     char **names = da->array;
     size_t k = n; /* the table is newest first: oldest group first */
     for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        mem_t *m = g->state == GRP_ACTIVE ? mem_find(g, proc) : NULL;
+        mem_t *m = grp_exists(g) ? mem_find(g, proc) : NULL;
         if (m != NULL && mem_alive(m)) {
             names[--k] = strdup(g->id);
         }
@@ -1814,7 +1842,7 @@ pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, px_qans
 {
     size_t n = 0;
     for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        n += g->state == GRP_ACTIVE;
+        n += grp_exists(g);
     }
     if (strcmp(key, PMIX_QUERY_NUM_GROUPS) == 0) {
         pmix_value_t v = {.type = PMIX_SIZE, .data.size = n};
@@ -1828,7 +1856,7 @@ pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, px_qans
         char **names = da->array;
         size_t k = n;
         for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-            if (g->state == GRP_ACTIVE) {
+            if (grp_exists(g)) {
                 names[--k] = strdup(g->id);
             }
         }
@@ -1838,7 +1866,7 @@ pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, px_qans
     if (strcmp(key, PMIX_QUERY_GROUP_MEMBERSHIP) == 0) {
         const char *id = info_string(q->qualifiers, q->nqual, PMIX_GROUP_ID);
         px_grp_t *g = id != NULL ? grp_find(id) : NULL;
-        if (g == NULL || g->state != GRP_ACTIVE) {
+        if (g == NULL || !grp_exists(g)) {
             return PMIX_ERR_NOT_FOUND;
         }
         size_t nm = 0;

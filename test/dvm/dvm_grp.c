@@ -24,6 +24,7 @@
  *   inv:ID:R+R..[:OPT]    rank 0 invites those ranks of its job (OPT: to=N ctx); others
  *                         skip
  *   join                  wait (60 s) for the join the handler made (ev:accept/decline)
+ *   jn:ID                 PMIx_Group_join(ID, rank 0, accept) from the main thread
  *   d:ID[:to=N]           PMIx_Group_destruct      l:ID   PMIx_Group_leave
  *   get:R:K / getb:R:K    PMIx_Get of K posted by rank R of this / the peer job
  *   gcid                  PMIx_Get of every member's PMIX_GROUP_LOCAL_CID, qualified by the
@@ -31,15 +32,19 @@
  *   names                 PMIx_Get(me, PMIX_GROUP_NAMES)
  *   q:ID                  query PMIX_QUERY_NUM_GROUPS, _GROUP_NAMES, _GROUP_MEMBERSHIP of ID
  *   gf:ID                 PMIx_Fence over {ID, wildcard}
- *   conn[:to=N] / disc[:to=N]  PMIx_Connect / PMIx_Disconnect of both jobs (wildcards)
+ *   conn[:to=N,nb] / disc[:to=N,nb]  PMIx_Connect / PMIx_Disconnect of both jobs
+ *                         (wildcards; nb: the _nb form); "rank R > OP" before the call
  *   connme / discme       the same with this job only
  *   kill:R / exit:R:C     rank R raises SIGKILL / exits with C without finalizing
  *   sleep:S   waitev:NAME:N (until N events NAME arrived, 60 s)   wait:FILE (30 s)
+ *   exists:FILE           print whether FILE exists
  *   nofin                 end without PMIx_Finalize (exit 0)
  * An operation prefixed @R/ runs on rank R only, @-R/ on every rank but R. Construct
  * option kill=R: rank R uses the _nb form, waits until the server has taken the request
  * (a later request on the same connection is answered), then raises SIGKILL (a member
- * dying during the construct). Invitees of inv may be the peer job's: bR.
+ * dying during the construct). Option sync=PATH: the _nb form; once the server has taken
+ * the request, create PATH, then wait for the answer (another process then knows this one
+ * is in). Invitees of inv may be the peer job's: bR.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -118,10 +123,23 @@ static void procs_text(const pmix_proc_t *p, size_t n, char *out, size_t len)
     }
 }
 
-/* The ctx= and members= of a group answer; remembered for gcid. */
+/* "9:0,9:1,..." : each member as its job's number (after the '@' of our DVM's namespaces)
+ * and rank, the same text in every job */
+static void procs_abs(const pmix_proc_t *p, size_t n, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *at = strrchr(p[i].nspace, '@');
+        char one[64];
+        snprintf(one, sizeof(one), "%s%s:%u", i ? "," : "", at ? at + 1 : p[i].nspace, p[i].rank);
+        strncat(out, one, len - strlen(out) - 1);
+    }
+}
+
+/* The ctx=, members= (and abs=) of a group answer; remembered for gcid. */
 static void results_text(const pmix_info_t *res, size_t nres, char *out, size_t len)
 {
-    char ctx[32] = "-", mem[2048] = "-";
+    char ctx[32] = "-", mem[2048] = "-", abs[2048] = "-";
     for (size_t i = 0; i < nres; i++) {
         if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_CONTEXT_ID)) {
             PMIx_Value_get_number(&res[i].value, &last_ctx, PMIX_SIZE);
@@ -131,13 +149,15 @@ static void results_text(const pmix_info_t *res, size_t nres, char *out, size_t 
                    res[i].value.type == PMIX_DATA_ARRAY) {
             pmix_data_array_t *da = res[i].value.data.darray;
             procs_text(da->array, da->size, mem, sizeof(mem));
+            procs_abs(da->array, da->size, abs, sizeof(abs));
             free(last_members);
             last_members = calloc(da->size + 1, sizeof(pmix_proc_t));
             memcpy(last_members, da->array, da->size * sizeof(pmix_proc_t));
             nlast = da->size;
         }
     }
-    snprintf(out, len, " ctx=%s members=%s first=%s", ctx, mem, nres > 0 ? res[0].key : "-");
+    snprintf(out, len, " ctx=%s members=%s first=%s abs=%s", ctx, mem, nres > 0 ? res[0].key : "-",
+             abs);
 }
 
 /* ---- events ---- */
@@ -407,12 +427,29 @@ static void op_construct(const char *label, const char *id, const char *opts)
         rc = PMIx_Group_construct_nb(id, procs, np, info, n, construct_cb, &w);
         pmix_value_t *v = NULL;
         PMIx_Get(&me, PMIX_GROUP_NAMES, NULL, 0, &v); /* answered after the construct was taken */
+        if (v != NULL) {
+            PMIx_Value_free(v, 1);
+        }
         say("%s: %s, dying", label, PMIx_Error_string(rc));
         raise(SIGKILL);
     }
-    if (has_opt(opts, "nb")) {
+    if (has_opt(opts, "nb") || has_opt(opts, "sync")) {
         nbwait_t w = {0};
         rc = PMIx_Group_construct_nb(id, procs, np, info, n, construct_cb, &w);
+        const char *sync = has_opt(opts, "sync") ? strstr(opts, "sync=") + 5 : NULL;
+        if (rc == PMIX_SUCCESS && sync != NULL) {
+            pmix_value_t *v = NULL;
+            PMIx_Get(&me, PMIX_GROUP_NAMES, NULL, 0, &v); /* after the construct was taken */
+            if (v != NULL) {
+                PMIx_Value_free(v, 1);
+            }
+            char path[1024];
+            snprintf(path, sizeof(path), "%.*s", (int)strcspn(sync, ","), sync);
+            FILE *f = fopen(path, "w");
+            if (f != NULL) {
+                fclose(f);
+            }
+        }
         if (rc == PMIX_SUCCESS) {
             pthread_mutex_lock(&lock);
             while (!w.done) {
@@ -599,6 +636,16 @@ static void op_query(const char *label, const char *id)
     PMIx_Query_destruct(&q[1]);
 }
 
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    nbwait_t *w = cbdata;
+    pthread_mutex_lock(&lock);
+    w->status = status;
+    w->done = true;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
 static void op_connect(const char *label, bool connect, bool both, const char *opts)
 {
     pmix_proc_t p[2];
@@ -613,7 +660,23 @@ static void op_connect(const char *label, bool connect, bool both, const char *o
     if (to > 0) {
         PMIx_Info_load(&info[n++], PMIX_TIMEOUT, &to, PMIX_INT);
     }
-    pmix_status_t rc = connect ? PMIx_Connect(p, np, info, n) : PMIx_Disconnect(p, np, info, n);
+    say("> %s", label); /* about to call (tests wait on it) */
+    pmix_status_t rc;
+    if (has_opt(opts, "nb")) {
+        nbwait_t w = {0};
+        rc = connect ? PMIx_Connect_nb(p, np, info, n, op_done, &w)
+                     : PMIx_Disconnect_nb(p, np, info, n, op_done, &w);
+        if (rc == PMIX_SUCCESS) {
+            pthread_mutex_lock(&lock);
+            while (!w.done) {
+                pthread_cond_wait(&cond, &lock);
+            }
+            pthread_mutex_unlock(&lock);
+            rc = w.status;
+        }
+    } else {
+        rc = connect ? PMIx_Connect(p, np, info, n) : PMIx_Disconnect(p, np, info, n);
+    }
     say("%s: %s", label, PMIx_Error_string(rc));
     for (size_t i = 0; i < n; i++) {
         PMIx_Info_destruct(&info[i]);
@@ -626,7 +689,9 @@ static void op_peer(const char *mine, const char *theirs)
         /* kept for the DVM's life: the publisher may be gone when the peer looks */
         pmix_persistence_t keep = PMIX_PERSIST_SESSION;
         pmix_info_t info[2];
-        PMIx_Info_load(&info[0], mine, me.nspace, PMIX_STRING);
+        char val[PMIX_MAX_NSLEN + 16]; /* "nspace size": nobody need ask the job later */
+        snprintf(val, sizeof(val), "%s %u", me.nspace, nme);
+        PMIx_Info_load(&info[0], mine, val, PMIX_STRING);
         PMIx_Info_load(&info[1], PMIX_PERSISTENCE, &keep, PMIX_PERSIST);
         pmix_status_t rc = PMIx_Publish(info, 2);
         PMIx_Info_destruct(&info[0]);
@@ -646,11 +711,16 @@ static void op_peer(const char *mine, const char *theirs)
     if (rc != PMIX_SUCCESS || pd.value.type != PMIX_STRING) {
         die("lookup", rc);
     }
+    char *sp = strchr(pd.value.data.string, ' ');
+    if (sp == NULL) {
+        die("lookup value", PMIX_ERR_BAD_PARAM);
+    }
+    *sp = '\0';
     PMIX_LOAD_NSPACE(other, pd.value.data.string);
+    nother = (uint32_t)atoi(sp + 1);
     PMIx_Pdata_destruct(&pd);
     PMIx_Info_destruct(&w[0]);
     PMIx_Info_destruct(&w[1]);
-    nother = job_size(other);
     say("peer: %u processes", nother);
 }
 
@@ -728,6 +798,14 @@ int main(int argc, char **argv)
             }
             pthread_mutex_unlock(&lock);
             say("%s", join_done == -1000 ? "join: never answered" : join_line);
+        } else if (strcmp(kind, "jn") == 0 && x1 != NULL) {
+            pmix_proc_t ldr;
+            PMIx_Load_procid(&ldr, me.nspace, 0);
+            pmix_info_t *res = NULL;
+            size_t nres = 0;
+            rc = PMIx_Group_join(x1, &ldr, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres);
+            PMIx_Info_free(res, nres);
+            say("%s: %s", label, PMIx_Error_string(rc));
         } else if (strcmp(kind, "d") == 0 && x1 != NULL) {
             pmix_info_t info[12];
             size_t cid = 0, n = directives(x2, info, &cid);
@@ -782,6 +860,9 @@ int main(int argc, char **argv)
             for (int i = 0; i < 600 && stat(x1, &st) != 0; i++) {
                 usleep(50000);
             }
+        } else if (strcmp(kind, "exists") == 0 && x1 != NULL) {
+            struct stat st;
+            say("%s: %s", label, stat(x1, &st) == 0 ? "yes" : "no");
         } else if (strcmp(kind, "nofin") == 0) {
             finalize = false;
         } else {
