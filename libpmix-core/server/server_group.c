@@ -1,9 +1,9 @@
-/* server: process groups (Chap_API_Sets_Groups) — the construct, destruct, invite, join
- * and leave requests of local clients, the group table (queries, PMIX_GROUP_NAMES, fences
- * over a group's id), the group events, and the host's `group` upcall for what reaches
- * beyond this server (members on other nodes, context ids). A group's life is one enum
- * moved only by grp_move. Runs on the loop with px_srv->lock held; the host's answers are
- * shifted back there.
+/* server: process groups (Chap_API_Sets_Groups), building them — the construct, invite
+ * and join requests of local clients, the group events, the fault-tolerant trackers, and
+ * the host's `group` upcall for what reaches beyond this server (members on other nodes,
+ * context ids). A group's life is one enum moved only by px_grp_move (the diagram:
+ * px_srv_grp_int.h); what follows once a group is built is in server_group_use.c. Runs on
+ * the loop with px_srv->lock held; the host's answers are shifted back there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,29 +19,8 @@
 #include "common/px_query.h"
 #include "server/px_server.h"
 #include "server/px_srv_group.h"
+#include "server/px_srv_grp_int.h"
 #include "types/px_types.h"
-
-/* A group's life on this server.
- *
- *   COLLECTING ──▶ IN_HOST ──▶ ACTIVE ──▶ DESTRUCTING ──▶ DESTRUCT_IN_HOST ──▶ ENDED
- *       │  └───────────────────▲  │  ▲         │  └──────────────────────────────▲
- *       └──▶ ENDED (failed,       │  └─────────┘ (destruct failed: still active)  │
- *            aborted, timed out)  └──▶ ENDED (every member left or failed) ───────┘
- *
- * COLLECTING: a construct waits for this server's members, an invitation for the
- * invitees' answers, a bootstrap for its leaders and added members. IN_HOST: the host's
- * `group` upcall runs the collective across servers (a bootstrap stays COLLECTING: each
- * participant goes to the host on its own and the host counts). ENDED groups are off the
- * table and freed when no upcall holds them. */
-typedef enum {
-    GRP_COLLECTING,
-    GRP_IN_HOST,
-    GRP_ACTIVE,
-    GRP_DESTRUCTING,
-    GRP_DESTRUCT_IN_HOST,
-    GRP_ENDED,
-    GRP_NSTATES
-} grp_state_t;
 
 static const char *const state_names[GRP_NSTATES] = {"COLLECTING",  "IN_HOST",          "ACTIVE",
                                                      "DESTRUCTING", "DESTRUCT_IN_HOST", "ENDED"};
@@ -54,80 +33,19 @@ static const bool moves[GRP_NSTATES][GRP_NSTATES] = {
     [GRP_DESTRUCT_IN_HOST] = {[GRP_ACTIVE] = true, [GRP_ENDED] = true},
 };
 
-/* How the group is being built. */
-typedef enum { KIND_COLLECTIVE, KIND_BOOTSTRAP, KIND_INVITE } grp_kind_t;
-
-/* A member as this server sees it. */
-typedef enum {
-    MEM_WAITING,  /* named or invited, not heard from (a remote member stays so) */
-    MEM_IN,       /* called construct/destruct or accepted: its request is parked */
-    MEM_DONE,     /* a member of the active group */
-    MEM_DECLINED, /* declined the invitation */
-    MEM_FAILED,   /* ended before the group was built, or a member that ended */
-    MEM_LEFT,
-} mem_state_t;
-
-typedef struct {
-    pmix_proc_t proc;
-    mem_state_t st;
-    bool local;
-    bool leader;             /* a bootstrap leader (counted against PMIX_GROUP_BOOTSTRAP) */
-    bool up;                 /* handed to the host (a bootstrap's participants go one by one) */
-    bool gone;               /* a local member whose connection is gone */
-    size_t order;            /* its place when named; added members come after */
-    px_srv_client_t *client; /* counted while its request is parked */
-    uint32_t seq, tag;       /* the parked request */
-    pmix_info_t *ginfo;      /* owned: its PMIX_GROUP_INFO contribution */
-    size_t nginfo;
-} mem_t;
-
-/* What a request's directives ask. */
-typedef struct {
-    bool optional, notify, ft, ctx, local_only, leader;
-    bool local_only_given;
-    int timeout;
-    size_t bootstrap;       /* PMIX_GROUP_BOOTSTRAP: number of leaders, 0 = none */
-    const pmix_proc_t *add; /* borrowed: PMIX_GROUP_ADD_MEMBERS */
-    size_t nadd;
-    const pmix_proc_t *order; /* borrowed: PMIX_GROUP_FINAL_MEMBERSHIP_ORDER */
-    size_t norder;
-    const pmix_info_t *ginfo; /* borrowed: PMIX_GROUP_INFO */
-    size_t nginfo;
-} dirs_t;
-
-typedef struct px_grp {
-    char id[PMIX_MAX_NSLEN + 1];
-    grp_state_t state;
-    grp_kind_t kind;
-    bool kind_known; /* false while only added members (no procs) have called */
-    mem_t *m;        /* owned: members in the group's order */
-    size_t nm, cap;
-    bool has_leader; /* a declared leader (PMIX_GROUP_LEADER, the inviter, a new one) */
-    pmix_proc_t leader;
-    bool leader_reselected; /* a new leader was declared after the first failed */
-    bool optional, notify, ft, ctx_wanted, unordered;
-    size_t bootstrap;
-    size_t named; /* members named at the start (a smaller final group: partial) */
-    bool has_ctx;
-    size_t ctxid;
-    pmix_info_t *dirs; /* owned: the first request's directives, passed to the host */
-    size_t ndirs;
-    pmix_proc_t *order; /* owned: PMIX_GROUP_FINAL_MEMBERSHIP_ORDER, or NULL */
-    size_t norder;
-    pmix_data_buffer_t ginfo; /* the members' PMIX_GROUP_INFO blob once built */
-    struct event *timer;
-    int upcalls; /* host upcalls in flight holding this record */
-    struct px_grp *next;
-} px_grp_t;
+const char *px_grp_state_name(grp_state_t st)
+{
+    return st < GRP_NSTATES ? state_names[st] : "?";
+}
 
 /* ---- small helpers ---- */
 
-static bool same_proc(const pmix_proc_t *a, const pmix_proc_t *b)
+bool px_grp_same_proc(const pmix_proc_t *a, const pmix_proc_t *b)
 {
     return PMIx_Check_nspace(a->nspace, b->nspace) && a->rank == b->rank;
 }
 
-static px_grp_t *grp_find(const char *id)
+px_grp_t *px_grp_find(const char *id)
 {
     for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
         if (strncmp(g->id, id, PMIX_MAX_NSLEN) == 0) {
@@ -137,10 +55,10 @@ static px_grp_t *grp_find(const char *id)
     return NULL;
 }
 
-static mem_t *mem_find(px_grp_t *g, const pmix_proc_t *p)
+mem_t *px_grp_mem_find(px_grp_t *g, const pmix_proc_t *p)
 {
     for (size_t i = 0; i < g->nm; i++) {
-        if (same_proc(&g->m[i].proc, p)) {
+        if (px_grp_same_proc(&g->m[i].proc, p)) {
             return &g->m[i];
         }
     }
@@ -148,14 +66,14 @@ static mem_t *mem_find(px_grp_t *g, const pmix_proc_t *p)
 }
 
 /* Built and not yet gone: what queries, PMIX_GROUP_NAMES and fences see. */
-static bool grp_exists(const px_grp_t *g)
+bool px_grp_exists(const px_grp_t *g)
 {
     return g->state == GRP_ACTIVE || g->state == GRP_DESTRUCTING ||
            g->state == GRP_DESTRUCT_IN_HOST;
 }
 
 /* Is p still a member (of an active group, or of one being built)? */
-static bool mem_alive(const mem_t *m)
+bool px_grp_mem_alive(const mem_t *m)
 {
     return m->st == MEM_WAITING || m->st == MEM_IN || m->st == MEM_DONE;
 }
@@ -168,7 +86,7 @@ static bool rank_local(const pmix_proc_t *p)
 
 static mem_t *mem_add(px_grp_t *g, const pmix_proc_t *p)
 {
-    mem_t *m = mem_find(g, p);
+    mem_t *m = px_grp_mem_find(g, p);
     if (m != NULL) {
         return m;
     }
@@ -190,13 +108,13 @@ static mem_t *mem_add(px_grp_t *g, const pmix_proc_t *p)
     return m;
 }
 
-static void mem_release(mem_t *m)
+void px_grp_mem_release(mem_t *m)
 {
     px_srv_client_release(m->client);
     m->client = NULL;
 }
 
-static void grp_move(px_grp_t *g, grp_state_t to, const char *why)
+void px_grp_move(px_grp_t *g, grp_state_t to, const char *why)
 {
     if (!moves[g->state][to]) {
         px_debug(1, "server", "group %s: refused move %s -> %s (%s)", g->id, state_names[g->state],
@@ -218,10 +136,10 @@ static void grp_unlink(px_grp_t *g)
     }
 }
 
-static void grp_free(px_grp_t *g)
+void px_grp_free(px_grp_t *g)
 {
     for (size_t i = 0; i < g->nm; i++) {
-        mem_release(&g->m[i]);
+        px_grp_mem_release(&g->m[i]);
         PMIx_Info_free(g->m[i].ginfo, g->m[i].nginfo);
     }
     if (g->timer != NULL) {
@@ -234,7 +152,7 @@ static void grp_free(px_grp_t *g)
     free(g);
 }
 
-static void timer_stop(px_grp_t *g)
+void px_grp_timer_stop(px_grp_t *g)
 {
     if (g->timer != NULL) {
         event_free(g->timer);
@@ -243,26 +161,27 @@ static void timer_stop(px_grp_t *g)
 }
 
 /* Move to ENDED, off the table; freed now unless an upcall holds it. */
-static void grp_end(px_grp_t *g, const char *why)
+void px_grp_end(px_grp_t *g, const char *why)
 {
-    grp_move(g, GRP_ENDED, why);
-    timer_stop(g);
+    px_grp_move(g, GRP_ENDED, why);
+    px_grp_timer_stop(g);
     grp_unlink(g);
     for (size_t i = 0; i < g->nm; i++) {
-        mem_release(&g->m[i]);
+        px_grp_mem_release(&g->m[i]);
     }
     if (g->upcalls == 0) {
-        grp_free(g);
+        px_grp_free(g);
     }
 }
 
 /* The members still in the group, in order (owned by the caller; NULL when none). */
-static pmix_proc_t *alive_procs(const px_grp_t *g, size_t *n, const pmix_proc_t *except)
+pmix_proc_t *px_grp_alive_procs(const px_grp_t *g, size_t *n, const pmix_proc_t *except)
 {
     pmix_proc_t *p = calloc(g->nm ? g->nm : 1, sizeof(*p));
     *n = 0;
     for (size_t i = 0; p != NULL && i < g->nm; i++) {
-        if (mem_alive(&g->m[i]) && (except == NULL || !same_proc(&g->m[i].proc, except))) {
+        if (px_grp_mem_alive(&g->m[i]) &&
+            (except == NULL || !px_grp_same_proc(&g->m[i].proc, except))) {
             p[(*n)++] = g->m[i].proc;
         }
     }
@@ -280,14 +199,14 @@ static pmix_status_t load_procs(pmix_info_t *info, const char *key, const pmix_p
 /* Raise code about the group to targets (NULL: every member still in it but `about`):
  * PMIX_GROUP_ID, PMIX_EVENT_AFFECTED_PROC = about (if any), and with `membership` the
  * members still in the group and the context id. */
-static void grp_event(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source,
-                      const pmix_proc_t *about, const pmix_proc_t *targets, size_t ntargets,
-                      bool membership)
+void px_grp_event(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source,
+                  const pmix_proc_t *about, const pmix_proc_t *targets, size_t ntargets,
+                  bool membership)
 {
     size_t nall = 0;
     pmix_proc_t *all = NULL;
     if (targets == NULL || membership) {
-        all = alive_procs(g, &nall, NULL);
+        all = px_grp_alive_procs(g, &nall, NULL);
         if (all == NULL) {
             return;
         }
@@ -295,7 +214,7 @@ static void grp_event(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source
     size_t nt = ntargets;
     pmix_proc_t *t = NULL;
     if (targets == NULL) {
-        t = alive_procs(g, &nt, about);
+        t = px_grp_alive_procs(g, &nt, about);
         targets = t;
     }
     pmix_info_t info[4];
@@ -323,14 +242,14 @@ static void grp_event(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source
 }
 
 /* To the leader when there is one still in the group, else to every member. */
-static void grp_event_leader(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source,
-                             const pmix_proc_t *about)
+void px_grp_event_leader(px_grp_t *g, pmix_status_t code, const pmix_proc_t *source,
+                         const pmix_proc_t *about)
 {
-    mem_t *l = g->has_leader ? mem_find(g, &g->leader) : NULL;
-    if (l != NULL && mem_alive(l)) {
-        grp_event(g, code, source, about, &g->leader, 1, false);
+    mem_t *l = g->has_leader ? px_grp_mem_find(g, &g->leader) : NULL;
+    if (l != NULL && px_grp_mem_alive(l)) {
+        px_grp_event(g, code, source, about, &g->leader, 1, false);
     } else {
-        grp_event(g, code, source, about, NULL, 0, false);
+        px_grp_event(g, code, source, about, NULL, 0, false);
     }
 }
 
@@ -341,7 +260,7 @@ static void grp_event_leader(px_grp_t *g, pmix_status_t code, const pmix_proc_t 
 static pmix_status_t pack_results(px_grp_t *g, pmix_data_buffer_t *body)
 {
     size_t n = 0;
-    pmix_proc_t *p = alive_procs(g, &n, NULL);
+    pmix_proc_t *p = px_grp_alive_procs(g, &n, NULL);
     if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
@@ -367,21 +286,21 @@ static void answer(mem_t *m, pmix_status_t status, const pmix_data_buffer_t *bod
 {
     if (m->client != NULL) {
         px_srv_reply(m->client, m->seq, m->tag, status, body);
-        mem_release(m);
+        px_grp_mem_release(m);
     }
 }
 
 /* Answer every parked request with status (no body). */
-static void answer_all(px_grp_t *g, pmix_status_t status)
+void px_grp_answer_all(px_grp_t *g, pmix_status_t status)
 {
     for (size_t i = 0; i < g->nm; i++) {
         answer(&g->m[i], status, NULL);
     }
 }
 
-static void park(mem_t *m, px_srv_client_t *c, uint32_t seq, uint32_t tag)
+void px_grp_park(mem_t *m, px_srv_client_t *c, uint32_t seq, uint32_t tag)
 {
-    mem_release(m);
+    px_grp_mem_release(m);
     m->client = c;
     px_srv_client_retain(c);
     m->seq = seq;
@@ -421,7 +340,7 @@ static const char *const honoured[] = {PMIX_GROUP_ID,
                                        PMIX_RANGE,
                                        NULL};
 
-static pmix_status_t parse_dirs(const pmix_info_t *info, size_t n, dirs_t *d)
+pmix_status_t px_grp_parse_dirs(const pmix_info_t *info, size_t n, dirs_t *d)
 {
     memset(d, 0, sizeof(*d));
     const char *reqd = px_info_unhonoured(info, n, honoured);
@@ -510,7 +429,7 @@ static pmix_status_t expand(const pmix_proc_t *procs, size_t n, pmix_proc_t **ou
             PMIx_Load_procid(&p, procs[i].nspace, r);
             bool dup = false;
             for (size_t j = 0; j < k && !dup; j++) {
-                dup = same_proc(&o[j], &p);
+                dup = px_grp_same_proc(&o[j], &p);
             }
             if (dup) {
                 continue;
@@ -552,14 +471,12 @@ static int cmp_order(const void *a, const void *b)
 
 /* ---- completion ---- */
 
-static void grp_timeout(evutil_socket_t fd, short what, void *arg);
-
-static void timer_start(px_grp_t *g, int secs)
+void px_grp_timer_start(px_grp_t *g, int secs)
 {
     if (secs <= 0 || g->timer != NULL) {
         return;
     }
-    g->timer = evtimer_new(px_progress_base(px_srv->prog), grp_timeout, g);
+    g->timer = evtimer_new(px_progress_base(px_srv->prog), px_grp_timeout, g);
     struct timeval tv = {secs, 0};
     if (g->timer != NULL) {
         evtimer_add(g->timer, &tv);
@@ -573,10 +490,10 @@ static void settle_order(px_grp_t *g)
 {
     size_t k = 0;
     for (size_t i = 0; i < g->nm; i++) {
-        if (mem_alive(&g->m[i])) {
+        if (px_grp_mem_alive(&g->m[i])) {
             g->m[k++] = g->m[i];
         } else {
-            mem_release(&g->m[i]);
+            px_grp_mem_release(&g->m[i]);
             PMIx_Info_free(g->m[i].ginfo, g->m[i].nginfo);
         }
     }
@@ -585,7 +502,7 @@ static void settle_order(px_grp_t *g)
         size_t pos = 0;
         for (size_t o = 0; o < g->norder; o++) {
             for (size_t i = pos; i < g->nm; i++) {
-                if (same_proc(&g->m[i].proc, &g->order[o])) {
+                if (px_grp_same_proc(&g->m[i].proc, &g->order[o])) {
                     mem_t t = g->m[pos];
                     g->m[pos++] = g->m[i];
                     g->m[i] = t;
@@ -620,8 +537,8 @@ static pmix_status_t local_ginfo(px_grp_t *g, pmix_data_buffer_t *buf)
 /* The group is built: every parked member gets the results, the members become DONE. */
 static void grp_built(px_grp_t *g, pmix_status_t status)
 {
-    timer_stop(g);
-    grp_move(g, GRP_ACTIVE, "built");
+    px_grp_timer_stop(g);
+    px_grp_move(g, GRP_ACTIVE, "built");
     pmix_data_buffer_t body;
     px_bfrops_buf_init(&body);
     pmix_status_t rc = pack_results(g, &body);
@@ -633,11 +550,11 @@ static void grp_built(px_grp_t *g, pmix_status_t status)
     if (g->kind == KIND_INVITE) {
         /* what releases the joiners in the Standard's invite procedure, raised here for the
          * leader: the final membership and context id */
-        grp_event(g, PMIX_GROUP_CONSTRUCT_COMPLETE, g->has_leader ? &g->leader : NULL, NULL, NULL,
-                  0, true);
+        px_grp_event(g, PMIX_GROUP_CONSTRUCT_COMPLETE, g->has_leader ? &g->leader : NULL, NULL,
+                     NULL, 0, true);
     }
     if (g->has_ctx) {
-        grp_event(g, PMIX_GROUP_CONTEXT_ID_ASSIGNED, NULL, NULL, NULL, 0, true);
+        px_grp_event(g, PMIX_GROUP_CONTEXT_ID_ASSIGNED, NULL, NULL, NULL, 0, true);
     }
 }
 
@@ -705,12 +622,12 @@ static void group_upcall(void *arg)
     }
 }
 
-#define NEXTRA 8 /* what to_host adds to the directives, at most */
+#define NEXTRA 8 /* what px_grp_to_host adds to the directives, at most */
 
 /* Hand op to the host, carrying the members in carried[] (their parked requests are
  * answered by the host's answer). procs: the membership as this server knows it.
  * PMIX_SUCCESS or an error (nothing handed up). */
-static pmix_status_t to_host(px_grp_t *g, pmix_group_operation_t op, const mem_t *const *carried,
+pmix_status_t px_grp_to_host(px_grp_t *g, pmix_group_operation_t op, const mem_t *const *carried,
                              size_t ncarried)
 {
     grp_up_t *u = calloc(1, sizeof(*u));
@@ -722,7 +639,7 @@ static pmix_status_t to_host(px_grp_t *g, pmix_group_operation_t op, const mem_t
     u->g = g;
     memcpy(u->id, g->id, sizeof(u->id));
     u->op = op;
-    u->procs = alive_procs(g, &u->nprocs, NULL);
+    u->procs = px_grp_alive_procs(g, &u->nprocs, NULL);
     u->carried = calloc(ncarried ? ncarried : 1, sizeof(*u->carried));
     if (u->procs == NULL || u->carried == NULL) {
         goto error;
@@ -846,7 +763,7 @@ static void take_host_results(px_grp_t *g, grp_up_t *u)
                 continue;
             }
             for (size_t k = 0; k < n; k++) {
-                mem_t *old = mem_find(g, &p[k]);
+                mem_t *old = px_grp_mem_find(g, &p[k]);
                 if (old != NULL) {
                     m[k] = *old;
                     old->client = NULL;
@@ -887,7 +804,7 @@ static void answer_carried(px_grp_t *g, grp_up_t *u, pmix_status_t status,
                            const pmix_data_buffer_t *body)
 {
     for (size_t i = 0; i < u->ncarried; i++) {
-        mem_t *m = mem_find(g, &u->carried[i]);
+        mem_t *m = px_grp_mem_find(g, &u->carried[i]);
         if (m != NULL && m->client != NULL) {
             answer(m, status, body);
         }
@@ -904,24 +821,24 @@ static void up_answer(grp_up_t *u)
     bool ok = st == PMIX_SUCCESS || st == PMIX_ERR_PARTIAL_SUCCESS;
     if (g->state == GRP_ENDED) {
         if (g->upcalls == 0) {
-            grp_free(g);
+            px_grp_free(g);
         }
     } else if (u->op == PMIX_GROUP_DESTRUCT) {
         if (ok) {
-            answer_all(g, PMIX_SUCCESS);
-            grp_end(g, "destructed");
+            px_grp_answer_all(g, PMIX_SUCCESS);
+            px_grp_end(g, "destructed");
         } else {
-            answer_all(g, st);
+            px_grp_answer_all(g, st);
             for (size_t i = 0; i < g->nm; i++) {
                 g->m[i].st = g->m[i].st == MEM_IN ? MEM_DONE : g->m[i].st;
             }
-            grp_move(g, GRP_ACTIVE, "the host's destruct failed");
+            px_grp_move(g, GRP_ACTIVE, "the host's destruct failed");
         }
     } else if (g->kind == KIND_BOOTSTRAP) {
         if (ok && g->state == GRP_COLLECTING) {
             take_host_results(g, u);
-            timer_stop(g);
-            grp_move(g, GRP_ACTIVE, "bootstrap built");
+            px_grp_timer_stop(g);
+            px_grp_move(g, GRP_ACTIVE, "bootstrap built");
         }
         pmix_data_buffer_t body;
         px_bfrops_buf_init(&body);
@@ -933,22 +850,22 @@ static void up_answer(grp_up_t *u)
             g->m[i].st = g->m[i].client != NULL ? MEM_IN : MEM_DONE;
         }
         if (!ok && g->state == GRP_COLLECTING && g->upcalls == 0) {
-            answer_all(g, st);
-            grp_end(g, "the host refused the bootstrap");
+            px_grp_answer_all(g, st);
+            px_grp_end(g, "the host refused the bootstrap");
         }
     } else if (ok) {
         take_host_results(g, u);
         grp_built(g, g->named > g->nm && g->optional ? PMIX_ERR_PARTIAL_SUCCESS : st);
     } else {
-        answer_all(g, st);
-        grp_end(g, "the host's construct failed");
+        px_grp_answer_all(g, st);
+        px_grp_end(g, "the host's construct failed");
     }
     up_free(u);
 }
 
 /* ---- construct ---- */
 
-static pmix_status_t fail_status(const px_srv_client_t *c)
+pmix_status_t px_grp_fail_status(const px_srv_client_t *c)
 {
     return c != NULL && c->finalized ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_PROC_TERM_WO_SYNC;
 }
@@ -960,11 +877,11 @@ static void construct_ready(px_grp_t *g)
     bool remote = false;
     size_t nin = 0;
     for (size_t i = 0; i < g->nm; i++) {
-        remote |= mem_alive(&g->m[i]) && !g->m[i].local;
+        remote |= px_grp_mem_alive(&g->m[i]) && !g->m[i].local;
         nin += g->m[i].st == MEM_IN;
     }
     if (nin == 0) {
-        grp_end(g, "no member left to build it");
+        px_grp_end(g, "no member left to build it");
         return;
     }
     settle_order(g);
@@ -977,8 +894,8 @@ static void construct_ready(px_grp_t *g)
         px_bfrops_buf_init(&g->ginfo);
         pmix_status_t rc = local_ginfo(g, &g->ginfo);
         if (rc != PMIX_SUCCESS) {
-            answer_all(g, rc);
-            grp_end(g, "out of memory");
+            px_grp_answer_all(g, rc);
+            px_grp_end(g, "out of memory");
             return;
         }
         grp_built(g, status);
@@ -986,8 +903,8 @@ static void construct_ready(px_grp_t *g)
     }
     if (px_srv->module.group == NULL) {
         /* members elsewhere or a context id need the host */
-        answer_all(g, PMIX_ERR_NOT_SUPPORTED);
-        grp_end(g, "the host has no group function");
+        px_grp_answer_all(g, PMIX_ERR_NOT_SUPPORTED);
+        px_grp_end(g, "the host has no group function");
         return;
     }
     const mem_t **carried = calloc(g->nm ? g->nm : 1, sizeof(*carried));
@@ -997,18 +914,19 @@ static void construct_ready(px_grp_t *g)
             carried[nc++] = &g->m[i];
         }
     }
-    timer_stop(g); /* the host's collective is bounded by its own handling of PMIX_TIMEOUT */
-    grp_move(g, GRP_IN_HOST, "every local member is in");
-    pmix_status_t rc = carried ? to_host(g, PMIX_GROUP_CONSTRUCT, carried, nc) : PMIX_ERR_NOMEM;
+    px_grp_timer_stop(g); /* the host's collective is bounded by its own handling of PMIX_TIMEOUT */
+    px_grp_move(g, GRP_IN_HOST, "every local member is in");
+    pmix_status_t rc =
+        carried ? px_grp_to_host(g, PMIX_GROUP_CONSTRUCT, carried, nc) : PMIX_ERR_NOMEM;
     free(carried);
     if (rc != PMIX_SUCCESS) {
-        answer_all(g, rc);
-        grp_end(g, "cannot reach the host");
+        px_grp_answer_all(g, rc);
+        px_grp_end(g, "cannot reach the host");
     }
 }
 
 /* Has every member of this server answered? (A bootstrap with a host: the host decides.) */
-static void construct_check(px_grp_t *g)
+void px_grp_construct_check(px_grp_t *g)
 {
     if (g->state != GRP_COLLECTING || !g->kind_known) {
         return; /* only added members so far: nobody has said who the group is */
@@ -1035,7 +953,7 @@ static void construct_check(px_grp_t *g)
             all &= g->m[i].st == MEM_IN || g->m[i].st == MEM_DONE;
         }
         if (nin == 0) {
-            grp_end(g, "no member left to build it");
+            px_grp_end(g, "no member left to build it");
             return;
         }
         /* some declined or failed: the group is built without them */
@@ -1045,42 +963,42 @@ static void construct_check(px_grp_t *g)
 }
 
 /* A member of a group being built is gone (its connection, its invitation's timeout). */
-static void construct_member_gone(px_grp_t *g, mem_t *m, pmix_status_t why)
+void px_grp_member_gone(px_grp_t *g, mem_t *m, pmix_status_t why)
 {
     mem_state_t was = m->st;
     m->st = MEM_FAILED;
-    mem_release(m);
+    px_grp_mem_release(m);
     if (g->kind == KIND_INVITE) {
-        if (g->has_leader && same_proc(&m->proc, &g->leader)) {
+        if (g->has_leader && px_grp_same_proc(&m->proc, &g->leader)) {
             g->has_leader = false;
-            grp_event(g, PMIX_GROUP_LEADER_FAILED, NULL, &m->proc, NULL, 0, false);
+            px_grp_event(g, PMIX_GROUP_LEADER_FAILED, NULL, &m->proc, NULL, 0, false);
         } else if (was == MEM_WAITING) {
-            grp_event_leader(g, PMIX_GROUP_INVITE_FAILED, NULL, &m->proc);
+            px_grp_event_leader(g, PMIX_GROUP_INVITE_FAILED, NULL, &m->proc);
         } else {
-            grp_event_leader(g, PMIX_GROUP_MEMBER_FAILED, NULL, &m->proc);
+            px_grp_event_leader(g, PMIX_GROUP_MEMBER_FAILED, NULL, &m->proc);
         }
-        construct_check(g);
+        px_grp_construct_check(g);
         return;
     }
     if (g->optional || (g->ft && !g->notify)) {
-        construct_check(g); /* no events (PMIX_GROUP_OPTIONAL) */
+        px_grp_construct_check(g); /* no events (PMIX_GROUP_OPTIONAL) */
         return;
     }
     if (g->notify) {
-        if (g->has_leader && same_proc(&m->proc, &g->leader)) {
+        if (g->has_leader && px_grp_same_proc(&m->proc, &g->leader)) {
             g->has_leader = false;
-            grp_event(g, PMIX_GROUP_LEADER_FAILED, NULL, &m->proc, NULL, 0, false);
+            px_grp_event(g, PMIX_GROUP_LEADER_FAILED, NULL, &m->proc, NULL, 0, false);
         } else {
-            grp_event_leader(g, PMIX_GROUP_MEMBER_FAILED, NULL, &m->proc);
+            px_grp_event_leader(g, PMIX_GROUP_MEMBER_FAILED, NULL, &m->proc);
         }
-        construct_check(g);
+        px_grp_construct_check(g);
         return;
     }
     /* without NOTIFY_TERMINATION, OPTIONAL or FT_COLLECTIVE a member's end fails it */
     px_debug(1, "server", "group %s: member %s:%u ended before the group was built", g->id,
              m->proc.nspace, m->proc.rank);
-    answer_all(g, why);
-    grp_end(g, "a member ended");
+    px_grp_answer_all(g, why);
+    px_grp_end(g, "a member ended");
 }
 
 /* Local members whose connection is already gone count as ended now. */
@@ -1093,7 +1011,7 @@ static void check_departed(px_grp_t *g)
         }
         px_srv_client_t *c = px_srv_client_find(m->proc.nspace, m->proc.rank);
         if (c != NULL && c->departed) {
-            construct_member_gone(g, m, fail_status(c));
+            px_grp_member_gone(g, m, px_grp_fail_status(c));
         }
     }
 }
@@ -1138,7 +1056,7 @@ static px_grp_t *grp_new(const char *id, grp_kind_t kind, const dirs_t *d, const
     if (d->norder > 0) {
         g->order = calloc(d->norder, sizeof(*g->order));
         if (g->order == NULL) {
-            grp_free(g);
+            px_grp_free(g);
             return NULL;
         }
         memcpy(g->order, d->order, d->norder * sizeof(*g->order));
@@ -1150,7 +1068,7 @@ static px_grp_t *grp_new(const char *id, grp_kind_t kind, const dirs_t *d, const
 }
 
 /* Unpack "string grp[, size n, proc[n]], info[]". */
-static pmix_status_t unpack_req(pmix_data_buffer_t *payload, bool with_procs, char **grp,
+pmix_status_t px_grp_unpack_req(pmix_data_buffer_t *payload, bool with_procs, char **grp,
                                 pmix_proc_t **procs, size_t *nprocs, pmix_info_t **info,
                                 size_t *ninfo)
 {
@@ -1192,7 +1110,7 @@ static pmix_status_t collective_members(px_grp_t *g, const pmix_proc_t *procs, s
         rc = PMIX_ERR_BAD_PARAM;
     } else {
         for (size_t i = 0; i < nall && rc == PMIX_SUCCESS; i++) {
-            const mem_t *m = mem_find(g, &all[i]);
+            const mem_t *m = px_grp_mem_find(g, &all[i]);
             if (m == NULL || m->order >= nall) {
                 rc = PMIX_ERR_BAD_PARAM; /* names someone the others did not */
             } else if (m->order != i) {
@@ -1214,7 +1132,7 @@ static void bootstrap_up(px_grp_t *g)
             continue;
         }
         const mem_t *one[1] = {m};
-        pmix_status_t rc = to_host(g, PMIX_GROUP_CONSTRUCT, one, 1);
+        pmix_status_t rc = px_grp_to_host(g, PMIX_GROUP_CONSTRUCT, one, 1);
         m->up = true;
         if (rc != PMIX_SUCCESS) {
             answer(m, rc, NULL);
@@ -1245,7 +1163,7 @@ static pmix_status_t construct_join(px_grp_t *g, px_srv_client_t *c, const pmix_
             }
             g->bootstrap = d->bootstrap;
             for (size_t i = 0; i < nprocs; i++) {
-                if (!same_proc(&procs[i], &c->proc)) {
+                if (!px_grp_same_proc(&procs[i], &c->proc)) {
                     return PMIX_ERR_BAD_PARAM;
                 }
             }
@@ -1259,7 +1177,8 @@ static pmix_status_t construct_join(px_grp_t *g, px_srv_client_t *c, const pmix_
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    *me = (follower || g->kind == KIND_BOOTSTRAP) ? mem_add(g, &c->proc) : mem_find(g, &c->proc);
+    *me = (follower || g->kind == KIND_BOOTSTRAP) ? mem_add(g, &c->proc)
+                                                  : px_grp_mem_find(g, &c->proc);
     if (*me == NULL) {
         return follower || g->kind == KIND_BOOTSTRAP ? PMIX_ERR_NOMEM : PMIX_ERR_NOT_A_MEMBER;
     }
@@ -1287,14 +1206,14 @@ void px_srv_grp_construct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *
     px_grp_t *g = NULL;
     bool fresh = false;
     mem_t *me = NULL;
-    pmix_status_t rc = unpack_req(payload, true, &id, &procs, &nprocs, &info, &ninfo);
+    pmix_status_t rc = px_grp_unpack_req(payload, true, &id, &procs, &nprocs, &info, &ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = parse_dirs(info, ninfo, &d);
+        rc = px_grp_parse_dirs(info, ninfo, &d);
     }
     if (rc != PMIX_SUCCESS) {
         goto reply;
     }
-    g = grp_find(id);
+    g = px_grp_find(id);
     if (g != NULL && (g->state != GRP_COLLECTING || g->kind == KIND_INVITE)) {
         rc = PMIX_EXISTS; /* built, or being built another way */
         g = NULL;
@@ -1311,7 +1230,7 @@ void px_srv_grp_construct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *
     rc = construct_join(g, c, procs, nprocs, &d, &me);
     if (rc != PMIX_SUCCESS) {
         if (fresh) {
-            grp_end(g, "refused request");
+            px_grp_end(g, "refused request");
         }
         goto reply;
     }
@@ -1323,14 +1242,14 @@ void px_srv_grp_construct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *
     g->notify |= d.notify;
     g->ft |= d.ft;
     g->optional |= d.optional;
-    park(me, c, seq, PX_TAG_GRP_CONSTRUCT);
-    timer_start(g, d.timeout);
+    px_grp_park(me, c, seq, PX_TAG_GRP_CONSTRUCT);
+    px_grp_timer_start(g, d.timeout);
     px_debug(2, "server", "group %s: construct from %s:%u", g->id, c->proc.nspace, c->proc.rank);
     if (g->kind == KIND_BOOTSTRAP && px_srv->module.group != NULL) {
         bootstrap_up(g);
     }
     check_departed(g);
-    construct_check(g);
+    px_grp_construct_check(g);
     goto out;
 reply:
     px_srv_reply(c, seq, PX_TAG_GRP_CONSTRUCT, rc, NULL);
@@ -1349,9 +1268,9 @@ void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pay
     size_t nprocs = 0, ninfo = 0, nall = 0;
     pmix_info_t *info = NULL;
     dirs_t d;
-    pmix_status_t rc = unpack_req(payload, true, &id, &procs, &nprocs, &info, &ninfo);
+    pmix_status_t rc = px_grp_unpack_req(payload, true, &id, &procs, &nprocs, &info, &ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = parse_dirs(info, ninfo, &d);
+        rc = px_grp_parse_dirs(info, ninfo, &d);
     }
     if (rc == PMIX_SUCCESS && nprocs == 0) {
         rc = PMIX_ERR_BAD_PARAM;
@@ -1368,7 +1287,7 @@ void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pay
             rc = PMIX_ERR_NOT_SUPPORTED;
         }
     }
-    if (rc == PMIX_SUCCESS && grp_find(id) != NULL) {
+    if (rc == PMIX_SUCCESS && px_grp_find(id) != NULL) {
         rc = PMIX_EXISTS;
     }
     px_grp_t *g = NULL;
@@ -1389,10 +1308,10 @@ void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pay
         for (size_t i = 0; me != NULL && i < g->nm; i++) {
             g->m[i].order = i; /* the leader, then the invitees as named */
         }
-        me = me != NULL ? mem_find(g, &c->proc) : NULL;
+        me = me != NULL ? px_grp_mem_find(g, &c->proc) : NULL;
         rc = me != NULL ? take_ginfo(me, &d) : PMIX_ERR_NOMEM;
         if (rc != PMIX_SUCCESS) {
-            grp_end(g, "refused request");
+            px_grp_end(g, "refused request");
         }
     }
     if (rc != PMIX_SUCCESS) {
@@ -1400,17 +1319,17 @@ void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *pay
         goto out;
     }
     g->named = g->nm;
-    park(me, c, seq, PX_TAG_GRP_INVITE);
-    timer_start(g, d.timeout);
+    px_grp_park(me, c, seq, PX_TAG_GRP_INVITE);
+    px_grp_timer_start(g, d.timeout);
     /* the invitation: who leads (the source), the group and who else is asked */
     size_t ninv = 0;
-    pmix_proc_t *inv = alive_procs(g, &ninv, &c->proc);
+    pmix_proc_t *inv = px_grp_alive_procs(g, &ninv, &c->proc);
     if (inv != NULL) {
-        grp_event(g, PMIX_GROUP_INVITED, &c->proc, NULL, inv, ninv, true);
+        px_grp_event(g, PMIX_GROUP_INVITED, &c->proc, NULL, inv, ninv, true);
     }
     free(inv);
     check_departed(g);
-    construct_check(g);
+    px_grp_construct_check(g);
 out:
     free(id);
     free(procs);
@@ -1443,10 +1362,10 @@ void px_srv_grp_join(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
         rc = PMIX_ERR_BAD_PARAM;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = parse_dirs(info, ninfo, &d);
+        rc = px_grp_parse_dirs(info, ninfo, &d);
     }
-    px_grp_t *g = rc == PMIX_SUCCESS ? grp_find(id) : NULL;
-    mem_t *me = g != NULL ? mem_find(g, &c->proc) : NULL;
+    px_grp_t *g = rc == PMIX_SUCCESS ? px_grp_find(id) : NULL;
+    mem_t *me = g != NULL ? px_grp_mem_find(g, &c->proc) : NULL;
     if (rc == PMIX_SUCCESS &&
         (g == NULL || g->kind != KIND_INVITE || me == NULL || g->state != GRP_COLLECTING)) {
         rc = PMIX_ERR_NOT_FOUND; /* no invitation of ours for it */
@@ -1460,441 +1379,16 @@ void px_srv_grp_join(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
         px_srv_reply(c, seq, PX_TAG_GRP_JOIN, rc, NULL);
         if (rc == PMIX_SUCCESS) {
             me->st = MEM_DECLINED;
-            grp_event_leader(g, PMIX_GROUP_INVITE_DECLINED, &c->proc, &c->proc);
-            construct_check(g);
+            px_grp_event_leader(g, PMIX_GROUP_INVITE_DECLINED, &c->proc, &c->proc);
+            px_grp_construct_check(g);
         }
         goto out;
     }
-    park(me, c, seq, PX_TAG_GRP_JOIN);
-    timer_start(g, d.timeout);
-    grp_event_leader(g, PMIX_GROUP_INVITE_ACCEPTED, &c->proc, &c->proc);
-    construct_check(g);
+    px_grp_park(me, c, seq, PX_TAG_GRP_JOIN);
+    px_grp_timer_start(g, d.timeout);
+    px_grp_event_leader(g, PMIX_GROUP_INVITE_ACCEPTED, &c->proc, &c->proc);
+    px_grp_construct_check(g);
 out:
     free(id);
     px_bfrops_info_array_free(info, ninfo);
-}
-
-/* ---- destruct / leave ---- */
-
-static void destruct_check(px_grp_t *g)
-{
-    if (g->state != GRP_DESTRUCTING) {
-        return;
-    }
-    bool remote = false;
-    const mem_t **carried = calloc(g->nm ? g->nm : 1, sizeof(*carried));
-    size_t nc = 0;
-    for (size_t i = 0; i < g->nm; i++) {
-        const mem_t *m = &g->m[i];
-        if (m->local && m->st == MEM_DONE) {
-            free(carried);
-            return; /* a member here has not called yet */
-        }
-        remote |= !m->local && mem_alive(m);
-        if (m->st == MEM_IN && carried != NULL) {
-            carried[nc++] = m;
-        }
-    }
-    timer_stop(g);
-    if (!remote) {
-        free(carried);
-        answer_all(g, PMIX_SUCCESS);
-        grp_end(g, "destructed");
-        return;
-    }
-    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
-    if (px_srv->module.group != NULL && carried != NULL) {
-        grp_move(g, GRP_DESTRUCT_IN_HOST, "every local member is in");
-        rc = to_host(g, PMIX_GROUP_DESTRUCT, carried, nc);
-    }
-    free(carried);
-    if (rc != PMIX_SUCCESS) {
-        answer_all(g, rc);
-        grp_end(g, "cannot reach the host");
-    }
-}
-
-/* Back to ACTIVE after a failed destruct: the members that called are members again. */
-static void destruct_fail(px_grp_t *g, pmix_status_t status)
-{
-    answer_all(g, status);
-    for (size_t i = 0; i < g->nm; i++) {
-        if (g->m[i].st == MEM_IN) {
-            g->m[i].st = MEM_DONE;
-        }
-    }
-    timer_stop(g);
-    grp_move(g, GRP_ACTIVE, PMIx_Error_string(status));
-}
-
-void px_srv_grp_destruct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
-{
-    char *id = NULL;
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
-    dirs_t d;
-    pmix_status_t rc = unpack_req(payload, false, &id, NULL, NULL, &info, &ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = parse_dirs(info, ninfo, &d);
-    }
-    px_grp_t *g = rc == PMIX_SUCCESS ? grp_find(id) : NULL;
-    mem_t *me = g != NULL ? mem_find(g, &c->proc) : NULL;
-    if (rc == PMIX_SUCCESS && g == NULL) {
-        rc = PMIX_ERR_NOT_FOUND;
-    } else if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE && g->state != GRP_DESTRUCTING) {
-        rc = PMIX_ERR_BAD_PARAM; /* not built yet, or already going */
-    } else if (rc == PMIX_SUCCESS && (me == NULL || !mem_alive(me))) {
-        rc = PMIX_ERR_NOT_A_MEMBER;
-    } else if (rc == PMIX_SUCCESS && me->st == MEM_IN) {
-        rc = PMIX_EXISTS;
-    }
-    if (rc != PMIX_SUCCESS) {
-        px_srv_reply(c, seq, PX_TAG_GRP_DESTRUCT, rc, NULL);
-        goto out;
-    }
-    if (g->state == GRP_ACTIVE) {
-        grp_move(g, GRP_DESTRUCTING, "first destruct call");
-    }
-    park(me, c, seq, PX_TAG_GRP_DESTRUCT);
-    timer_start(g, d.timeout);
-    /* members gone without leaving: events and tracking with NOTIFY_TERMINATION, else
-     * the destruct cannot complete */
-    for (size_t i = 0; i < g->nm && g->state == GRP_DESTRUCTING; i++) {
-        mem_t *m = &g->m[i];
-        px_srv_client_t *mc =
-            m->local && m->st == MEM_DONE ? px_srv_client_find(m->proc.nspace, m->proc.rank) : NULL;
-        if (mc != NULL && mc->departed) {
-            if (!g->notify) {
-                destruct_fail(g, fail_status(mc));
-                goto out;
-            }
-            m->st = MEM_FAILED;
-        }
-    }
-    destruct_check(g);
-out:
-    free(id);
-    px_bfrops_info_array_free(info, ninfo);
-}
-
-void px_srv_grp_leave(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
-{
-    char *id = NULL;
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
-    dirs_t d;
-    pmix_status_t rc = unpack_req(payload, false, &id, NULL, NULL, &info, &ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = parse_dirs(info, ninfo, &d);
-    }
-    px_grp_t *g = rc == PMIX_SUCCESS ? grp_find(id) : NULL;
-    mem_t *me = g != NULL ? mem_find(g, &c->proc) : NULL;
-    if (rc == PMIX_SUCCESS && g == NULL) {
-        rc = PMIX_ERR_NOT_FOUND;
-    } else if (rc == PMIX_SUCCESS && (me == NULL || !mem_alive(me))) {
-        rc = PMIX_ERR_NOT_A_MEMBER;
-    } else if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE) {
-        /* Chap_API_Sets_Groups: no leaving a group under construction (nor one being
-         * destructed: the destruct is the way out) */
-        rc = PMIX_ERR_INVALID_OPERATION;
-    }
-    if (rc == PMIX_SUCCESS) {
-        me->st = MEM_LEFT;
-        grp_event(g, PMIX_GROUP_LEFT, &c->proc, &c->proc, NULL, 0, false);
-        grp_event(g, PMIX_GROUP_MEMBERSHIP_UPDATE, NULL, &c->proc, NULL, 0, true);
-        size_t n = 0;
-        free(alive_procs(g, &n, NULL));
-        if (n == 0) {
-            grp_end(g, "every member left");
-        }
-    }
-    /* the event is generated locally: that is all the call waits for */
-    px_srv_reply(c, seq, PX_TAG_GRP_LEAVE, rc, NULL);
-    free(id);
-    px_bfrops_info_array_free(info, ninfo);
-}
-
-/* ---- timeouts, departures, decisions ---- */
-
-static void grp_timeout(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    pthread_mutex_lock(&px_srv->lock);
-    px_grp_t *g = arg;
-    timer_stop(g);
-    px_debug(1, "server", "group %s: timed out in %s", g->id, state_names[g->state]);
-    if (g->state == GRP_DESTRUCTING) {
-        destruct_fail(g, PMIX_ERR_TIMEOUT);
-    } else if (g->state == GRP_COLLECTING && g->kind == KIND_INVITE) {
-        /* the invitees that did not answer are out (the leader hears of each) */
-        for (size_t i = 0; i < g->nm; i++) {
-            if (g->m[i].st == MEM_WAITING) {
-                g->m[i].st = MEM_FAILED;
-                grp_event_leader(g, PMIX_GROUP_INVITE_FAILED, NULL, &g->m[i].proc);
-            }
-        }
-        construct_check(g);
-    } else if (g->state == GRP_COLLECTING && g->optional && g->kind == KIND_COLLECTIVE) {
-        /* participation is optional: whoever is in forms the group */
-        for (size_t i = 0; i < g->nm; i++) {
-            if (g->m[i].st == MEM_WAITING && g->m[i].local) {
-                g->m[i].st = MEM_FAILED;
-            }
-        }
-        construct_check(g);
-    } else if (g->state == GRP_COLLECTING) {
-        answer_all(g, PMIX_ERR_TIMEOUT);
-        grp_end(g, "timed out");
-    }
-    pthread_mutex_unlock(&px_srv->lock);
-}
-
-void px_srv_group_client_gone(px_srv_client_t *c)
-{
-    for (px_grp_t *g = px_srv->groups; g != NULL;) {
-        px_grp_t *next = g->next;
-        mem_t *m = mem_find(g, &c->proc);
-        if (m == NULL || !mem_alive(m)) {
-            g = next;
-            continue;
-        }
-        if (m->client == c) {
-            mem_release(m);
-        }
-        m->gone = true;
-        switch (g->state) {
-        case GRP_COLLECTING:
-            construct_member_gone(g, m, fail_status(c));
-            break;
-        case GRP_ACTIVE:
-            /* a member ended without leaving: the others hear of it when they asked */
-            if (g->notify) {
-                m->st = MEM_FAILED;
-                bool lead = g->has_leader && same_proc(&g->leader, &c->proc);
-                if (lead) {
-                    g->has_leader = false;
-                }
-                grp_event(g, lead ? PMIX_GROUP_LEADER_FAILED : PMIX_GROUP_MEMBER_FAILED, NULL,
-                          &c->proc, NULL, 0, false);
-                grp_event(g, PMIX_GROUP_MEMBERSHIP_UPDATE, NULL, &c->proc, NULL, 0, true);
-            }
-            bool here = false; /* a group no member of which runs here any more is dropped */
-            for (size_t i = 0; i < g->nm; i++) {
-                here |= g->m[i].local && !g->m[i].gone && mem_alive(&g->m[i]);
-            }
-            if (!here) {
-                grp_end(g, "no member left on this server");
-            }
-            break;
-        case GRP_DESTRUCTING:
-            if (!g->notify) {
-                destruct_fail(g, fail_status(c));
-                break;
-            }
-            m->st = MEM_FAILED;
-            grp_event(g, PMIX_GROUP_MEMBER_FAILED, NULL, &c->proc, NULL, 0, false);
-            destruct_check(g);
-            break;
-        default: /* with the host: its collective deals with it */
-            break;
-        }
-        g = next;
-    }
-}
-
-static const char *info_string(const pmix_info_t *info, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING) {
-            return info[i].value.data.string;
-        }
-    }
-    return NULL;
-}
-
-bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_info_t info[],
-                           size_t ninfo)
-{
-    if (status != PMIX_GROUP_CONSTRUCT_ABORT && status != PMIX_GROUP_LEADER_SELECTED) {
-        return false;
-    }
-    const char *id = info_string(info, ninfo, PMIX_GROUP_ID);
-    px_grp_t *g = id != NULL ? grp_find(id) : NULL;
-    mem_t *m = g != NULL ? mem_find(g, &c->proc) : NULL;
-    bool building = g != NULL && g->state == GRP_COLLECTING;
-    bool active = g != NULL && g->state == GRP_ACTIVE && status == PMIX_GROUP_LEADER_SELECTED;
-    if ((!building && !active) || m == NULL || !mem_alive(m)) {
-        px_debug(2, "server", "%s from %s:%u for no group being built here: ignored",
-                 PMIx_Error_string(status), c->proc.nspace, c->proc.rank);
-        return true;
-    }
-    if (status == PMIX_GROUP_LEADER_SELECTED) {
-        if (g->has_leader || g->leader_reselected) {
-            return true; /* a leader is in place: only one may declare itself the new one */
-        }
-        g->has_leader = true;
-        g->leader_reselected = true;
-        g->leader = c->proc;
-        size_t n = 0;
-        pmix_proc_t *all = alive_procs(g, &n, NULL); /* the new leader hears of it too */
-        if (all != NULL) {
-            grp_event(g, PMIX_GROUP_LEADER_SELECTED, &c->proc, &c->proc, all, n, false);
-        }
-        free(all);
-        return true;
-    }
-    px_debug(1, "server", "group %s: construction aborted by %s:%u", g->id, c->proc.nspace,
-             c->proc.rank);
-    grp_event(g, PMIX_GROUP_CONSTRUCT_ABORT, &c->proc, &c->proc, NULL, 0, false);
-    answer_all(g, PMIX_GROUP_CONSTRUCT_ABORT);
-    grp_end(g, "aborted");
-    return true;
-}
-
-/* ---- what the rest of the library sees ---- */
-
-pmix_status_t px_srv_group_expand(pmix_proc_t **procs, size_t *nprocs)
-{
-    size_t extra = 0;
-    bool any = false;
-    for (size_t i = 0; i < *nprocs; i++) {
-        px_grp_t *g = grp_find((*procs)[i].nspace);
-        if (g != NULL && grp_exists(g)) {
-            any = true;
-            extra += g->nm;
-        }
-    }
-    if (!any) {
-        return PMIX_SUCCESS;
-    }
-    pmix_proc_t *out = calloc(*nprocs + extra + 1, sizeof(*out));
-    if (out == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < *nprocs; i++) {
-        pmix_proc_t *p = &(*procs)[i];
-        px_grp_t *g = grp_find(p->nspace);
-        if (g == NULL || !grp_exists(g)) {
-            out[k++] = *p;
-            continue;
-        }
-        size_t n = 0;
-        pmix_proc_t *mem = alive_procs(g, &n, NULL);
-        if (mem == NULL) {
-            free(out);
-            return PMIX_ERR_NOMEM;
-        }
-        if (p->rank == PMIX_RANK_WILDCARD) {
-            memcpy(&out[k], mem, n * sizeof(*mem));
-            k += n;
-        } else if (p->rank < n) {
-            out[k++] = mem[p->rank]; /* the member of that group rank */
-        } else {
-            free(mem);
-            free(out);
-            return PMIX_ERR_BAD_PARAM;
-        }
-        free(mem);
-    }
-    free(*procs);
-    *procs = out;
-    *nprocs = k;
-    return PMIX_SUCCESS;
-}
-
-static pmix_data_array_t *string_array(size_t n)
-{
-    pmix_data_array_t *da =
-        n > 0 ? PMIx_Data_array_create(n, PMIX_STRING) : calloc(1, sizeof(pmix_data_array_t));
-    if (da != NULL) {
-        da->type = PMIX_STRING;
-    }
-    return da;
-}
-
-pmix_status_t px_srv_group_names(const pmix_proc_t *proc, pmix_value_t *val)
-{
-    size_t n = 0;
-    for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        mem_t *m = grp_exists(g) ? mem_find(g, proc) : NULL;
-        n += m != NULL && mem_alive(m);
-    }
-    pmix_data_array_t *da = string_array(n);
-    if (da == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    char **names = da->array;
-    size_t k = n; /* the table is newest first: oldest group first */
-    for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        mem_t *m = grp_exists(g) ? mem_find(g, proc) : NULL;
-        if (m != NULL && mem_alive(m)) {
-            names[--k] = strdup(g->id);
-        }
-    }
-    val->type = PMIX_DATA_ARRAY;
-    val->data.darray = da;
-    return PMIX_SUCCESS;
-}
-
-pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, px_qans_t *a)
-{
-    size_t n = 0;
-    for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-        n += grp_exists(g);
-    }
-    if (strcmp(key, PMIX_QUERY_NUM_GROUPS) == 0) {
-        pmix_value_t v = {.type = PMIX_SIZE, .data.size = n};
-        return px_qans_add(a, key, &v);
-    }
-    if (strcmp(key, PMIX_QUERY_GROUP_NAMES) == 0) {
-        pmix_data_array_t *da = string_array(n);
-        if (da == NULL) {
-            return PMIX_ERR_NOMEM;
-        }
-        char **names = da->array;
-        size_t k = n;
-        for (px_grp_t *g = px_srv->groups; g != NULL; g = g->next) {
-            if (grp_exists(g)) {
-                names[--k] = strdup(g->id);
-            }
-        }
-        pmix_value_t v = {.type = PMIX_DATA_ARRAY, .data.darray = da};
-        return px_qans_take(a, key, &v);
-    }
-    if (strcmp(key, PMIX_QUERY_GROUP_MEMBERSHIP) == 0) {
-        const char *id = info_string(q->qualifiers, q->nqual, PMIX_GROUP_ID);
-        px_grp_t *g = id != NULL ? grp_find(id) : NULL;
-        if (g == NULL || !grp_exists(g)) {
-            return PMIX_ERR_NOT_FOUND;
-        }
-        size_t nm = 0;
-        pmix_proc_t *p = alive_procs(g, &nm, NULL);
-        pmix_data_array_t *da = p != NULL ? (nm > 0 ? PMIx_Data_array_create(nm, PMIX_PROC)
-                                                    : calloc(1, sizeof(pmix_data_array_t)))
-                                          : NULL;
-        if (da == NULL) {
-            free(p);
-            return PMIX_ERR_NOMEM;
-        }
-        da->type = PMIX_PROC;
-        if (nm > 0) {
-            memcpy(da->array, p, nm * sizeof(*p));
-        }
-        free(p);
-        pmix_value_t v = {.type = PMIX_DATA_ARRAY, .data.darray = da};
-        return px_qans_take(a, key, &v);
-    }
-    return PMIX_ERR_NOT_FOUND;
-}
-
-void px_srv_group_fini(void)
-{
-    while (px_srv->groups != NULL) {
-        px_grp_t *g = px_srv->groups;
-        px_srv->groups = g->next;
-        g->upcalls = 0; /* the host will not be heard from again */
-        grp_free(g);
-    }
 }
