@@ -24,7 +24,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "launcher/dvm_int.h"
-#include "server/px_srv_group.h"
+#include "server/px_srv_host.h"
 #include "types/px_types.h"
 
 /* One answer owed to a contribution (the server's callback). */

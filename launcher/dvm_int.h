@@ -79,6 +79,7 @@ struct px_job {
     void *spawn_cbdata;
     bool notify_completion;
     bool nohup;
+    bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
 
     char **cmds;           /* owned: each app's argv joined, for proc tables */
@@ -204,6 +205,15 @@ px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
 void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs);
+/* job_parent.c: jobs spawned by an application process */
+/* The process that spawned j when it is a process of another job of this DVM, else NULL
+ * (a tool, or this process). */
+const pmix_proc_t *px_job_parent(const px_job_t *j);
+/* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID is registered by
+ * job_reg.c). */
+void px_job_adopt(px_job_t *j);
+/* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
+void px_job_end_children(px_job_t *pj);
 /* The local child of p while it runs (daemon 0's in-process handle), else NULL. */
 px_child_t *px_job_child(const px_proc_t *p);
 

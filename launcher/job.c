@@ -509,6 +509,7 @@ static void job_end(px_job_t *j)
     }
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
+    px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
     px_dvm_t *dvm = j->dvm;
     job_free(j);
     px_job_stdin_recheck(dvm); /* pushes held for this job's stdin are released */
@@ -730,7 +731,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         }
     }
     /* PMIX_SPAWNED: a process of another job of this DVM asked for it */
-    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
+    bool spawned = px_job_parent(j) != NULL;
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
         void *pl = PMIx_Info_list_start();
@@ -1148,6 +1149,7 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     j->next = j->dvm->jobs;
     j->dvm->jobs = j;
     read_job_info(j, info, ninfo);
+    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;

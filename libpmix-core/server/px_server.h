@@ -246,6 +246,7 @@ void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* c's connection is gone: drop its sinks. */
 void px_srv_iof_client_gone(px_srv_client_t *c);
+
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);
 

@@ -18,7 +18,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "server/px_server.h"
-#include "server/px_srv_group.h"
+#include "server/px_srv_host.h"
 
 /* What the set is doing; one operation at a time (Standard: a process engages in one
  * connect or disconnect of an identical procs array at a time). */

@@ -18,7 +18,7 @@
 #include "common/px_proto.h"
 #include "common/px_query.h"
 #include "server/px_server.h"
-#include "server/px_srv_group.h"
+#include "server/px_srv_host.h"
 #include "server/px_srv_grp_int.h"
 #include "types/px_types.h"
 

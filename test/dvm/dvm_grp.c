@@ -39,6 +39,16 @@
  *   sleep:S   waitev:NAME:N (until N events NAME arrived, 60 s)   wait:FILE (30 s)
  *   exists:FILE           print whether FILE exists
  *   nofin                 end without PMIx_Finalize (exit 0)
+ *   spawn:N:OPT:OPS       PMIx_Spawn N more dvm_grp (PMIX_NOTIFY_COMPLETION) running OPS
+ *                         ('+' between operations, '%' for ':' inside one); prints
+ *                         "spawn: STATUS child=J" (J: the child job's number). OPT ('-'
+ *                         for none): nohup, env (app env FOO=child), pset=NAME, mapby=P,
+ *                         bad (an executable that does not exist)
+ *   waitend               wait (60 s) for the spawned job's PMIX_EVENT_JOB_END: "jobend
+ *                         child=J status=S exit=C"
+ *   job / parent          "job: J" / "parent: parent=J:R spawned=true|false" (PMIX_PARENT_ID,
+ *                         PMIX_SPAWNED)     env:VAR / psets / mapby   what this process has
+ *   touch:FILE            create FILE
  * An operation prefixed @R/ runs on rank R only, @-R/ on every rank but R. Construct
  * option kill=R: rank R uses the _nb form, waits until the server has taken the request
  * (a later request on the same connection is answered), then raises SIGKILL (a member
@@ -741,8 +751,162 @@ static void register_events(const char *modes)
     say("ev: ready");
 }
 
+/* ---- spawn from inside a job ---- */
+
+static char *self_path;
+static int jobend = -1000; /* the child's exit code once its JOB_END came */
+static char jobend_line[512];
+
+static const char *jobnum(const char *ns)
+{
+    const char *at = strrchr(ns, '@');
+    return at != NULL ? at + 1 : ns;
+}
+
+static void on_jobend(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    int code = -1;
+    pmix_status_t term = PMIX_SUCCESS;
+    const char *ns = "?";
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
+            PMIx_Value_get_number(&info[i].value, &code, PMIX_INT);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS)) {
+            term = info[i].value.data.status;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
+            ns = info[i].value.data.string;
+        }
+    }
+    pthread_mutex_lock(&lock);
+    snprintf(jobend_line, sizeof(jobend_line), "jobend child=%s status=%s exit=%d", jobnum(ns),
+             PMIx_Error_string(term), code);
+    jobend = code;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void op_spawn(const char *label, int n, const char *opts, const char *ops)
+{
+    static bool registered;
+    if (!registered) {
+        pmix_status_t code = PMIX_EVENT_JOB_END;
+        if (PMIx_Register_event_handler(&code, 1, NULL, 0, on_jobend, NULL, NULL) < 0) {
+            die("register JOB_END", PMIX_ERROR);
+        }
+        registered = true;
+    }
+    pmix_app_t app;
+    PMIx_App_construct(&app);
+    app.cmd = strdup(has_opt(opts, "bad") ? "/nonexistent/px-no-such-program" : self_path);
+    PMIx_Argv_append_nosize(&app.argv, app.cmd);
+    char *copy = strdup(ops);
+    for (char *t = strtok(copy, "+"); t != NULL && strcmp(ops, "-") != 0; t = strtok(NULL, "+")) {
+        for (char *c = t; *c != '\0'; c++) {
+            *c = *c == '%' ? ':' : *c;
+        }
+        PMIx_Argv_append_nosize(&app.argv, t);
+    }
+    free(copy);
+    app.maxprocs = n;
+    if (has_opt(opts, "env")) {
+        PMIx_Argv_append_nosize(&app.env, "FOO=child");
+    }
+    pmix_info_t ainfo[1];
+    size_t na = 0;
+    const char *pset = has_opt(opts, "pset") ? strstr(opts, "pset=") + 5 : NULL;
+    char pname[64];
+    if (pset != NULL) {
+        snprintf(pname, sizeof(pname), "%.*s", (int)strcspn(pset, ","), pset);
+        PMIx_Info_load(&ainfo[na++], PMIX_PSET_NAME, pname, PMIX_STRING);
+        app.info = ainfo;
+        app.ninfo = na;
+    }
+    pmix_info_t jinfo[3];
+    size_t nj = 0;
+    bool yes = true;
+    PMIx_Info_load(&jinfo[nj++], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    if (has_opt(opts, "nohup")) {
+        PMIx_Info_load(&jinfo[nj++], PMIX_NOHUP, &yes, PMIX_BOOL);
+    }
+    const char *mapby = has_opt(opts, "mapby") ? strstr(opts, "mapby=") + 6 : NULL;
+    char mname[64];
+    if (mapby != NULL) {
+        snprintf(mname, sizeof(mname), "%.*s", (int)strcspn(mapby, ","), mapby);
+        PMIx_Info_load(&jinfo[nj++], PMIX_MAPBY, mname, PMIX_STRING);
+    }
+    pthread_mutex_lock(&lock);
+    jobend = -1000; /* waitend waits for this child's end */
+    pthread_mutex_unlock(&lock);
+    pmix_nspace_t child;
+    memset(child, 0, sizeof(child));
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, &app, 1, child);
+    say("%s: %s child=%s", label, PMIx_Error_string(rc), rc == PMIX_SUCCESS ? jobnum(child) : "-");
+    for (size_t i = 0; i < nj; i++) {
+        PMIx_Info_destruct(&jinfo[i]);
+    }
+    app.info = NULL; /* ours, on the stack */
+    app.ninfo = 0;
+    for (size_t i = 0; i < na; i++) {
+        PMIx_Info_destruct(&ainfo[i]);
+    }
+    PMIx_App_destruct(&app);
+}
+
+static void op_parent(const char *label)
+{
+    pmix_value_t *v = NULL;
+    char parent[PMIX_MAX_NSLEN + 32] = "-";
+    if (PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &v) == PMIX_SUCCESS && v->type == PMIX_PROC) {
+        snprintf(parent, sizeof(parent), "%s:%u", jobnum(v->data.proc->nspace), v->data.proc->rank);
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+        v = NULL;
+    }
+    bool spawned = false;
+    if (PMIx_Get(&me, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
+        spawned = PMIx_Value_true(v) == PMIX_SUCCESS;
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    say("%s: parent=%s spawned=%s", label, parent, spawned ? "true" : "false");
+}
+
+static void op_strings(const char *label, const char *key, bool job)
+{
+    pmix_proc_t p = me;
+    if (job) {
+        p.rank = PMIX_RANK_WILDCARD;
+    }
+    pmix_value_t *v = NULL;
+    char out[512] = "-";
+    if (PMIx_Get(&p, key, NULL, 0, &v) == PMIX_SUCCESS) {
+        if (v->type == PMIX_STRING) {
+            snprintf(out, sizeof(out), "%s", v->data.string);
+        } else {
+            strings_text(v, out, sizeof(out));
+        }
+    }
+    if (v != NULL) {
+        PMIx_Value_free(v, 1);
+    }
+    say("%s: %s", label, out[0] ? out : "-");
+}
+
 int main(int argc, char **argv)
 {
+    self_path = argv[0];
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_Init", rc);
@@ -863,6 +1027,31 @@ int main(int argc, char **argv)
         } else if (strcmp(kind, "exists") == 0 && x1 != NULL) {
             struct stat st;
             say("%s: %s", label, stat(x1, &st) == 0 ? "yes" : "no");
+        } else if (strcmp(kind, "spawn") == 0 && x3 != NULL) {
+            op_spawn(label, atoi(x1), x2, x3);
+        } else if (strcmp(kind, "waitend") == 0) {
+            struct timespec ts;
+            deadline(&ts, 60);
+            pthread_mutex_lock(&lock);
+            while (jobend == -1000 && pthread_cond_timedwait(&cond, &lock, &ts) == 0) {
+            }
+            pthread_mutex_unlock(&lock);
+            say("%s", jobend == -1000 ? "jobend: never came" : jobend_line);
+        } else if (strcmp(kind, "job") == 0) {
+            say("job: %s", jobnum(me.nspace));
+        } else if (strcmp(kind, "parent") == 0) {
+            op_parent(label);
+        } else if (strcmp(kind, "env") == 0 && x1 != NULL) {
+            say("%s: %s", label, getenv(x1) ? getenv(x1) : "-");
+        } else if (strcmp(kind, "psets") == 0) {
+            op_strings(label, PMIX_PSET_NAMES, false);
+        } else if (strcmp(kind, "mapby") == 0) {
+            op_strings(label, PMIX_MAPBY, true);
+        } else if (strcmp(kind, "touch") == 0 && x1 != NULL) {
+            FILE *f = fopen(x1, "w");
+            if (f != NULL) {
+                fclose(f);
+            }
         } else if (strcmp(kind, "nofin") == 0) {
             finalize = false;
         } else {

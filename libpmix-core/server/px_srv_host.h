@@ -1,10 +1,12 @@
-/* server: what the library's group and connect code (server_group.c, server_connect.c)
- * tells its host beyond the Standard's attributes, and reads back from the host's answer.
- * Our DVM (launcher/dvm_group.c) understands these; another host ignores them and the
- * library falls back on what it knows itself. All keys are ours ("px." prefix).
+/* server: what this library offers its own host (our DVM, which links the internal archive)
+ * beyond the Standard: the keys the group and connect code (server_group*.c,
+ * server_connect.c) adds to its upcalls and reads back from the host's answer (another
+ * host ignores them and the library falls back on what it knows itself; all keys are
+ * ours, "px." prefix), and a few calls. Kept apart from px_server.h, whose types a host
+ * does not need.
  */
-#ifndef PX_SRV_GROUP_H
-#define PX_SRV_GROUP_H
+#ifndef PX_SRV_HOST_H
+#define PX_SRV_HOST_H
 
 /* In the `group` upcall's directives (and the `connect` upcall's info): the members of
  * this server that took part (PMIX_DATA_ARRAY of PMIX_PROC). A host adding the lists of
@@ -25,4 +27,10 @@
  * participants' remote-visible posted data; the host answers with every server's,
  * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
 
-#endif /* PX_SRV_GROUP_H */
+/* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
+ * channels, every rank): a job spawned by a process of `from` has its output go where its
+ * parent's goes. Any thread; done on the server's loop in call order, so before any later
+ * PMIx_server_IOF_deliver (server_iof.c). */
+void px_srv_iof_inherit(const char *from, const char *to);
+
+#endif /* PX_SRV_HOST_H */
