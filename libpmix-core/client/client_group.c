@@ -179,10 +179,13 @@ static pmix_status_t take_reply(pmix_status_t st, pmix_data_buffer_t *reply, pmi
 }
 
 /* Send the pending puts first (ahead of the request on the connection): the group's
- * members read them after the construct. */
+ * members read them after the construct. Nothing pending: nothing to send. */
 static pmix_status_t commit_first(void)
 {
-    return PMIx_Commit();
+    pthread_mutex_lock(&px_cl.lock);
+    bool pending = px_cl.commit_local.n > 0 || px_cl.commit_remote.n > 0;
+    pthread_mutex_unlock(&px_cl.lock);
+    return pending ? PMIx_Commit() : PMIX_SUCCESS;
 }
 
 /* The client's own bound on a construct, invitation or join: the server's PMIX_TIMEOUT

@@ -95,6 +95,9 @@ typedef struct px_grp {
     pmix_info_t *dirs; /* owned: the first request's directives, passed to the host */
     size_t ndirs;
     pmix_proc_t *order; /* owned: PMIX_GROUP_FINAL_MEMBERSHIP_ORDER, or NULL */
+    pmix_proc_t *raw;   /* owned: the first collective caller's procs, as given */
+    size_t nraw;
+    size_t nchecked; /* members whose connection was checked when they were added */
     size_t norder;
     pmix_data_buffer_t ginfo; /* the members' PMIX_GROUP_INFO blob once built */
     struct event *timer;

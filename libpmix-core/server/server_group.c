@@ -148,6 +148,7 @@ void px_grp_free(px_grp_t *g)
     free(g->m);
     PMIx_Info_free(g->dirs, g->ndirs);
     free(g->order);
+    free(g->raw);
     px_bfrops_buf_free(&g->ginfo);
     free(g);
 }
@@ -1004,7 +1005,11 @@ void px_grp_member_gone(px_grp_t *g, mem_t *m, pmix_status_t why)
 /* Local members whose connection is already gone count as ended now. */
 static void check_departed(px_grp_t *g)
 {
-    for (size_t i = 0; i < g->nm && g->state == GRP_COLLECTING; i++) {
+    /* members added since the last check only: later departures come through
+     * px_srv_group_client_gone */
+    size_t from = g->nchecked;
+    g->nchecked = g->nm;
+    for (size_t i = from; i < g->nm && g->state == GRP_COLLECTING; i++) {
         mem_t *m = &g->m[i];
         if (!m->local || (m->st != MEM_WAITING && m->st != MEM_IN)) {
             continue;
@@ -1091,6 +1096,14 @@ pmix_status_t px_grp_unpack_req(pmix_data_buffer_t *payload, bool with_procs, ch
  * the same members (in any order). */
 static pmix_status_t collective_members(px_grp_t *g, const pmix_proc_t *procs, size_t n, bool first)
 {
+    if (!first && g->raw != NULL && n == g->nraw &&
+        memcmp(procs, g->raw, n * sizeof(*procs)) == 0) {
+        return PMIX_SUCCESS; /* the first caller's very list: the same members, in order */
+    }
+    if (first && n > 0 && (g->raw = calloc(n, sizeof(*procs))) != NULL) {
+        memcpy(g->raw, procs, n * sizeof(*procs));
+        g->nraw = n;
+    }
     pmix_proc_t *all = NULL;
     size_t nall = 0;
     pmix_status_t rc = expand(procs, n, &all, &nall);

@@ -105,11 +105,9 @@ void px_srv_grp_destruct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
      * the destruct cannot complete */
     for (size_t i = 0; i < g->nm && g->state == GRP_DESTRUCTING; i++) {
         mem_t *m = &g->m[i];
-        px_srv_client_t *mc =
-            m->local && m->st == MEM_DONE ? px_srv_client_find(m->proc.nspace, m->proc.rank) : NULL;
-        if (mc != NULL && mc->departed) {
+        if (m->local && m->st == MEM_DONE && m->gone) {
             if (!g->notify) {
-                destruct_fail(g, px_grp_fail_status(mc));
+                destruct_fail(g, PMIX_ERR_PROC_TERM_WO_SYNC);
                 goto out;
             }
             m->st = MEM_FAILED;
