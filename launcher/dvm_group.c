@@ -109,20 +109,6 @@ static int list_add(pmix_proc_t **list, size_t *n, const pmix_proc_t *p)
     return 0;
 }
 
-static const pmix_proc_t *procs_of(const pmix_value_t *v, size_t *n)
-{
-    *n = 0;
-    if (v->type == PMIX_PROC && v->data.proc != NULL) {
-        *n = 1;
-        return v->data.proc;
-    }
-    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL && v->data.darray->type == PMIX_PROC) {
-        *n = v->data.darray->size;
-        return v->data.darray->array;
-    }
-    return NULL;
-}
-
 /* The daemon hosting p, -1 when p is no process of this DVM. Every job runs on daemon 0
  * today (launcher/job.c maps onto this node only); with jobs across nodes this reads the
  * node of p's place in its job's map and that node's daemon id. */
@@ -344,13 +330,13 @@ static pmix_status_t take_dirs(px_coll_t *k, const contrib_t *c)
                 }
             }
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_ADD_MEMBERS) &&
-                   (p = procs_of(&x->value, &n)) != NULL) {
+                   (p = px_value_procs(&x->value, &n)) != NULL) {
             for (size_t j = 0; j < n; j++) {
                 if (list_add(&k->adds, &k->nadds, &p[j]) != 0) {
                     return PMIX_ERR_NOMEM;
                 }
             }
-        } else if (PMIX_CHECK_KEY(x, PX_GRP_PARTS) && (p = procs_of(&x->value, &n)) != NULL) {
+        } else if (PMIX_CHECK_KEY(x, PX_GRP_PARTS) && (p = px_value_procs(&x->value, &n)) != NULL) {
             for (size_t j = 0; j < n; j++) {
                 if (list_add(&k->parts, &k->nparts, &p[j]) != 0) {
                     return PMIX_ERR_NOMEM;

@@ -263,12 +263,12 @@ static pmix_status_t send_nb(pmix_status_t rc, uint32_t tag, pmix_data_buffer_t 
     return rc;
 }
 
-/* ---- construct ---- */
-
-PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
-                                               size_t nprocs, const pmix_info_t directives[],
-                                               size_t ndirs, pmix_info_t **results,
-                                               size_t *nresults)
+/* A construct or an invitation (tag), blocking (nb false: results/nresults, may be NULL)
+ * or not (cbfunc): the pending puts go first, the request carries the procs. */
+static pmix_status_t procs_request(uint32_t tag, bool nb, const char grp[],
+                                   const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo, pmix_info_t **results,
+                                   size_t *nresults, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
@@ -279,17 +279,54 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc
     if (nresults != NULL) {
         *nresults = 0;
     }
+    if ((nb && cbfunc == NULL) || (tag == PX_TAG_GRP_INVITE && nprocs == 0)) {
+        return PMIX_ERR_BAD_PARAM; /* an invitation invites someone */
+    }
     pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, true, procs, nprocs, directives, ndirs);
+    pmix_status_t rc = pack_req(&msg, grp, true, procs, nprocs, info, ninfo);
     if (rc == PMIX_SUCCESS) {
         rc = commit_first();
     }
+    if (nb) {
+        return send_nb(rc, tag, &msg, backstop_ms(info, ninfo), cbfunc, NULL, cbdata);
+    }
     if (rc == PMIX_SUCCESS) {
-        rc = wait_results(PX_TAG_GRP_CONSTRUCT, &msg, backstop_ms(directives, ndirs), results,
-                          nresults);
+        rc = wait_results(tag, &msg, backstop_ms(info, ninfo), results, nresults);
     }
     px_bfrops_buf_free(&msg);
     return rc;
+}
+
+/* A destruct or a leave (tag), blocking (nb false) or not (cbfunc). */
+static pmix_status_t plain_request(uint32_t tag, bool nb, const char grp[],
+                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                   void *cbdata)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (nb && cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_data_buffer_t msg;
+    pmix_status_t rc = pack_req(&msg, grp, false, NULL, 0, info, ninfo);
+    if (nb) {
+        return send_nb(rc, tag, &msg, px_cl_timeout_ms(info, ninfo), NULL, cbfunc, cbdata);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_cl_request_wait(tag, &msg, px_cl_timeout_ms(info, ninfo), NULL);
+    }
+    px_bfrops_buf_free(&msg);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_t **results,
+                                               size_t *nresults)
+{
+    return procs_request(PX_TAG_GRP_CONSTRUCT, false, grp, procs, nprocs, directives, ndirs,
+                         results, nresults, NULL, NULL);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[],
@@ -297,83 +334,16 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_p
                                                   size_t ndirs, pmix_info_cbfunc_t cbfunc,
                                                   void *cbdata)
 {
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, true, procs, nprocs, directives, ndirs);
-    if (rc == PMIX_SUCCESS) {
-        rc = commit_first();
-    }
-    return send_nb(rc, PX_TAG_GRP_CONSTRUCT, &msg, backstop_ms(directives, ndirs), cbfunc, NULL,
-                   cbdata);
+    return procs_request(PX_TAG_GRP_CONSTRUCT, true, grp, procs, nprocs, directives, ndirs, NULL,
+                         NULL, cbfunc, cbdata);
 }
-
-/* ---- destruct ---- */
-
-PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t directives[],
-                                              size_t ndirs)
-{
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, false, NULL, 0, directives, ndirs);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_cl_request_wait(PX_TAG_GRP_DESTRUCT, &msg, px_cl_timeout_ms(directives, ndirs),
-                                NULL);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
-}
-
-PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t directives[],
-                                                 size_t ndirs, pmix_op_cbfunc_t cbfunc,
-                                                 void *cbdata)
-{
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, false, NULL, 0, directives, ndirs);
-    return send_nb(rc, PX_TAG_GRP_DESTRUCT, &msg, px_cl_timeout_ms(directives, ndirs), NULL, cbfunc,
-                   cbdata);
-}
-
-/* ---- invite / join ---- */
 
 PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
                                             size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                             pmix_info_t **results, size_t *nresult)
 {
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (results != NULL) {
-        *results = NULL;
-    }
-    if (nresult != NULL) {
-        *nresult = 0;
-    }
-    if (nprocs == 0) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, true, procs, nprocs, info, ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = commit_first();
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = wait_results(PX_TAG_GRP_INVITE, &msg, backstop_ms(info, ninfo), results, nresult);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
+    return procs_request(PX_TAG_GRP_INVITE, false, grp, procs, nprocs, info, ninfo, results,
+                         nresult, NULL, NULL);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
@@ -381,19 +351,36 @@ PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc
                                                size_t ninfo, pmix_info_cbfunc_t cbfunc,
                                                void *cbdata)
 {
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (cbfunc == NULL || nprocs == 0) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, true, procs, nprocs, info, ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = commit_first();
-    }
-    return send_nb(rc, PX_TAG_GRP_INVITE, &msg, backstop_ms(info, ninfo), cbfunc, NULL, cbdata);
+    return procs_request(PX_TAG_GRP_INVITE, true, grp, procs, nprocs, info, ninfo, NULL, NULL,
+                         cbfunc, cbdata);
 }
+
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t directives[],
+                                              size_t ndirs)
+{
+    return plain_request(PX_TAG_GRP_DESTRUCT, false, grp, directives, ndirs, NULL, NULL);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t directives[],
+                                                 size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                                                 void *cbdata)
+{
+    return plain_request(PX_TAG_GRP_DESTRUCT, true, grp, directives, ndirs, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t directives[],
+                                           size_t ndirs)
+{
+    return plain_request(PX_TAG_GRP_LEAVE, false, grp, directives, ndirs, NULL, NULL);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t directives[],
+                                              size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return plain_request(PX_TAG_GRP_LEAVE, true, grp, directives, ndirs, cbfunc, cbdata);
+}
+
+/* ---- join ---- */
 
 static pmix_status_t pack_join(pmix_data_buffer_t *msg, const char grp[], const pmix_proc_t *leader,
                                pmix_group_opt_t opt, const pmix_info_t info[], size_t ninfo)
@@ -457,38 +444,6 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_join(&msg, grp, leader, opt, info, ninfo);
     return send_nb(rc, PX_TAG_GRP_JOIN, &msg, backstop_ms(info, ninfo), cbfunc, NULL, cbdata);
-}
-
-/* ---- leave ---- */
-
-PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t directives[],
-                                           size_t ndirs)
-{
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, false, NULL, 0, directives, ndirs);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_cl_request_wait(PX_TAG_GRP_LEAVE, &msg, px_cl_timeout_ms(directives, ndirs), NULL);
-    }
-    px_bfrops_buf_free(&msg);
-    return rc;
-}
-
-PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t directives[],
-                                              size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    pmix_data_buffer_t msg;
-    pmix_status_t rc = pack_req(&msg, grp, false, NULL, 0, directives, ndirs);
-    return send_nb(rc, PX_TAG_GRP_LEAVE, &msg, px_cl_timeout_ms(directives, ndirs), NULL, cbfunc,
-                   cbdata);
 }
 
 /* ---- what the application's handlers decided ---- */
@@ -586,12 +541,16 @@ static void connect_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbd
     free(u);
 }
 
-static pmix_status_t connect_common(bool connect, const pmix_proc_t procs[], size_t nprocs,
+/* PMIx_Connect/Disconnect (nb false: blocking, cbfunc NULL) and their _nb forms. */
+static pmix_status_t connect_common(bool connect, bool nb, const pmix_proc_t procs[], size_t nprocs,
                                     const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                     void *cbdata)
 {
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
+    }
+    if (nb && cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
     }
     uint32_t tag = connect ? PX_TAG_CONNECT : PX_TAG_DISCONNECT;
     pmix_data_buffer_t msg;
@@ -625,31 +584,25 @@ static pmix_status_t connect_common(bool connect, const pmix_proc_t procs[], siz
 PMIX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
                                        const pmix_info_t info[], size_t ninfo)
 {
-    return connect_common(true, procs, nprocs, info, ninfo, NULL, NULL);
+    return connect_common(true, false, procs, nprocs, info, ninfo, NULL, NULL);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs,
                                           const pmix_info_t info[], size_t ninfo,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (cbfunc == NULL) {
-        return px_cl_initialized() ? PMIX_ERR_BAD_PARAM : PMIX_ERR_INIT;
-    }
-    return connect_common(true, procs, nprocs, info, ninfo, cbfunc, cbdata);
+    return connect_common(true, true, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
                                           const pmix_info_t info[], size_t ninfo)
 {
-    return connect_common(false, procs, nprocs, info, ninfo, NULL, NULL);
+    return connect_common(false, false, procs, nprocs, info, ninfo, NULL, NULL);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
                                              const pmix_info_t info[], size_t ninfo,
                                              pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (cbfunc == NULL) {
-        return px_cl_initialized() ? PMIX_ERR_BAD_PARAM : PMIX_ERR_INIT;
-    }
-    return connect_common(false, procs, nprocs, info, ninfo, cbfunc, cbdata);
+    return connect_common(false, true, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }

@@ -311,20 +311,6 @@ void px_grp_park(mem_t *m, px_srv_client_t *c, uint32_t seq, uint32_t tag)
 
 /* ---- directives ---- */
 
-static const pmix_proc_t *procs_of(const pmix_value_t *v, size_t *n)
-{
-    *n = 0;
-    if (v->type == PMIX_PROC && v->data.proc != NULL) {
-        *n = 1;
-        return v->data.proc;
-    }
-    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL && v->data.darray->type == PMIX_PROC) {
-        *n = v->data.darray->size;
-        return v->data.darray->array;
-    }
-    return NULL;
-}
-
 /* The directives the library acts on (any other PMIX_INFO_REQD one is refused). */
 static const char *const honoured[] = {PMIX_GROUP_ID,
                                        PMIX_GROUP_LEADER,
@@ -374,11 +360,11 @@ pmix_status_t px_grp_parse_dirs(const pmix_info_t *info, size_t n, dirs_t *d)
                 return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_ADD_MEMBERS)) {
-            if ((d->add = procs_of(&x->value, &d->nadd)) == NULL) {
+            if ((d->add = px_value_procs(&x->value, &d->nadd)) == NULL) {
                 return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_FINAL_MEMBERSHIP_ORDER)) {
-            if ((d->order = procs_of(&x->value, &d->norder)) == NULL) {
+            if ((d->order = px_value_procs(&x->value, &d->norder)) == NULL) {
                 return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_INFO)) {
@@ -754,7 +740,7 @@ static void take_host_results(px_grp_t *g, grp_up_t *u)
             g->has_ctx = PMIx_Value_get_number(&x->value, &g->ctxid, PMIX_SIZE) == PMIX_SUCCESS;
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_MEMBERSHIP)) {
             size_t n = 0;
-            const pmix_proc_t *p = procs_of(&x->value, &n);
+            const pmix_proc_t *p = px_value_procs(&x->value, &n);
             if (p == NULL) {
                 continue;
             }

@@ -71,24 +71,40 @@ static void destruct_fail(px_grp_t *g, pmix_status_t status)
     px_grp_move(g, GRP_ACTIVE, PMIx_Error_string(status));
 }
 
+/* The prologue of a destruct or leave: unpack and read the request, find the group and
+ * the caller among its members. PMIX_ERR_NOT_FOUND (no such group here),
+ * PMIX_ERR_NOT_A_MEMBER; *id and *info are the caller's to free either way. */
+static pmix_status_t member_request(px_srv_client_t *c, pmix_data_buffer_t *payload, char **id,
+                                    pmix_info_t **info, size_t *ninfo, dirs_t *d, px_grp_t **g,
+                                    mem_t **me)
+{
+    *g = NULL;
+    *me = NULL;
+    pmix_status_t rc = px_grp_unpack_req(payload, false, id, NULL, NULL, info, ninfo);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_grp_parse_dirs(*info, *ninfo, d);
+    }
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    if ((*g = px_grp_find(*id)) == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    *me = px_grp_mem_find(*g, &c->proc);
+    return *me != NULL && px_grp_mem_alive(*me) ? PMIX_SUCCESS : PMIX_ERR_NOT_A_MEMBER;
+}
+
 void px_srv_grp_destruct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     char *id = NULL;
     pmix_info_t *info = NULL;
     size_t ninfo = 0;
     dirs_t d;
-    pmix_status_t rc = px_grp_unpack_req(payload, false, &id, NULL, NULL, &info, &ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_grp_parse_dirs(info, ninfo, &d);
-    }
-    px_grp_t *g = rc == PMIX_SUCCESS ? px_grp_find(id) : NULL;
-    mem_t *me = g != NULL ? px_grp_mem_find(g, &c->proc) : NULL;
-    if (rc == PMIX_SUCCESS && g == NULL) {
-        rc = PMIX_ERR_NOT_FOUND;
-    } else if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE && g->state != GRP_DESTRUCTING) {
+    px_grp_t *g;
+    mem_t *me;
+    pmix_status_t rc = member_request(c, payload, &id, &info, &ninfo, &d, &g, &me);
+    if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE && g->state != GRP_DESTRUCTING) {
         rc = PMIX_ERR_BAD_PARAM; /* not built yet, or already going */
-    } else if (rc == PMIX_SUCCESS && (me == NULL || !px_grp_mem_alive(me))) {
-        rc = PMIX_ERR_NOT_A_MEMBER;
     } else if (rc == PMIX_SUCCESS && me->st == MEM_IN) {
         rc = PMIX_EXISTS;
     }
@@ -125,17 +141,10 @@ void px_srv_grp_leave(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
     pmix_info_t *info = NULL;
     size_t ninfo = 0;
     dirs_t d;
-    pmix_status_t rc = px_grp_unpack_req(payload, false, &id, NULL, NULL, &info, &ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_grp_parse_dirs(info, ninfo, &d);
-    }
-    px_grp_t *g = rc == PMIX_SUCCESS ? px_grp_find(id) : NULL;
-    mem_t *me = g != NULL ? px_grp_mem_find(g, &c->proc) : NULL;
-    if (rc == PMIX_SUCCESS && g == NULL) {
-        rc = PMIX_ERR_NOT_FOUND;
-    } else if (rc == PMIX_SUCCESS && (me == NULL || !px_grp_mem_alive(me))) {
-        rc = PMIX_ERR_NOT_A_MEMBER;
-    } else if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE) {
+    px_grp_t *g;
+    mem_t *me;
+    pmix_status_t rc = member_request(c, payload, &id, &info, &ninfo, &d, &g, &me);
+    if (rc == PMIX_SUCCESS && g->state != GRP_ACTIVE) {
         /* Chap_API_Sets_Groups: no leaving a group under construction (nor one being
          * destructed: the destruct is the way out) */
         rc = PMIX_ERR_INVALID_OPERATION;

@@ -140,7 +140,7 @@ static void procs_abs(const pmix_proc_t *p, size_t n, char *out, size_t len)
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const char *at = strrchr(p[i].nspace, '@');
-        char one[64];
+        char one[PMIX_MAX_NSLEN + 32];
         snprintf(one, sizeof(one), "%s%s:%u", i ? "," : "", at ? at + 1 : p[i].nspace, p[i].rank);
         strncat(out, one, len - strlen(out) - 1);
     }
@@ -272,10 +272,18 @@ static int code_of(const char *name)
     exit(2);
 }
 
-static void deadline(struct timespec *ts, int secs)
+/* Wait (60 s at most) until *v is no longer `unset` (set by a callback); its value. */
+static int wait_set(const int *v, int unset)
 {
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += secs;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;
+    pthread_mutex_lock(&lock);
+    while (*v == unset && pthread_cond_timedwait(&cond, &lock, &ts) == 0) {
+    }
+    int got = *v;
+    pthread_mutex_unlock(&lock);
+    return got;
 }
 
 /* ---- helpers ---- */
@@ -955,13 +963,7 @@ int main(int argc, char **argv)
         } else if (strcmp(kind, "inv") == 0 && x2 != NULL) {
             op_invite(label, x1, x2, x3);
         } else if (strcmp(kind, "join") == 0) {
-            struct timespec ts;
-            deadline(&ts, 60);
-            pthread_mutex_lock(&lock);
-            while (join_done == -1000 && pthread_cond_timedwait(&cond, &lock, &ts) == 0) {
-            }
-            pthread_mutex_unlock(&lock);
-            say("%s", join_done == -1000 ? "join: never answered" : join_line);
+            say("%s", wait_set(&join_done, -1000) == -1000 ? "join: never answered" : join_line);
         } else if (strcmp(kind, "jn") == 0 && x1 != NULL) {
             pmix_proc_t ldr;
             PMIx_Load_procid(&ldr, me.nspace, 0);
@@ -1012,7 +1014,8 @@ int main(int argc, char **argv)
         } else if (strcmp(kind, "waitev") == 0 && x2 != NULL) {
             int i = code_of(x1), want = atoi(x2);
             struct timespec ts;
-            deadline(&ts, 60);
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 60;
             pthread_mutex_lock(&lock);
             while (seen[i].n < want && pthread_cond_timedwait(&cond, &lock, &ts) == 0) {
             }
@@ -1030,13 +1033,7 @@ int main(int argc, char **argv)
         } else if (strcmp(kind, "spawn") == 0 && x3 != NULL) {
             op_spawn(label, atoi(x1), x2, x3);
         } else if (strcmp(kind, "waitend") == 0) {
-            struct timespec ts;
-            deadline(&ts, 60);
-            pthread_mutex_lock(&lock);
-            while (jobend == -1000 && pthread_cond_timedwait(&cond, &lock, &ts) == 0) {
-            }
-            pthread_mutex_unlock(&lock);
-            say("%s", jobend == -1000 ? "jobend: never came" : jobend_line);
+            say("%s", wait_set(&jobend, -1000) == -1000 ? "jobend: never came" : jobend_line);
         } else if (strcmp(kind, "job") == 0) {
             say("job: %s", jobnum(me.nspace));
         } else if (strcmp(kind, "parent") == 0) {

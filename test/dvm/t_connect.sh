@@ -5,19 +5,9 @@
 # never connected, a connected process ending without disconnecting (the others hear of
 # it) and a connected process's failure ending the connected job.
 . "$(dirname "$0")/lib.sh"
-GRP=$B/test/dvm/dvm_grp
+. "$(dirname "$0")/grp_lib.sh"
 start_dvm
 
-grp() {
-    local out=$1 n=$2
-    shift 2
-    run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n "$n" "$GRP" "$@" >"$out" 2>&1 &
-    LAST=$!
-}
-done_ok() { wait "$1" || fail "job failed: $(cat "$2")"; }
-lines() {
-    [ "$(count_in "$1" "$2")" = "$3" ] || fail "$3 line(s) \"$2\" expected in $1: $(cat "$1")"
-}
 
 # --- connect, read each other's posted data, disconnect (A waits in its disconnect until
 # B, which waits for the driver, disconnects too); _nb forms on B; a second disconnect and

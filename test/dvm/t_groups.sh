@@ -9,21 +9,9 @@
 # Processes that must not finish early wait for a file the driver creates once it has
 # seen what it waits for; members that die do so after a peer is known to be in.
 . "$(dirname "$0")/lib.sh"
-GRP=$B/test/dvm/dvm_grp
+. "$(dirname "$0")/grp_lib.sh"
 start_dvm
 
-# grp OUT N OPS... : prun -n N dvm_grp OPS (background: sets LAST to its pid)
-grp() {
-    local out=$1 n=$2
-    shift 2
-    run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n "$n" "$GRP" "$@" >"$out" 2>&1 &
-    LAST=$!
-}
-done_ok() { wait "$1" || fail "job failed: $(cat "$2")"; }
-# lines FILE TEXT COUNT : exactly COUNT lines of FILE hold TEXT
-lines() {
-    [ "$(count_in "$1" "$2")" = "$3" ] || fail "$3 line(s) \"$2\" expected in $1: $(cat "$1")"
-}
 ctx_of() { sed -n "s/.*$2: PMIX_SUCCESS ctx=\([0-9]*\).*/\1/p" "$1" | sort -u; }
 # abs_of TEXT FILE... : the distinct memberships (job number:rank, the same text in every
 # job) of the lines holding TEXT
@@ -53,10 +41,11 @@ lines "$T/g1" "d:g2: PMIX_SUCCESS" 4
 lines "$T/g1" "names: PMIX_SUCCESS names=-" 4
 
 # --- a defined order: FINAL_MEMBERSHIP_ORDER; members named in different orders: sorted
-grp "$T/o" 4 c:o1:order c:o2:rev d:o1 d:o2
+grp "$T/o" 4 c:o1:order c:o2:rev c:o3:local,wild d:o1 d:o2 d:o3
 done_ok $LAST "$T/o"
 lines "$T/o" "c:o1:order: PMIX_SUCCESS ctx=- members=A:3,A:2,A:1,A:0" 4
 lines "$T/o" "c:o2:rev: PMIX_SUCCESS ctx=- members=A:0,A:1,A:2,A:3" 4
+lines "$T/o" "c:o3:local,wild: PMIX_SUCCESS ctx=- members=A:0,A:1,A:2,A:3" 4
 
 # --- two namespaces: context id, group info, each other's posted data, a group fence
 grp "$T/nb" 2 put:kb=vb peer:pb:pa c:tn:both,ctx,gi gcid getb:1:ka gf:tn names d:tn
@@ -119,6 +108,20 @@ for f in ft opt; do
     lines "$T/k4a" ": $want ctx=- members=A:0,A:1" 2
     lines "$T/k4a" "event" 0
 done
+
+# --- a member ends after the group is built: with NOTIFY_TERMINATION the others hear of it
+# and the destruct goes on without it; without, the destruct fails
+grp "$T/da" 2 peer:pad:pbd ev c:d1:both,notify c:d2:both waitev:PMIX_GROUP_MEMBER_FAILED:1 \
+    d:d1 d:d2
+a=$LAST
+grp "$T/db" 1 peer:pbd:pad c:d1:both,notify c:d2:both kill:0
+done_ok $a "$T/da"
+wait $LAST
+lines "$T/da" "event PMIX_GROUP_MEMBER_FAILED grp=d1 proc=B:0" 2
+lines "$T/da" "event PMIX_GROUP_MEMBERSHIP_UPDATE grp=d1 proc=B:0 src=S members=A:0,A:1" 2
+lines "$T/da" "event PMIX_GROUP_MEMBER_FAILED grp=d2" 0
+lines "$T/da" "d:d1: PMIX_SUCCESS" 2
+lines "$T/da" "d:d2: PMIX_ERR_PROC_TERM_WO_SYNC" 2
 
 # --- the leader killed during the construct: LEADER_FAILED to every member, a handler
 # declares itself the new leader (LEADER_SELECTED to all), the rest form the group

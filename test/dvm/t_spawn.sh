@@ -6,12 +6,8 @@
 # prterun); a child that cannot start is the spawn's error; the parent job's end ends its
 # children unless PMIX_NOHUP.
 . "$(dirname "$0")/lib.sh"
-GRP=$B/test/dvm/dvm_grp
+. "$(dirname "$0")/grp_lib.sh"
 start_dvm
-
-lines() {
-    [ "$(count_in "$1" "$2")" = "$3" ] || fail "$3 line(s) \"$2\" expected in $1: $(cat "$1")"
-}
 
 # --- what the child has, its end event, its output in the parent's prun
 run_to 60 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 1 -x FOO=parent --pset ocean --map-by node \
