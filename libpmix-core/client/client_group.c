@@ -57,7 +57,8 @@ void px_cl_group_fini(void)
     pthread_mutex_unlock(&px_cl.lock);
 }
 
-/* Keep a group's results and the group info blob that follows them in reply. */
+/* Keep a group's results and the group info blob that follows them in reply (kept until
+ * finalize: programs read a member's contribution even after the destruct). */
 static void keep(const pmix_info_t *res, size_t nres, pmix_data_buffer_t *reply)
 {
     cl_grp_t *g = calloc(1, sizeof(*g));
@@ -82,6 +83,10 @@ static void keep(const pmix_info_t *res, size_t nres, pmix_data_buffer_t *reply)
         }
         g->e = grown;
         g->e[g->ne++] = (cl_ginfo_t){p, info, ninfo};
+    }
+    if (g->ne == 0) {
+        grp_free(g); /* nobody contributed PMIX_GROUP_INFO: nothing to answer later */
+        return;
     }
     pthread_mutex_lock(&px_cl.lock);
     g->next = groups;
