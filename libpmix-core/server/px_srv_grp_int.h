@@ -105,6 +105,8 @@ typedef struct px_grp {
     struct px_grp *next;
 } px_grp_t;
 
+/* The table of a group's moves (the diagram above): may a group go from -> to? */
+bool px_grp_state_allowed(grp_state_t from, grp_state_t to);
 /* Shared by the two files; each is described at its definition. */
 const char *px_grp_state_name(grp_state_t st);
 pmix_proc_t *px_grp_alive_procs(const px_grp_t *g, size_t *n, const pmix_proc_t *except);

@@ -114,15 +114,20 @@ void px_grp_mem_release(mem_t *m)
     m->client = NULL;
 }
 
+bool px_grp_state_allowed(grp_state_t from, grp_state_t to)
+{
+    return from < GRP_NSTATES && to < GRP_NSTATES && moves[from][to];
+}
+
 void px_grp_move(px_grp_t *g, grp_state_t to, const char *why)
 {
-    if (!moves[g->state][to]) {
-        px_debug(1, "server", "group %s: refused move %s -> %s (%s)", g->id, state_names[g->state],
-                 state_names[to], why);
+    if (!px_grp_state_allowed(g->state, to)) {
+        px_debug(1, "server", "group %s: refused move %s -> %s (%s)", g->id,
+                 px_grp_state_name(g->state), px_grp_state_name(to), why);
         return;
     }
-    px_debug(2, "server", "group %s: %s -> %s (%s)", g->id, state_names[g->state], state_names[to],
-             why);
+    px_debug(2, "server", "group %s: %s -> %s (%s)", g->id, px_grp_state_name(g->state),
+             px_grp_state_name(to), why);
     g->state = to;
 }
 
