@@ -613,6 +613,9 @@ static pmix_server_module_t module = {
     .publish = px_dvm_publish,
     .lookup = px_dvm_lookup,
     .unpublish = px_dvm_unpublish,
+    .group = px_dvm_group,
+    .connect = px_dvm_connect,
+    .disconnect = px_dvm_disconnect,
 };
 
 static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o, int *slots)
@@ -842,6 +845,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
             PMIx_Deregister_event_handler(dvm->evhdlr_life, NULL, NULL);
         }
         px_job_stdin_release_all(dvm); /* before the server goes (it flushes their answers) */
+        px_dvm_group_fini(dvm);
     }
     px_pubsub_destroy(dvm->pubsub); /* the session ends: waiting lookups are answered */
     px_nagent_destroy(dvm->agent);

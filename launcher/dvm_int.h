@@ -30,14 +30,15 @@ typedef enum {
 
 typedef enum {
     PX_WHY_NONE,
-    PX_WHY_START,   /* could not start */
-    PX_WHY_EXIT,    /* non-zero exit */
-    PX_WHY_SIGNAL,  /* killed by a signal */
-    PX_WHY_ABORT,   /* PMIx_Abort */
-    PX_WHY_NOFINAL, /* PMIx_Init without PMIx_Finalize, exit 0 */
-    PX_WHY_TIMEOUT, /* --timeout */
-    PX_WHY_KILLED,  /* by its launcher (signal forwarding, lost launcher, pterm) */
-    PX_WHY_SETUP,   /* could not be mapped, registered or given its psets */
+    PX_WHY_START,     /* could not start */
+    PX_WHY_EXIT,      /* non-zero exit */
+    PX_WHY_SIGNAL,    /* killed by a signal */
+    PX_WHY_ABORT,     /* PMIx_Abort */
+    PX_WHY_NOFINAL,   /* PMIx_Init without PMIx_Finalize, exit 0 */
+    PX_WHY_TIMEOUT,   /* --timeout */
+    PX_WHY_KILLED,    /* by its launcher (signal forwarding, lost launcher, pterm) */
+    PX_WHY_SETUP,     /* could not be mapped, registered or given its psets */
+    PX_WHY_CONNECTED, /* a process of a job it is connected to failed (dvm_group.c) */
 } px_why_t;
 
 typedef struct px_job px_job_t;
@@ -78,6 +79,7 @@ struct px_job {
     void *spawn_cbdata;
     bool notify_completion;
     bool nohup;
+    bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
 
     char **cmds;           /* owned: each app's argv joined, for proc tables */
@@ -149,6 +151,9 @@ struct px_dvm {
     px_out_sink_t *out_sink[2];          /* owned: stdout, stderr for this process's jobs */
     struct px_stdin_wait *stdin_waiting; /* owned: held stdin pushes (job_stdin.c) */
     struct px_daemons *daemons;          /* owned: the daemon table (daemons.c) */
+    struct px_coll *colls;               /* owned: group/connect collectives (dvm_group.c) */
+    struct px_connset *connsets;         /* owned: connected sets (dvm_group.c) */
+    size_t next_ctxid;                   /* the last group context id given (dvm_group.c) */
 };
 
 /* dvm.c */
@@ -192,11 +197,23 @@ bool px_job_ending(const px_job_t *j);
 void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
+/* j is connected (PMIx_Connect) to failed, whose end failed its own job: j ends too, as
+ * one application (Chap_API_Proc_Mgmt, connected processes). */
+void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed);
 px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
 void px_job_agent_cbs(px_dvm_t *dvm, px_nagent_cbs_t *cbs);
+/* job_parent.c: jobs spawned by an application process */
+/* The process that spawned j when it is a process of another job of this DVM, else NULL
+ * (a tool, or this process). */
+const pmix_proc_t *px_job_parent(const px_job_t *j);
+/* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID is registered by
+ * job_reg.c). */
+void px_job_adopt(px_job_t *j);
+/* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
+void px_job_end_children(px_job_t *pj);
 /* The local child of p while it runs (daemon 0's in-process handle), else NULL. */
 px_child_t *px_job_child(const px_proc_t *p);
 
@@ -230,6 +247,22 @@ pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
                             size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* dvm_group.c: the group, connect and disconnect upcalls (any thread) and their state */
+pmix_status_t px_dvm_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                           size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                             size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A connect (connect true) or disconnect of the set with signature sig completed (loop). */
+void px_dvm_connected(px_dvm_t *dvm, const pmix_proc_t *procs, size_t nprocs, const char *sig,
+                      bool connect);
+/* A process ended (loop); failed_job: its end is what fails its job. */
+void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed_job);
+/* Before the server is finalized: answer what waits, forget the connected sets. */
+void px_dvm_group_fini(px_dvm_t *dvm);
 
 /* job_reg.c: what the Server chapter asks of a host around registration */
 /* The job- and node-realm keys beyond sizes and maps (PMIX_NSPACE, the server's

@@ -105,6 +105,7 @@ static void proc_exited(px_proc_t *p, int wstatus)
     px_iof_stream_close(p->err);
     p->out = p->err = NULL;
     bool failed_start = (p->state == PX_PROC_FAILED_START);
+    bool was_ending = px_job_ending(j);
     p->state = PX_PROC_DONE;
     j->nalive--;
     if (!failed_start && !px_job_ending(j)) {
@@ -118,6 +119,8 @@ static void proc_exited(px_proc_t *p, int wstatus)
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
     px_pubsub_proc_ended(j->dvm->pubsub, &p->proc);
+    /* groups and connected sets it was in (dvm_group.c) */
+    px_dvm_group_proc_ended(j->dvm, &p->proc, !was_ending && px_job_ending(j));
 }
 
 /* One report of a PSTATE batch. A report that does not fit the process's state (a
@@ -243,6 +246,13 @@ static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, cons
     px_job_kill(j, why, why == PX_WHY_START);
 }
 
+void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed)
+{
+    char who[PMIX_MAX_NSLEN + 16];
+    snprintf(who, sizeof(who), "%s rank %u", failed->nspace, failed->rank);
+    job_fail(j, PX_WHY_CONNECTED, PMIX_RANK_WILDCARD, 0, who);
+}
+
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
 {
     job_fail(j, PX_WHY_ABORT, rank, status, msg ? msg : "");
@@ -359,6 +369,12 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->status = PMIX_ERR_JOB_CANCELED;
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-killed", j->nspace);
+        break;
+    case PX_WHY_CONNECTED:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 128 + SIGTERM;
+        *msg = px_help_render("help-prte.txt", "job-connected-failed", j->nspace,
+                              j->why_text ? j->why_text : "?");
         break;
     case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
@@ -494,6 +510,7 @@ static void job_end(px_job_t *j)
     }
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
+    px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
     px_dvm_t *dvm = j->dvm;
     job_free(j);
     px_job_stdin_recheck(dvm); /* pushes held for this job's stdin are released */
@@ -718,7 +735,7 @@ static pmix_status_t register_job(px_job_t *j, const pmix_app_t *apps, size_t na
         }
     }
     /* PMIX_SPAWNED: a process of another job of this DVM asked for it */
-    bool spawned = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL;
+    bool spawned = px_job_parent(j) != NULL;
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
         void *pl = PMIx_Info_list_start();
@@ -1139,6 +1156,7 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     j->next = j->dvm->jobs;
     j->dvm->jobs = j;
     read_job_info(j, info, ninfo);
+    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;

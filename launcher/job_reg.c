@@ -137,6 +137,10 @@ pmix_status_t px_job_reg_host_keys(px_job_t *j, void *list)
     if (rc == PMIX_SUCCESS && j->nsdir != NULL) {
         rc = PMIx_Info_list_add(list, PMIX_NSDIR, j->nsdir, PMIX_STRING);
     }
+    const pmix_proc_t *parent = px_job_parent(j); /* spawned from inside a job */
+    if (rc == PMIX_SUCCESS && parent != NULL) {
+        rc = PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
+    }
     return rc;
 }
 

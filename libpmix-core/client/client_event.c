@@ -129,7 +129,11 @@ static pmix_status_t deliver_and_keep(pmix_status_t status, const pmix_proc_t *s
                                       size_t ninfo)
 {
     pthread_mutex_lock(&cache.lock);
-    pmix_status_t rc = px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
+    /* group events: the library acts on what the handlers decided (client_group.c) */
+    pmix_status_t rc =
+        px_cl_group_code(status)
+            ? px_evt_deliver_res(status, source, info, ninfo, px_cl_group_chain_done, NULL)
+            : px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
     if (rc == PMIX_SUCCESS) {
         cache_keep_locked(status, source, info, ninfo);
     }

@@ -107,6 +107,21 @@ pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info
 /* PMIx_Finalize / PMIx_tool_finalize: the last call runs leave, release, teardown. */
 pmix_status_t px_cl_stop(const px_cl_side_t *side);
 
+/* ---- client_group.c ---- */
+/* Drop what we kept of our groups (at finalize). */
+void px_cl_group_fini(void);
+/* PMIx_Get of key for proc with a PMIX_GROUP_CONTEXT_ID or PMIX_GROUP_ID qualifier: the
+ * value proc contributed to that group with PMIX_GROUP_INFO (true, *val new), else false.
+ * px_cl.lock held. */
+bool px_cl_group_lookup(const pmix_proc_t *proc, const char *key, const pmix_info_t *info,
+                        size_t ninfo, pmix_value_t **val);
+/* The group event codes whose handlers' decisions the library acts on. */
+bool px_cl_group_code(pmix_status_t code);
+/* A chain for such an event ended (loop): act on what its handlers decided. */
+void px_cl_group_chain_done(pmix_status_t code, const pmix_info_t *info, size_t ninfo,
+                            pmix_status_t status, const pmix_info_t *results, size_t nresults,
+                            void *cbdata);
+
 /* ---- client_iof.c ---- */
 /* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own
  * stdout (STDOUT channel) / stderr (STDERR, DIAG). */

@@ -60,6 +60,7 @@ typedef struct px_srv_client {
 } px_srv_client_t;
 
 typedef struct px_fence px_fence_t;
+struct px_qans; /* common/px_query.h */
 typedef struct px_waiter px_waiter_t;
 
 typedef struct px_pset {
@@ -95,7 +96,9 @@ typedef struct px_server {
     char *tcp_uri;                        /* owned: its URI (rendezvous line 4), or NULL */
     char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
     int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
-    bool msg_malformed; /* the message being dispatched broke the protocol (px_srv_count) */
+    bool msg_malformed;    /* the message being dispatched broke the protocol (px_srv_count) */
+    struct px_grp *groups; /* owned: process groups with a member here (server_group.c) */
+    struct px_conn *conns; /* owned: connect/disconnect operations (server_connect.c) */
 
     struct px_srv_pmi *pmi; /* owned by server_pmi.c: PMI connections, node attributes */
 } px_server_t;
@@ -160,6 +163,54 @@ void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered);
 void px_srv_data_fini(void);
 /* pack PMIX_PSET_NAMES of proc as a value; NULL-safe for no membership */
 pmix_status_t px_srv_pset_names(const pmix_proc_t *proc, pmix_value_t *val);
+/* Store the entries of a posted-data blob that belong to ranks of other nodes. */
+void px_srv_store_remote_blob(pmix_data_buffer_t *buf);
+/* Append p's posted data to buf as a blob entry (nothing when it posted nothing): the
+ * remote-visible set when for_remote or p is not on this node, else the local one. */
+pmix_status_t px_srv_pack_posted(pmix_data_buffer_t *buf, const pmix_proc_t *p, bool for_remote);
+
+/* Sort procs and return their canonical signature "ns:rank;..." ("ns:*" for a wildcard);
+ * NULL on ENOMEM. */
+char *px_srv_proc_signature(pmix_proc_t *procs, size_t n);
+/* Does the list name p (exactly or through a wildcard)? */
+bool px_srv_procs_involve(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p);
+/* How many of the processes named (wildcards: every rank of the job) are on this node,
+ * and whether all are. PMIX_ERR_NOT_FOUND for a namespace this server does not know. */
+pmix_status_t px_srv_count_local(const pmix_proc_t *procs, size_t n, size_t *nlocal,
+                                 bool *all_local);
+/* Pack the posted data of every process named, as a participant on this node sees it. */
+pmix_status_t px_srv_pack_all(const pmix_proc_t *procs, size_t n, pmix_data_buffer_t *body);
+
+/* ---- server_group.c: process groups ---- */
+void px_srv_grp_construct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_destruct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_join(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_leave(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* c's connection is gone: the groups it is in or being built with it react (events,
+ * fault-tolerant trackers, failures). */
+void px_srv_group_client_gone(px_srv_client_t *c);
+/* A NOTIFY from c: PMIX_GROUP_CONSTRUCT_ABORT and PMIX_GROUP_LEADER_SELECTED naming a
+ * group (PMIX_GROUP_ID) being built here act on it and are consumed (true); the group
+ * code raises the events itself. Anything else: false. */
+bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_info_t info[],
+                           size_t ninfo);
+/* Replace every proc naming an active group (its id as namespace) by its members (rank
+ * wildcard) or by its member of that group rank. *procs is reallocated. PMIX_ERR_BAD_PARAM
+ * for a group rank out of range. */
+pmix_status_t px_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
+/* PMIX_GROUP_NAMES of proc: the active groups it is a member of (an empty array: none). */
+pmix_status_t px_srv_group_names(const pmix_proc_t *proc, pmix_value_t *val);
+/* PMIX_QUERY_NUM_GROUPS / GROUP_NAMES / GROUP_MEMBERSHIP (qualifier PMIX_GROUP_ID) into
+ * a; PMIX_ERR_NOT_FOUND for another key or an unknown group. */
+pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, struct px_qans *a);
+void px_srv_group_fini(void);
+
+/* ---- server_connect.c: PMIx_Connect / PMIx_Disconnect ---- */
+void px_srv_connect(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_disconnect(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_connect_client_gone(px_srv_client_t *c);
+void px_srv_connect_fini(void);
 
 /* ---- server_event.c: event registration, notification, the event cache ---- */
 /* At init (before the listener exists): cache size, and bind the event engine to our loop
@@ -177,6 +228,10 @@ void px_srv_evt_client_gone(px_srv_client_t *c);
  * thread. Handed to the host only when the range reaches beyond this node. */
 void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
                         size_t ninfo);
+/* An event for the given targets only (custom range) from source; loop, lock held; info
+ * copied; handed to the host when a target is not this server's. */
+void px_srv_event_emit(pmix_status_t status, const pmix_proc_t *source, const pmix_proc_t *targets,
+                       size_t ntargets, const pmix_info_t info[], size_t ninfo);
 /* The server-process side of the event API (PMIx_* in client/client_event.c call these
  * when this process is a server and not a client). */
 pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
@@ -200,6 +255,7 @@ void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* c's connection is gone: drop its sinks. */
 void px_srv_iof_client_gone(px_srv_client_t *c);
+
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);
 

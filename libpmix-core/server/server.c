@@ -249,6 +249,27 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     case PX_TAG_IOF_PUSH:
         px_srv_iof_push(c, seq, payload);
         break;
+    case PX_TAG_GRP_CONSTRUCT:
+        px_srv_grp_construct(c, seq, payload);
+        break;
+    case PX_TAG_GRP_DESTRUCT:
+        px_srv_grp_destruct(c, seq, payload);
+        break;
+    case PX_TAG_GRP_INVITE:
+        px_srv_grp_invite(c, seq, payload);
+        break;
+    case PX_TAG_GRP_JOIN:
+        px_srv_grp_join(c, seq, payload);
+        break;
+    case PX_TAG_GRP_LEAVE:
+        px_srv_grp_leave(c, seq, payload);
+        break;
+    case PX_TAG_CONNECT:
+        px_srv_connect(c, seq, payload);
+        break;
+    case PX_TAG_DISCONNECT:
+        px_srv_disconnect(c, seq, payload);
+        break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
          * message with an unknown tag is a protocol violation. */
@@ -765,6 +786,8 @@ static void teardown_on_loop(void *arg)
     }
     px_srv_iof_fini();
     px_srv_tool_fini();
+    px_srv_group_fini(); /* their parked requests hold clients */
+    px_srv_connect_fini();
     px_srv_pmi_fini();
     while (s->clients != NULL) {
         px_srv_client_t *c = s->clients;

@@ -289,6 +289,10 @@ static pmix_status_t ans_library(const pmix_query_t *q, const char *key, px_qans
     if (strcmp(key, PMIX_QUERY_PSET_MEMBERSHIP) == 0) {
         return ans_pset_members(q, a);
     }
+    if (strcmp(key, PMIX_QUERY_NUM_GROUPS) == 0 || strcmp(key, PMIX_QUERY_GROUP_NAMES) == 0 ||
+        strcmp(key, PMIX_QUERY_GROUP_MEMBERSHIP) == 0) {
+        return px_srv_group_query(q, key, a);
+    }
     if (strcmp(key, PMIX_SERVER_URI) == 0) {
         pmix_value_t v = {.type = PMIX_STRING, .data.string = px_srv->uri};
         return px_qans_add(a, key, &v);
