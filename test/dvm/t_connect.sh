@@ -51,9 +51,13 @@ lines "$T/ea" "event PMIX_ERR_PROC_TERM_WO_SYNC grp=- proc=B:0 src=S" 2
 
 # --- a connected process fails: its job ends, and the connected job with it (A waits for
 # a file that never comes: only the connected failure ends it)
-grp "$T/fb" 1 peer:pbf:paf conn kill:0
+# (B dies only once both of A have said their connect succeeded: a kill right after the
+# connect could end A before its ranks print that line)
+grp "$T/fb" 1 peer:pbf:paf conn wait:$T/fgo kill:0
 b=$LAST
 grp "$T/fa" 2 peer:paf:pbf conn wait:$T/never wait:$T/never wait:$T/never
+wait_for "$T/fa" "conn: PMIX_SUCCESS" 2
+touch "$T/fgo"
 wait $LAST && fail "the job connected to a failed one must end failed: $(cat "$T/fa")"
 wait $b && fail "the killed process's job must fail"
 expect_in "$T/fa" "which failed without disconnecting"
