@@ -218,10 +218,10 @@ int px_opts_host_nodes(const px_cmd_t *cmd, px_map_node_t **nodes, size_t *nnode
 {
     size_t n = cmd->nhosts, k = 0;
     size_t *idx = calloc(n + 1, sizeof(size_t)), *lead = calloc(n + 1, sizeof(size_t));
-    int *slots = calloc(n + 1, sizeof(int));
+    int *slots = calloc(n + 1, sizeof(int)), *max = calloc(n + 1, sizeof(int));
     px_map_node_t *out = calloc(n + 1, sizeof(*out));
 
-    if (idx == NULL || lead == NULL || slots == NULL || out == NULL) {
+    if (idx == NULL || lead == NULL || slots == NULL || max == NULL || out == NULL) {
         free(out);
         out = NULL;
         errno = ENOMEM;
@@ -237,6 +237,8 @@ int px_opts_host_nodes(const px_cmd_t *cmd, px_map_node_t **nodes, size_t *nnode
                       ? lead[idx[j - 1]]
                       : i;
         slots[lead[i]] += cmd->hosts[i].slots > 0 ? cmd->hosts[i].slots : 1;
+        if (cmd->hosts[i].max_slots > 0) /* agreed among the name's entries (push_host) */
+            max[lead[i]] = cmd->hosts[i].max_slots;
     }
     for (size_t i = 0; i < n; i++) {
         if (lead[i] != i)
@@ -244,12 +246,14 @@ int px_opts_host_nodes(const px_cmd_t *cmd, px_map_node_t **nodes, size_t *nnode
         out[k].name = cmd->hosts[i].name;
         out[k].slots = slots[i];
         out[k].slots_given = true;
+        out[k].max_slots = max[i];
         k++;
     }
 out:
     free(idx);
     free(lead);
     free(slots);
+    free(max);
     *nodes = out;
     *nnodes = out != NULL ? k : 0;
     return out != NULL ? 0 : -1;

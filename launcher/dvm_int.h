@@ -227,6 +227,9 @@ typedef struct {
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
+/* The max_slots of this node (hostname) from the hostfile: the sum of the limits of the
+ * names that are this node, 0 (no limit) when one of those names has none. */
+int px_pool_max_slots(const px_host_t *hosts, size_t nhosts, const char *hostname);
 
 /* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
  * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,

@@ -2,7 +2,8 @@
 # Hosts (issue 15 item 4): --hostfile lines "name [slots=N] [max_slots=M]" with comments
 # and repeated hosts (their slots add up), --host name:slots. Every bad line is reported
 # as file:line with what is wrong, by prte and prterun, with a non-zero exit and nothing
-# left behind; the slots of repeated lines really are the job's limit.
+# left behind; the slots of repeated lines really are the job's limit; max_slots is a
+# limit even :OVERSUBSCRIBE does not pass.
 . "$(dirname "$0")/lib.sh"
 HERE=$(hostname)
 
@@ -41,6 +42,20 @@ run_to 30 "$PRUN" $RR -n 3 "$APP" hello >"$T/out" 2>"$T/err" || fail "3 on 3 slo
 [ "$(grep -c hello "$T/out")" = 3 ] || fail "3 hellos expected: $(cat "$T/out")"
 run_to 30 "$PRUN" $RR -n 4 "$APP" hello >"$T/out" 2>"$T/err" && fail "4 on 3 slots must fail"
 expect_in "$T/err" "only 3 slots are on node $HERE"
+stop_dvm
+check_clean
+
+# max_slots: :OVERSUBSCRIBE goes beyond the 2 slots up to max_slots=3, never beyond
+printf 'localhost slots=2 max_slots=3\n' >"$T/hosts"
+start_dvm --hostfile "$T/hosts"
+run_to 30 "$PRUN" $RR -n 3 --map-by :OVERSUBSCRIBE "$APP" hello >"$T/out" 2>"$T/err" ||
+    fail "3 within max_slots=3: $(cat "$T/err")"
+[ "$(grep -c hello "$T/out")" = 3 ] || fail "3 hellos expected: $(cat "$T/out")"
+run_to 30 "$PRUN" $RR -n 4 --map-by :OVERSUBSCRIBE "$APP" hello >"$T/out" 2>"$T/err" &&
+    fail "4 beyond max_slots=3 must fail"
+expect_in "$T/err" "4 processes were asked for, but"
+expect_in "$T/err" "room for only 3 more: $HERE (max_slots 3, 0 in use)"
+grep -q hello "$T/out" && fail "nothing may start beyond max_slots: $(cat "$T/out")"
 stop_dvm
 check_clean
 pass

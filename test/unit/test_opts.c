@@ -826,6 +826,16 @@ Test(opts, hostfile_max_slots_and_repeats)
     cr_assert_str_eq(c.hosts[2].name, "a");
     cr_assert_eq(c.hosts[2].max_slots, 0);
     cr_assert_eq(c.hosts[4].max_slots, 0); /* --host gives no limit of its own */
+    px_map_node_t *nodes = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_opts_host_nodes(&c, &nodes, &n), 0);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(nodes[0].name, "a");
+    cr_assert_eq(nodes[0].slots, 4);
+    cr_assert_eq(nodes[0].max_slots, 4);
+    cr_assert_eq(nodes[1].max_slots, 3);
+    cr_assert_eq(nodes[2].max_slots, 2);
+    free(nodes);
     px_opts_fini(&c);
     /* a 2 + 1 + 1 = 4 = max_slots; one more --host a goes beyond it */
     EXPECT_ERR(PX_CMD_PRTE,
