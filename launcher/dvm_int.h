@@ -81,6 +81,7 @@ struct px_job {
     bool nohup;
     bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
+    bool display_alloc;                /* PMIX_DISPLAY_ALLOCATION */
 
     char **cmds;           /* owned: each app's argv joined, for proc tables */
     char **exes;           /* owned: each app's executable */

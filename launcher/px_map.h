@@ -121,6 +121,11 @@ void px_map_free(px_map_t *map);
 char *px_map_render(const px_map_t *map, const px_map_node_t *nodes, size_t nnodes,
                     const char *job);
 
+/* --display allocation (launcher/map_alloc.c): the nodes as text in a malloc'd buffer: a
+ * header (nodes, slots, in use), one line per node (slots and where they come from,
+ * max_slots, slots the running jobs hold). O(nnodes). NULL when out of memory. */
+char *px_map_render_alloc(const px_map_node_t *nodes, size_t nnodes);
+
 /* --report-bindings / --display bind: one process's binding line, malloc'd. */
 char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_rank_t rank,
                           const char *job);

@@ -58,4 +58,24 @@ expect_in "$T/err" "room for only 3 more: $HERE (max_slots 3, 0 in use)"
 grep -q hello "$T/out" && fail "nothing may start beyond max_slots: $(cat "$T/out")"
 stop_dvm
 check_clean
+
+# --display allocation: the DVM's node, its slots (given), max_slots and what a running
+# job holds; with map and bind in the same option
+printf 'localhost slots=4 max_slots=6\n' >"$T/hosts"
+start_dvm --hostfile "$T/hosts"
+"$PRUN" $RR -n 1 "$APP" sleep 60 >"$T/outa" 2>"$T/erra" &
+pa=$!
+wait_pps 'sleep 60' 1
+run_to 30 "$PRUN" $RR --display allocation,map,bind -n 2 "$APP" hello >"$T/out" 2>"$T/err" ||
+    fail "--display allocation,map,bind: $(cat "$T/err")"
+expect_in "$T/out" "allocation of the DVM"
+expect_in "$T/out" "1 nodes, 4 slots, 1 in use"
+expect_in "$T/out" "Node $HERE: 4 slots (given), max_slots 6, 1 in use"
+expect_in "$T/out" "2 processes on 1 nodes"
+[ "$(grep -c hello "$T/out")" = 2 ] || fail "2 hellos expected: $(cat "$T/out")"
+grep -q "\[$HERE:rank 1\] bound to" "$T/err" || fail "no binding line: $(cat "$T/err")"
+kill -TERM $pa
+wait $pa
+stop_dvm
+check_clean
 pass

@@ -357,6 +357,16 @@ Test(opts, display_and_report_bindings)
     jtrue(&c, PMIX_DISPLAY_MAP);
     jtrue(&c, PMIX_REPORT_BINDINGS);
     px_opts_fini(&c);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_ALLOCATION));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--display", "allocation,map,bind", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    jtrue(&c, PMIX_DISPLAY_MAP);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--display=alloc", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
+    px_opts_fini(&c);
     EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
     cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
     cr_assert_null(jget(&c, PMIX_REPORT_BINDINGS));
