@@ -100,7 +100,7 @@ typedef struct {
     px_seg_t *segs; /* owned; the last one is being filled */
     size_t nsegs;
     char *mapby, *rankby, *bindto; /* owned */
-    bool display_map, report_bindings;
+    bool display_map, report_bindings, display_alloc;
     bool tag, rank, ts, xml, merge, raw, nocopy;
     char *dir, *file; /* owned */
     bool stdin_none;

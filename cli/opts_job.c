@@ -250,6 +250,8 @@ static int px_opts_display(px_cmd_t *cmd, px_job_state_t *js, const char *val)
     for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
         if (strcasecmp(item, "map") == 0) {
             js->display_map = true;
+        } else if (strcasecmp(item, "allocation") == 0 || strcasecmp(item, "alloc") == 0) {
+            js->display_alloc = true;
         } else if (strcasecmp(item, "bind") == 0 || strcasecmp(item, "bindings") == 0) {
             js->report_bindings = true;
         } else {
@@ -547,6 +549,8 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_DISPLAY_MAP, &yes, PMIX_BOOL};
     if (js->report_bindings)
         kv[n++] = (px_kv_t){PMIX_REPORT_BINDINGS, &yes, PMIX_BOOL};
+    if (js->display_alloc)
+        kv[n++] = (px_kv_t){PMIX_DISPLAY_ALLOCATION, &yes, PMIX_BOOL};
     if (js->tag)
         kv[n++] = (px_kv_t){PMIX_IOF_TAG_OUTPUT, &yes, PMIX_BOOL};
     if (js->rank)

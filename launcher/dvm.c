@@ -713,6 +713,7 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     dvm->node.topo = dvm->topo;
     dvm->node.slots_given = o->nhosts > 0;
     dvm->node.slots = o->nhosts > 0 ? given : (cores > 0 ? cores : 1);
+    dvm->node.max_slots = px_pool_max_slots(o->hosts, o->nhosts, dvm->hostname);
 
     if (px_dvm_auth_init(dvm, o) != 0) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));

@@ -81,6 +81,7 @@ struct px_job {
     bool nohup;
     bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
+    bool display_alloc;                /* PMIX_DISPLAY_ALLOCATION */
 
     char **cmds;           /* owned: each app's argv joined, for proc tables */
     char **exes;           /* owned: each app's executable */
@@ -227,6 +228,9 @@ typedef struct {
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
+/* The max_slots of this node (hostname) from the hostfile: the sum of the limits of the
+ * names that are this node, 0 (no limit) when one of those names has none. */
+int px_pool_max_slots(const px_host_t *hosts, size_t nhosts, const char *hostname);
 
 /* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
  * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,

@@ -856,6 +856,7 @@ static const struct {
     {PMIX_STDIN_TGT, PX_AT_JOB},
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
     {PMIX_DISPLAY_MAP, PX_AT_JOB},
+    {PMIX_DISPLAY_ALLOCATION, PX_AT_JOB},
     {PMIX_REPORT_BINDINGS, PX_AT_JOB},
     {PMIX_MAPBY, PX_AT_JOB},
     {PMIX_RANKBY, PX_AT_JOB},
@@ -961,6 +962,8 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
             }
         } else if (PMIX_CHECK_KEY(in, PMIX_DISPLAY_MAP)) {
             j->display_map = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_DISPLAY_ALLOCATION)) {
+            j->display_alloc = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_REPORT_BINDINGS)) {
             j->report_bindings = PMIX_INFO_TRUE(in);
         }
@@ -1080,6 +1083,23 @@ static void start_procs(px_job_t *j)
 static void show_map(px_job_t *j)
 {
     char *text = px_map_render(&j->map, &j->dvm->node, 1, j->label);
+    if (text != NULL) {
+        px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
+        free(text);
+    }
+}
+
+/* --display allocation: the DVM's node as the pool sees it before this job starts (only
+ * daemon 0's node: jobs are not mapped onto the other daemons' nodes yet). */
+static void show_alloc(px_job_t *j)
+{
+    px_pool_t pool;
+    if (px_pool_get(j->dvm, &pool) != 0) {
+        return;
+    }
+    pool.node.slots_inuse -= (int)j->nprocs; /* this job is in the pool already */
+    char *text = px_map_render_alloc(&pool.node, 1);
+    px_pool_put(&pool);
     if (text != NULL) {
         px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);
@@ -1227,6 +1247,9 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
     if (rc != PMIX_SUCCESS) {
         setup_failed(j, rc, msg);
         return;
+    }
+    if (j->display_alloc && j->nprocs > 0) { /* before the map: PRRTE's order */
+        show_alloc(j);
     }
     if (j->display_map && j->nprocs > 0) {
         show_map(j);

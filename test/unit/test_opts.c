@@ -357,6 +357,16 @@ Test(opts, display_and_report_bindings)
     jtrue(&c, PMIX_DISPLAY_MAP);
     jtrue(&c, PMIX_REPORT_BINDINGS);
     px_opts_fini(&c);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_ALLOCATION));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--display", "allocation,map,bind", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    jtrue(&c, PMIX_DISPLAY_MAP);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--display=alloc", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
+    px_opts_fini(&c);
     EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
     cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
     cr_assert_null(jget(&c, PMIX_REPORT_BINDINGS));
@@ -812,6 +822,64 @@ Test(opts, hostfile)
     unlink(f);
 }
 
+/* max_slots, repeated lines, bad lines: each reported as file:line with what is wrong */
+Test(opts, hostfile_max_slots_and_repeats)
+{
+    px_cmd_t c;
+    char *f = write_temp("a slots=2 max_slots=4\nb max-slots=3\n\na slots=1 # again\n"
+                         "c max_slots=2\n");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--hostfile", f, "--host", "a");
+    cr_assert_eq(c.nhosts, 5);
+    cr_assert_eq(c.hosts[0].max_slots, 4);
+    cr_assert_eq(c.hosts[1].max_slots, 3);
+    cr_assert_eq(c.hosts[1].slots, 0);
+    cr_assert_str_eq(c.hosts[2].name, "a");
+    cr_assert_eq(c.hosts[2].max_slots, 0);
+    cr_assert_eq(c.hosts[4].max_slots, 0); /* --host gives no limit of its own */
+    px_map_node_t *nodes = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_opts_host_nodes(&c, &nodes, &n), 0);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(nodes[0].name, "a");
+    cr_assert_eq(nodes[0].slots, 4);
+    cr_assert_eq(nodes[0].max_slots, 4);
+    cr_assert_eq(nodes[1].max_slots, 3);
+    cr_assert_eq(nodes[2].max_slots, 2);
+    free(nodes);
+    px_opts_fini(&c);
+    /* a 2 + 1 + 1 = 4 = max_slots; one more --host a goes beyond it */
+    EXPECT_ERR(PX_CMD_PRTE,
+               "--host \"a\" is not valid: the host's entries add up to 5 slots, "
+               "more than its max_slots=4",
+               "--hostfile", f, "--host", "a,a");
+    unlink(f);
+
+    static const struct {
+        const char *text, *line, *why;
+    } bad[] = {
+        {"a\nb slots=2 slots=3\n", ":2: \"b slots=2 slots=3\"", "slots is given twice"},
+        {"a max_slots=2 max-slots=2\n", ":1: ", "max-slots is given twice"},
+        {"a max_slots=0\n", ":1: ", "the value of max_slots is not a positive integer"},
+        {"a max_slots=x\n", ":1: ", "the value of max_slots is not a positive integer"},
+        {"a slots=3 max_slots=2\n", ":1: ", "max_slots=2 is less than slots=3"},
+        {"a max_slots=2\n#\na slots=2\n", ":3: \"a slots=2\"",
+         "add up to 3 slots, more than its max_slots=2"},
+        {"a max_slots=2\na max_slots=3\n", ":2: ", "given max_slots=2 before and max_slots=3 here"},
+        {"node1\nNODE1 slots=2\n", ":2: ", "same host as \"node1\" with other letter case"},
+        {"slots=2\n", ":1: ", "the host name is empty"},
+        {"a slots=2 junk\n", ":1: ", "\"junk\" is not understood"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *b = write_temp(bad[i].text), want[256];
+        snprintf(want, sizeof(want), "%s%s", b, bad[i].line);
+        EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", b);
+        EXPECT_ERR(PX_CMD_PRTE, bad[i].why, "--hostfile", b);
+        unlink(b);
+    }
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"Ab\" is not valid: it names the same host as \"ab\"",
+               "--host", "ab:2,Ab");
+}
+
 Test(opts, hostfile_bad)
 {
     char *zero = write_temp("node1 slots=4\nnode2 slots=0\n");
@@ -822,10 +890,13 @@ Test(opts, hostfile_bad)
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /nonexistent/hosts", "--hostfile",
                "/nonexistent/hosts");
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /tmp", "--hostfile", "/tmp");
-    EXPECT_ERR(PX_CMD_PRTE, "line 2 (\"node2 slots=0\"), is not valid: the slot count",
-               "--hostfile", zero);
-    EXPECT_ERR(PX_CMD_PRTE, "only \"slots=N\" may follow", "--hostfile", junk);
-    EXPECT_ERR(PX_CMD_PRTE, "line 1", "--hostfile", nan);
+    char want[256];
+    snprintf(want, sizeof(want), "%s:2: \"node2 slots=0\" is not valid: the value of slots", zero);
+    EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", zero);
+    EXPECT_ERR(PX_CMD_PRTE, "\"cpus=4\" is not understood: only \"slots=N\" and \"max_slots=M\"",
+               "--hostfile", junk);
+    snprintf(want, sizeof(want), "%s:1: ", nan);
+    EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", nan);
     EXPECT_ERR(PX_CMD_PRTE, "names no host", "--hostfile", empty);
     unlink(zero);
     unlink(junk);
