@@ -16,6 +16,9 @@ for t in ip unshare nsenter timeout ssh-keygen; do
 done
 NAME=pxs$$
 export PXCLUSTER_OWNER=$$
+# this machine gets an address on the bridge (NET.254): a /24 of its own, apart from
+# the default 10.211.0 of t_cluster.sh (which checks that no such address exists here)
+export PXCLUSTER_NET=10.212.$(($$ % 250))
 T=$(mktemp -d "${TMPDIR:-/tmp}/pxssh.XXXXXX")
 PRTE=$BUILD/cli/prte
 PTERM=$BUILD/cli/pterm
@@ -96,6 +99,7 @@ expect_fail() {
     local rc=$?
     [ "$rc" != 0 ] || fail "$c: prte started"
     [ "$rc" != 124 ] || fail "$c: prte hung: $(cat "$T/$c.out")"
+    ! grep -q "Sanitizer" "$T/$c.out" || fail "$c: sanitizer report: $(cat "$T/$c.out")"
     grep -qF -- "$text" "$T/$c.out" || fail "$c: no \"$text\" in: $(cat "$T/$c.out")"
     grep -qF -- "the daemon 1 on host $host did not start" "$T/$c.out" ||
         fail "$c: the start failure is not reported: $(cat "$T/$c.out")"
