@@ -624,12 +624,8 @@ static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o, int *slots)
     for (size_t i = 0; i < o->nhosts; i++) {
         const char *h = o->hosts[i].name;
         bool here = px_daemons_is_here(h, dvm->hostname);
-        if (!here && px_daemons_agent() != NULL) {
-            continue; /* daemons: a prted is started there (launcher/daemons.c) */
-        }
         if (!here) {
-            px_show_help("help-prte.txt", "remote-host", o->prog, h, dvm->hostname);
-            return -1;
+            continue; /* a prted is started there, by the agent or ssh (launcher/daemons.c) */
         }
         *slots += o->hosts[i].slots > 0 ? o->hosts[i].slots : 1;
     }
