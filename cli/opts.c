@@ -48,8 +48,12 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_TIMEOUT, "timeout", 0, NULL, PX_ARG_REQ, JOB, "opt-timeout"},
     {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, JOB, "opt-noprefix"},
     {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, JOB, "opt-prefix"},
+    {PX_O_PERSONALITY, "personality", 0, NULL, PX_ARG_REQ, JOB, "opt-personality"},
+    {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
+    {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
     {PX_O_NOHUP, "nohup", 0, NULL, PX_ARG_NONE, JOB, "opt-nohup"},
     {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM, "opt-host"},
+    {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM, "opt-hosts"},
     {PX_O_HOSTFILE, "hostfile", 0, "hostfile", PX_ARG_REQ, DVM, "opt-hostfile"},
     {PX_O_DEBUG_DAEMONS, "debug-daemons", 0, NULL, PX_ARG_NONE, DVM, "opt-debug-daemons"},
     {PX_O_DAEMONIZE, "daemonize", 0, NULL, PX_ARG_NONE, PRTE, "opt-daemonize"},
@@ -304,6 +308,7 @@ static int px_opts_apply(px_cmd_t *cmd, const px_opt_def_t *d, const char *opt, 
         cmd->allow_run_as_root = true;
         return 0;
     case PX_O_HOST:
+    case PX_O_HOSTS:
         return px_opts_add_hosts(cmd, val);
     case PX_O_HOSTFILE:
         return px_opts_add_hostfile(cmd, val);
@@ -484,6 +489,20 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
                 val = argv[++i];
         }
 
+        if (d->id == PX_O_GENV) { /* -genv NAME VALUE (Hydra), or -genv NAME=VALUE */
+            const char *value = NULL;
+            if (strchr(val, '=') == NULL) {
+                if (i + 1 >= argc) {
+                    px_show_help("help-prte-cli.txt", "missing-value", cmd->prog, name,
+                                 "-genv <name> <value>");
+                    return -1;
+                }
+                value = argv[++i];
+            }
+            if (px_opts_job_genv(cmd, js, val, value) < 0)
+                return -1;
+            continue;
+        }
         if (d->id == PX_O_PRTEMCA) { /* two values: --prtemca <key> <value> */
             if (i + 1 >= argc) {
                 px_show_help("help-prte-cli.txt", "missing-value", cmd->prog, name,

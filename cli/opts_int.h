@@ -37,9 +37,13 @@ typedef enum {
     PX_O_TIMEOUT,
     PX_O_NOPREFIX,
     PX_O_PREFIX,
+    PX_O_PERSONALITY,
+    PX_O_PPN,  /* Hydra's -ppn N: --map-by ppr:N:node */
+    PX_O_GENV, /* Hydra's -genv NAME VALUE: -x for every executable */
     PX_O_NOHUP,
     /* DVM (prte, prterun) */
     PX_O_HOST,
+    PX_O_HOSTS, /* Hydra's -hosts: --host */
     PX_O_HOSTFILE,
     PX_O_DEBUG_DAEMONS,
     PX_O_DAEMONIZE,
@@ -96,12 +100,16 @@ typedef struct {
     px_seg_t *segs; /* owned; the last one is being filled */
     size_t nsegs;
     char *mapby, *rankby, *bindto; /* owned */
-    bool display_map, report_bindings;
+    bool display_map, report_bindings, display_alloc;
     bool tag, rank, ts, xml, merge, raw, nocopy;
     char *dir, *file; /* owned */
     bool stdin_none;
     uint32_t stdin_rank;
     int timeout;
+    char *personality; /* owned: --personality, passed on as typed (the DVM checks it) */
+    char **genv;       /* owned, NULL-terminated: -genv "VAR=value", for every segment */
+    int ngenv;
+    bool ppn; /* mapby came from -ppn (for the conflict message) */
     bool nohup;
     char *appfile; /* owned */
 } px_job_state_t;
@@ -113,6 +121,9 @@ int px_opts_posint(const char *s, int *out); /* 0, or -1 when not a positive int
 /* opts_job.c. Each returns 0, or -1 after printing the error. */
 int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const char *opt,
                        const char *val);
+/* -genv NAME VALUE, or -genv NAME=VALUE (value NULL): an -x for every executable of the
+ * job (an executable's own -x of the name wins). */
+int px_opts_job_genv(px_cmd_t *cmd, px_job_state_t *js, const char *name, const char *value);
 px_seg_t *px_opts_job_seg(px_job_state_t *js); /* current segment (made on demand) */
 int px_opts_job_new_seg(px_job_state_t *js);
 int px_opts_seg_add_arg(px_seg_t *seg, const char *arg);

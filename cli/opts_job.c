@@ -80,6 +80,8 @@ void px_opts_job_state_fini(px_job_state_t *js)
     free(js->dir);
     free(js->file);
     free(js->appfile);
+    free(js->personality);
+    px_opts_vec_free(js->genv);
     memset(js, 0, sizeof(*js));
 }
 
@@ -95,25 +97,31 @@ static int px_opts_setstr(char **dst, const char *val)
     return 0;
 }
 
-/* -x VAR=value or -x VAR (value from our environment). */
-static int px_opts_add_env(px_cmd_t *cmd, px_seg_t *seg, const char *val)
+/* Add "VAR=value" to vec (n entries; a later entry of the same VAR replaces the earlier
+ * one): val is "VAR=value", or "VAR" with value given (-genv NAME VALUE), or "VAR" alone,
+ * the value taken from our environment (-x VAR). opt names the option in messages. */
+static int px_opts_env_entry(px_cmd_t *cmd, const char *opt, char ***vec, int *n, const char *val,
+                             const char *value)
 {
     size_t nlen = strcspn(val, "=");
     char *entry;
     int rc;
 
     if (nlen == 0 || isdigit((unsigned char)val[0])) {
-        px_show_help("help-prte-cli.txt", "bad-env", cmd->prog, val);
+        px_show_help("help-prte-cli.txt", "bad-env", cmd->prog, opt, val);
         return -1;
     }
     for (size_t i = 0; i < nlen; i++) {
         if (!isalnum((unsigned char)val[i]) && val[i] != '_') {
-            px_show_help("help-prte-cli.txt", "bad-env", cmd->prog, val);
+            px_show_help("help-prte-cli.txt", "bad-env", cmd->prog, opt, val);
             return -1;
         }
     }
     if (val[nlen] == '=') {
         entry = strdup(val);
+    } else if (value != NULL) {
+        if (asprintf(&entry, "%s=%s", val, value) < 0)
+            entry = NULL;
     } else {
         const char *v = getenv(val);
         if (v == NULL) {
@@ -125,17 +133,38 @@ static int px_opts_add_env(px_cmd_t *cmd, px_seg_t *seg, const char *val)
     }
     if (entry == NULL)
         return -1;
-    /* a later -x of the same variable replaces the earlier one */
-    for (int i = 0; i < seg->nenv; i++) {
-        if (strncmp(seg->env[i], entry, nlen + 1) == 0) {
-            free(seg->env[i]);
-            seg->env[i] = entry;
+    for (int i = 0; i < *n; i++) {
+        if (strncmp((*vec)[i], entry, nlen + 1) == 0) {
+            free((*vec)[i]);
+            (*vec)[i] = entry;
             return 0;
         }
     }
-    rc = px_opts_vec_add(&seg->env, &seg->nenv, entry);
+    rc = px_opts_vec_add(vec, n, entry);
     free(entry);
     return rc;
+}
+
+int px_opts_job_genv(px_cmd_t *cmd, px_job_state_t *js, const char *name, const char *value)
+{
+    return px_opts_env_entry(cmd, "-genv", &js->genv, &js->ngenv, name, value);
+}
+
+/* Each -genv entry into every segment that has no -x of its own for the variable. */
+static int px_opts_merge_genv(px_job_state_t *js)
+{
+    for (size_t s = 0; s < js->nsegs; s++) {
+        px_seg_t *seg = &js->segs[s];
+        for (int g = 0; g < js->ngenv; g++) {
+            size_t nlen = strcspn(js->genv[g], "=") + 1;
+            bool own = false;
+            for (int i = 0; i < seg->nenv && !own; i++)
+                own = strncmp(seg->env[i], js->genv[g], nlen) == 0;
+            if (!own && px_opts_vec_add(&seg->env, &seg->nenv, js->genv[g]) < 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static bool px_opts_suffix(char *item, const char *suf)
@@ -221,6 +250,8 @@ static int px_opts_display(px_cmd_t *cmd, px_job_state_t *js, const char *val)
     for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
         if (strcasecmp(item, "map") == 0) {
             js->display_map = true;
+        } else if (strcasecmp(item, "allocation") == 0 || strcasecmp(item, "alloc") == 0) {
+            js->display_alloc = true;
         } else if (strcasecmp(item, "bind") == 0 || strcasecmp(item, "bindings") == 0) {
             js->report_bindings = true;
         } else {
@@ -270,10 +301,31 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
         }
         return px_opts_setstr(&seg->pset, val);
     case PX_O_X:
-        return px_opts_add_env(cmd, seg, val);
+        return px_opts_env_entry(cmd, "-x", &seg->env, &seg->nenv, val, NULL);
     case PX_O_WDIR:
         return px_opts_setstr(&seg->wdir, val);
+    case PX_O_PPN: {
+        /* Hydra's -ppn N: N consecutive ranks per node = ppr:N:node */
+        int ppn;
+        char spec[32];
+        if (px_opts_posint(val, &ppn) < 0) {
+            px_show_help("help-prte-cli.txt", "bad-ppn", cmd->prog, val, opt);
+            return -1;
+        }
+        if (js->mapby != NULL) {
+            px_show_help("help-prte-cli.txt", "conflicting-options", cmd->prog, opt,
+                         js->ppn ? "-ppn" : "--map-by");
+            return -1;
+        }
+        snprintf(spec, sizeof(spec), "ppr:%d:node", ppn);
+        js->ppn = true;
+        return px_opts_setstr(&js->mapby, spec);
+    }
     case PX_O_MAPBY:
+        if (js->ppn) {
+            px_show_help("help-prte-cli.txt", "conflicting-options", cmd->prog, opt, "-ppn");
+            return -1;
+        }
         if (px_map_parse_mapby(val, &pol, bad, sizeof(bad)) < 0) {
             px_show_help("help-prte-cli.txt", "bad-map-by", cmd->prog, val, bad);
             return -1;
@@ -345,6 +397,8 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
     case PX_O_NOPREFIX:
     case PX_O_PREFIX:
         return 0; /* accepted for compatibility; we find our binaries ourselves */
+    case PX_O_PERSONALITY:
+        return px_opts_setstr(&js->personality, val);
     case PX_O_NOHUP:
         js->nohup = true;
         return 0;
@@ -495,6 +549,8 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_DISPLAY_MAP, &yes, PMIX_BOOL};
     if (js->report_bindings)
         kv[n++] = (px_kv_t){PMIX_REPORT_BINDINGS, &yes, PMIX_BOOL};
+    if (js->display_alloc)
+        kv[n++] = (px_kv_t){PMIX_DISPLAY_ALLOCATION, &yes, PMIX_BOOL};
     if (js->tag)
         kv[n++] = (px_kv_t){PMIX_IOF_TAG_OUTPUT, &yes, PMIX_BOOL};
     if (js->rank)
@@ -519,6 +575,8 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_JOB_TIMEOUT, &js->timeout, PMIX_INT};
     if (js->nohup)
         kv[n++] = (px_kv_t){PMIX_NOHUP, &yes, PMIX_BOOL};
+    if (js->personality != NULL)
+        kv[n++] = (px_kv_t){PMIX_PERSONALITY, js->personality, PMIX_STRING};
     kv[n++] = (px_kv_t){PMIX_FWD_STDOUT, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDERR, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL};
@@ -566,5 +624,7 @@ int px_opts_job_finish(px_cmd_t *cmd, px_job_state_t *js)
         px_show_help("help-prte-cli.txt", "no-executable", cmd->prog, cmd->prog);
         return -1;
     }
+    if (px_opts_merge_genv(js) < 0)
+        return -1;
     return px_opts_build(cmd, js);
 }

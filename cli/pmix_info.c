@@ -13,6 +13,8 @@
 
 #include "cli/px_build_info.h"
 #include "cli/px_opts.h"
+#include "client/px_tool.h"
+#include "common/px_common.h"
 #include "common/px_query.h"
 #include "help/px_help.h"
 
@@ -72,18 +74,17 @@ static void px_info_build(const px_cmd_t *cmd)
 }
 
 /* The directories the library picks when nobody names one: a server's session and system
- * directories (PMIX_SERVER_TMPDIR / PMIX_SYSTEM_TMPDIR, else $TMPDIR, else /tmp) and the
- * places a tool looks for rendezvous files ($TMPDIR, then /tmp). */
+ * directories, and where a tool's rendezvous chain looks for a server's files (the tool
+ * library's own function, so what is printed is what it searches). */
 static void px_info_tmpdirs(const px_cmd_t *cmd)
 {
-    const char *t = getenv("TMPDIR");
-    const char *dflt = t != NULL && *t != '\0' ? t : "/tmp";
-    char search[4096];
-    snprintf(search, sizeof(search), "%s%s", dflt, strcmp(dflt, "/tmp") == 0 ? "" : ",/tmp");
+    const char *search = NULL, *sys = NULL;
+    px_tool_rndz_dirs(NULL, 0, &search, &sys);
     px_info_header(cmd, "Temporary directories");
-    px_info_kv(cmd, "tmpdir", "server", dflt);
-    px_info_kv(cmd, "tmpdir", "system", dflt);
+    px_info_kv(cmd, "tmpdir", "server", px_tmpdir_default());
+    px_info_kv(cmd, "tmpdir", "system", px_tmpdir_default());
     px_info_kv(cmd, "tmpdir", "tool-search", search);
+    px_info_kv(cmd, "tmpdir", "tool-system", sys);
 }
 
 /* fn is wanted: no --param given, or named by one. */

@@ -70,6 +70,7 @@ typedef struct {
 
 static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t in_cond = PTHREAD_COND_INITIALIZER;
+static bool in_started;           /* the job's processes run: stdin has somewhere to go */
 static bool in_busy;              /* a chunk is in the DVM's hands */
 static bool in_stop;              /* the loop has ended: the reader leaves */
 static int in_wake[2] = {-1, -1}; /* a byte here wakes the reader out of poll */
@@ -80,6 +81,18 @@ static void chunk_done(pmix_status_t status, void *cbdata)
     free(cbdata);
     pthread_mutex_lock(&in_lock);
     in_busy = false;
+    pthread_cond_signal(&in_cond);
+    pthread_mutex_unlock(&in_lock);
+}
+
+/* The job runs (loop): the reader may start. Bytes read before would be dropped, since
+ * stdin goes only to processes that exist. */
+static void job_started(const char *nspace, void *arg)
+{
+    (void)nspace;
+    (void)arg;
+    pthread_mutex_lock(&in_lock);
+    in_started = true;
     pthread_cond_signal(&in_cond);
     pthread_mutex_unlock(&in_lock);
 }
@@ -97,7 +110,7 @@ static void *stdin_reader(void *arg)
     (void)arg;
     for (;;) {
         pthread_mutex_lock(&in_lock);
-        while (in_busy && !in_stop) {
+        while ((in_busy || !in_started) && !in_stop) {
             pthread_cond_wait(&in_cond, &in_lock);
         }
         bool stop = in_stop;
@@ -169,7 +182,7 @@ int main(int argc, char **argv)
         sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
         event_add(sigs[i], NULL);
     }
-    px_dvm_local_t cb = {ended, NULL};
+    px_dvm_local_t cb = {.ended = ended, .started = job_started};
     if (px_dvm_spawn_local(dvm, cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
         px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
         px_dvm_shutdown(dvm, stopped, NULL);

@@ -46,7 +46,8 @@ typedef struct {
     /* jinfo: PMIX_MAPBY / PMIX_RANKBY / PMIX_BINDTO (strings as typed, validated),
      * PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS, the PMIX_IOF_* output keys of px_iof.h,
      * PMIX_STDIN_TGT (uint32: a rank, PMIX_RANK_WILDCARD for "all"; absent for "none"
-     * — see stdin_none), PMIX_JOB_TIMEOUT (int seconds), PMIX_NOHUP, and always
+     * — see stdin_none), PMIX_JOB_TIMEOUT (int seconds), PMIX_NOHUP, PMIX_PERSONALITY
+     * (--personality, as typed), and always
      * PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_NOTIFY_COMPLETION (true). */
     pmix_info_t *jinfo; /* owned (PMIx_Info_free) */
     size_t njinfo;

@@ -14,6 +14,8 @@
 
 #include "bfrops/px_bfrops.h"
 #include "daemon/nagent_int.h"
+#include "daemon/px_personality.h"
+#include "daemon/px_pmi_child.h"
 
 extern char **environ;
 
@@ -213,6 +215,9 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
 {
     (void)cbdata;
     na_proc_t *p = px_child_user(child);
+    pmix_proc_t proc;
+    PMIx_Load_procid(&proc, p->job->nspace, p->rank);
+    px_pmi_child_ended(&proc);
     p->child = NULL;
     p->job->nalive--;
     report(p->job, p->rank, PX_DP_PS_EXITED, px_child_pid(child), wstatus, NULL);
@@ -290,13 +295,22 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         }
     }
     char **env = err ? NULL : proc_env(app, &proc);
+    if (env != NULL && px_personality_env(l, r, &env) < 0) { /* its MPI family's (issue 19) */
+        PMIx_Argv_free(env);
+        env = NULL;
+    }
     char **argv = err ? NULL : proc_argv(app);
+    px_pmi_child_t pmi = {-1, -1};
+    if (env != NULL) {
+        px_pmi_child_prepare(&pmi, &proc, (uint32_t)l->nprocs, &env);
+    }
     px_child_spec_t spec = {
         .argv = argv,
         .env = env,
         .wdir = app->cwd,
         .cpuset = cpuset,
         .stdin_pipe = in_tgt == PMIX_RANK_WILDCARD || in_tgt == r,
+        .pass_fd = px_pmi_child_fd(&pmi),
         .user = p,
     };
     if (err == 0 && (env == NULL || argv == NULL || argv[0] == NULL)) {
@@ -307,6 +321,7 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         p->child = px_odls_start(j->agent->odls, &spec);
         err = p->child != NULL ? 0 : errno;
     }
+    px_pmi_child_started(&pmi, &proc, p->child ? px_child_pid(p->child) : 0);
     if (p->child != NULL) {
         j->nalive++;
     } else {

@@ -540,6 +540,7 @@ typedef struct {
     const char *wdir;
     char **cands; /* owned: paths to try execve on, NULL-terminated */
     int in_src, out_src, err_src, status_fd;
+    int pass_src;        /* -1, or the fd the child gets as PX_ODLS_PASS_FD */
     cpu_set_t *affinity; /* owned: the binding hwloc computed, NULL = not bound */
     size_t affinity_size;
     long max_fd;
@@ -554,16 +555,14 @@ static const char *px_odls_env_path(char *const *env)
     return NULL;
 }
 
-static void px_odls_free_cands(char **cands)
+void px_odls_free_cands(char **cands)
 {
     for (size_t i = 0; cands != NULL && cands[i] != NULL; i++)
         free(cands[i]);
     free(cands);
 }
 
-/* The paths execve will try: argv[0] itself when it has a '/', else each PATH entry of
- * the child's environment (an empty entry is the working directory). */
-static char **px_odls_candidates(const char *argv0, char *const *env)
+char **px_odls_candidates(const char *argv0, char *const *env)
 {
     if (strchr(argv0, '/') != NULL) {
         char **c = calloc(2, sizeof(*c));
@@ -643,24 +642,28 @@ static void px_odls_child(const px_odls_exec_t *x)
     if (getppid() != x->parent)
         _exit(127); /* the daemon is gone: no one to report to */
 
-    /* Move every source above 2 first, so a source that is itself 0..2 survives the
-     * dup2s; the status pipe goes to fd 3 (close-on-exec) and everything above is
-     * closed. */
+    /* Move every source above 2 first (the passed fd above 4), so a source that is
+     * itself 0..4 survives the dup2s; the status pipe goes to fd 3 (close-on-exec), the
+     * passed fd to 4 (kept across exec) and everything above is closed. */
     int in = fcntl(x->in_src, F_DUPFD_CLOEXEC, 4);
     int out = fcntl(x->out_src, F_DUPFD_CLOEXEC, 4);
     int err = fcntl(x->err_src, F_DUPFD_CLOEXEC, 4);
     int st = fcntl(x->status_fd, F_DUPFD_CLOEXEC, 4);
+    int pass = x->pass_src >= 0 ? fcntl(x->pass_src, F_DUPFD_CLOEXEC, PX_ODLS_PASS_FD + 1) : -1;
     if (st < 0)
         px_odls_child_fail(x->status_fd, PX_STAGE_SETUP, errno);
     if (dup3(st, 3, O_CLOEXEC) < 0)
         px_odls_child_fail(st, PX_STAGE_SETUP, errno);
     st = 3;
-    if (in < 0 || out < 0 || err < 0)
+    if (in < 0 || out < 0 || err < 0 || (x->pass_src >= 0 && pass < 0))
         px_odls_child_fail(st, PX_STAGE_SETUP, errno);
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
         px_odls_child_fail(st, PX_STAGE_SETUP, errno);
-    if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
-        for (long fd = 4; fd < x->max_fd; fd++)
+    if (pass >= 0 && dup2(pass, PX_ODLS_PASS_FD) < 0) /* dup2 clears close-on-exec */
+        px_odls_child_fail(st, PX_STAGE_SETUP, errno);
+    unsigned first = pass >= 0 ? PX_ODLS_PASS_FD + 1 : PX_ODLS_PASS_FD;
+    if (syscall(SYS_close_range, first, ~0U, 0U) < 0)
+        for (long fd = first; fd < x->max_fd; fd++)
             close((int)fd);
 
     if (x->wdir != NULL && chdir(x->wdir) < 0)
@@ -765,6 +768,7 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
     x.out_src = pout[1];
     x.err_src = perr[1];
     x.status_fd = pst[1];
+    x.pass_src = spec->pass_fd != NULL ? *spec->pass_fd : -1;
     if (o->topo != NULL && spec->cpuset != NULL) {
         /* hwloc turns the binding into the kernel's mask here, in the parent */
         int last = hwloc_bitmap_last(spec->cpuset);

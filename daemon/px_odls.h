@@ -51,8 +51,14 @@ typedef struct {
     hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc turns it into the
                                   * affinity mask the child applies before exec */
     bool stdin_pipe;             /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
+    const int *pass_fd;          /* NULL, or an fd the child inherits as PX_ODLS_PASS_FD
+                                  * (open across exec: PMI_FD); the caller keeps its copy */
     void *user;                  /* the caller's, returned by px_child_user() */
 } px_child_spec_t;
+
+/* Where spec.pass_fd lands in the child: 0-2 are stdio, 3 the (close-on-exec) status
+ * pipe; everything above it is closed before exec. */
+#define PX_ODLS_PASS_FD 4
 
 /* One per process (it owns the SIGCHLD handler on base). topo is borrowed and must
  * outlive the odls; it is what the child binds with. */
@@ -66,6 +72,14 @@ void px_odls_destroy(px_odls_t *o);
  * see its SIGCHLD) and return it; the callbacks above tell the rest. NULL + errno when
  * fork or a pipe fails: no callback will come for it. */
 px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec);
+
+/* The paths execve will try for argv0 in a child with environment env: argv0 itself when
+ * it has a '/', else each entry of env's PATH (default /usr/local/bin:/usr/bin:/bin; an
+ * empty entry is the working directory) joined with it. NULL-ended, malloc'd (free with
+ * px_odls_free_cands); NULL when out of memory. Relative paths are relative to the
+ * child's working directory. */
+char **px_odls_candidates(const char *argv0, char *const *env);
+void px_odls_free_cands(char **cands);
 
 pid_t px_child_pid(const px_child_t *c);
 void *px_child_user(const px_child_t *c);

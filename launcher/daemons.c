@@ -25,6 +25,7 @@
 #include "daemon/px_dtopo.h"
 #include "help/px_help.h"
 #include "launcher/px_daemons.h"
+#include "launcher/px_ssh.h"
 #include "net/px_peer.h"
 #include "net/px_progress.h"
 #include "net/px_tcp.h"
@@ -59,10 +60,11 @@ static const char *const state_names[] = {"starting", "topology", "up",
 typedef struct {
     px_daemons_t *owner; /* borrowed */
     unsigned id;
-    char *host;  /* owned: as given on the command line */
-    char *node;  /* owned: as the daemon reported it */
-    pid_t agent; /* 0 for daemon 0 */
-    bool reaped;
+    char *host;      /* owned: as given on the command line */
+    char *node;      /* owned: as the daemon reported it */
+    pid_t agent;     /* 0 for daemon 0 */
+    px_ssh_t *ssh;   /* owned: the built-in ssh client's session, when there is no agent */
+    bool reaped;     /* the agent, or the ssh session, has ended */
     px_peer_t *peer; /* owned */
     bool closed;     /* the connection is gone (or never was) */
     px_topo_t *topo; /* borrowed from the topology list */
@@ -167,6 +169,19 @@ static void check_progress(px_daemons_t *ds)
     }
 }
 
+/* end the daemon's agent (its process group) or ssh session, whichever it has */
+static void agent_kill(px_dmn_t *dm)
+{
+    if (dm->agent > 0 && !dm->reaped) {
+        kill(-dm->agent, SIGKILL);
+    }
+    if (dm->ssh != NULL) {
+        px_ssh_destroy(dm->ssh);
+        dm->ssh = NULL;
+        dm->reaped = true;
+    }
+}
+
 static void dmn_fail(px_dmn_t *dm, const char *why)
 {
     px_daemons_t *ds = dm->owner;
@@ -187,15 +202,28 @@ static void dmn_fail(px_dmn_t *dm, const char *why)
     px_peer_destroy(dm->peer);
     dm->peer = NULL;
     dm->closed = true;
-    if (dm->agent > 0 && !dm->reaped) {
-        kill(-dm->agent, SIGKILL);
-    }
+    agent_kill(dm);
     if (was_up && ds->o.lost != NULL) {
         ds->o.lost(dm->id, ds->o.arg);
     }
 }
 
 /* ---- the agents ---- */
+
+/* the daemon's agent (or ssh session) ended, why says how */
+static void agent_ended(px_dmn_t *dm, const char *why)
+{
+    dm->reaped = true;
+    if (dm->state == DMN_EXITING) {
+        if (dm->closed) {
+            set_state(dm, DMN_GONE);
+        }
+    } else if (dm->state != DMN_FAILED && dm->state != DMN_GONE &&
+               (dm->state != DMN_UP || dm->closed)) {
+        dmn_fail(dm, why);
+    }
+    /* an agent (ssh) may end while its daemon's connection stays: nothing to do */
+}
 
 static void on_sigchld(evutil_socket_t fd, short what, void *arg)
 {
@@ -208,27 +236,37 @@ static void on_sigchld(evutil_socket_t fd, short what, void *arg)
         if (dm->agent <= 0 || dm->reaped || waitpid(dm->agent, &st, WNOHANG) != dm->agent) {
             continue;
         }
-        dm->reaped = true;
         dlog(ds, "daemon %u (%s): agent %d ended (status 0x%x)", dm->id, dm->host, (int)dm->agent,
              st);
-        if (dm->state == DMN_EXITING) {
-            if (dm->closed) {
-                set_state(dm, DMN_GONE);
-            }
-        } else if (dm->state != DMN_FAILED && dm->state != DMN_GONE &&
-                   (dm->state != DMN_UP || dm->closed)) {
-            char why[96];
-            if (WIFEXITED(st)) {
-                snprintf(why, sizeof(why), "the agent exited with status %d", WEXITSTATUS(st));
-            } else {
-                snprintf(why, sizeof(why), "the agent was killed by signal %d",
-                         WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-            }
-            dmn_fail(dm, why);
+        char why[96];
+        if (WIFEXITED(st)) {
+            snprintf(why, sizeof(why), "the agent exited with status %d", WEXITSTATUS(st));
+        } else {
+            snprintf(why, sizeof(why), "the agent was killed by signal %d",
+                     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
         }
-        /* an agent (ssh) may end while its daemon's connection stays: nothing to do */
+        agent_ended(dm, why);
     }
     check_progress(ds);
+}
+
+/* the built-in ssh client's session ended: the remote command's status, or -1 (its
+ * message was shown) */
+static void on_ssh_end(void *arg, int status, const char *why)
+{
+    px_dmn_t *dm = arg;
+    char buf[96];
+    dlog(dm->owner, "daemon %u (%s): ssh session ended (status %d)", dm->id, dm->host, status);
+    if (status == 127 || status == 126) {
+        px_show_help("help-prte-ssh.txt", status == 127 ? "ssh-prted-missing" : "ssh-prted-noexec",
+                     dm->owner->o.prog, dm->host, px_ssh_command(dm->ssh));
+    }
+    if (why == NULL) {
+        snprintf(buf, sizeof(buf), "the remote command exited with status %d", status);
+        why = buf;
+    }
+    agent_ended(dm, why);
+    check_progress(dm->owner);
 }
 
 /* prted beside our own executable (installed), else in the build tree's daemon/. */
@@ -317,6 +355,30 @@ out:
     }
     free(words);
     return rc;
+}
+
+/* No agent: the built-in ssh client runs "<prted> --controller <addr:port> --id <n>
+ * [-v]" on the host, with the secret on the command's stdin. The remote prted is
+ * <PRTE_PREFIX>/bin/prted when PRTE_PREFIX is set, else at our own prted's path. */
+static int start_ssh(px_daemons_t *ds, px_dmn_t *dm, const char *prted)
+{
+    const char *prefix = getenv("PRTE_PREFIX");
+    char *cmd = NULL;
+    char line[PX_TCP_SECRET_HEX + 2];
+    bool pfx = prefix != NULL && prefix[0] != '\0';
+    if (asprintf(&cmd, "'%s%s' --controller %s:%u --id %u%s", pfx ? prefix : prted,
+                 pfx ? "/bin/prted" : "", px_tcp_listener_addr(ds->listener),
+                 (unsigned)px_tcp_listener_port(ds->listener), dm->id,
+                 ds->o.verbose > 0 ? " -v" : "") < 0) {
+        return -1;
+    }
+    memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
+    line[PX_TCP_SECRET_HEX] = '\n';
+    line[PX_TCP_SECRET_HEX + 1] = '\0';
+    dm->ssh = px_ssh_start(ds->o.base, ds->o.prog, dm->host, cmd, line, on_ssh_end, dm);
+    explicit_bzero(line, sizeof(line));
+    free(cmd);
+    return dm->ssh != NULL ? 0 : -1;
 }
 
 /* ---- the daemons' connections ---- */
@@ -489,9 +551,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
                          "and can it reach this one over TCP?)");
         } else if (ds->stopping && dm->state == DMN_EXITING) {
             dlog(ds, "daemon %u (%s) did not exit in time: killed", dm->id, dm->host);
-            if (dm->agent > 0 && !dm->reaped) {
-                kill(-dm->agent, SIGKILL);
-            }
+            agent_kill(dm);
             px_peer_destroy(dm->peer);
             dm->peer = NULL;
             dm->closed = true;
@@ -556,24 +616,26 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     if (ds->n == 1) {
         return ds; /* this node only: nothing to start */
     }
-    const char *agent = o->agent;
-    if (agent == NULL || px_tcp_secret_new(ds->secret) != 0 ||
+    const char *agent = o->agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
+    if (px_tcp_secret_new(ds->secret) != 0 ||
         (ds->listener = px_tcp_listen(ds->prog, true, ds->secret, on_accept, ds)) == NULL ||
         (prted = prted_path()) == NULL ||
         (ds->sigchld = evsignal_new(o->base, SIGCHLD, on_sigchld, ds)) == NULL ||
         event_add(ds->sigchld, NULL) != 0 ||
         (ds->timer = evtimer_new(o->base, on_timer, ds)) == NULL) {
-        px_show_help("help-prte.txt", "daemon-listen", o->prog,
-                     agent == NULL ? "no agent" : strerror(errno));
+        px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
         goto error;
     }
     dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
-         px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener), agent,
-         prted);
+         px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener),
+         agent != NULL ? agent : "(built-in ssh)", prted);
     for (size_t i = 1; i < ds->n; i++) {
-        if (start_agent(ds, &ds->d[i], agent, prted) != 0) {
+        int rc = agent != NULL ? start_agent(ds, &ds->d[i], agent, prted)
+                               : start_ssh(ds, &ds->d[i], prted);
+        if (rc != 0) {
             char why[128];
-            snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s", agent, strerror(errno));
+            snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s",
+                     agent != NULL ? agent : "(built-in ssh)", strerror(errno));
             dmn_fail(&ds->d[i], why);
             break;
         }
@@ -731,9 +793,7 @@ void px_daemons_stop(px_daemons_t *d, void (*done)(void *arg), void *arg)
                 continue;
             }
             if (!packed || dm->peer == NULL || px_peer_send(dm->peer, PX_DP_EXIT, &b) != 0) {
-                if (dm->agent > 0 && !dm->reaped) {
-                    kill(-dm->agent, SIGKILL);
-                }
+                agent_kill(dm);
             }
             set_state(dm, DMN_EXITING);
         }
@@ -755,6 +815,7 @@ void px_daemons_destroy(px_daemons_t *d)
     for (size_t i = 1; i < d->n; i++) {
         px_dmn_t *dm = &d->d[i];
         px_peer_destroy(dm->peer);
+        px_ssh_destroy(dm->ssh);
         if (dm->agent > 0 && !dm->reaped) {
             kill(-dm->agent, SIGKILL);
             while (waitpid(dm->agent, NULL, 0) < 0 && errno == EINTR) {

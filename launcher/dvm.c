@@ -543,6 +543,27 @@ static void jctl_on_loop(void *arg)
     c->cbfunc(rc, NULL, 0, c->cbdata, jctl_release, c);
 }
 
+/* The job-control directives the DVM acts on: the one table up_jobctl reads with and
+ * px_dvm_jobctl_keys lists (the host attributes of PMIx_Job_control, dvm_attrs.c). */
+enum { JC_KILL, JC_TERMINATE, JC_SIGNAL, JC_COUNT };
+static const char *const jctl_keys[JC_COUNT] = {
+    [JC_KILL] = PMIX_JOB_CTRL_KILL,
+    [JC_TERMINATE] = PMIX_JOB_CTRL_TERMINATE,
+    [JC_SIGNAL] = PMIX_JOB_CTRL_SIGNAL,
+};
+
+char **px_dvm_jobctl_keys(void)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < JC_COUNT; i++) {
+        if (PMIx_Argv_append_nosize(&keys, jctl_keys[i]) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    return keys;
+}
+
 /* A request of job control as the loop takes it (NULL + nothing to free on ENOMEM). */
 static jctl_req_t *jctl_new(px_dvm_t *dvm, const pmix_proc_t *requestor,
                             const pmix_proc_t targets[], size_t ntargets,
@@ -565,11 +586,15 @@ static jctl_req_t *jctl_new(px_dvm_t *dvm, const pmix_proc_t *requestor,
         c->ntargets = ntargets;
     }
     for (size_t i = 0; i < ndirs; i++) {
-        if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_KILL)) {
+        size_t k = 0;
+        while (k < JC_COUNT && !PMIX_CHECK_KEY(&directives[i], jctl_keys[k])) {
+            k++;
+        }
+        if (k == JC_KILL) {
             c->kill = PMIX_INFO_TRUE(&directives[i]);
-        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_TERMINATE)) {
+        } else if (k == JC_TERMINATE) {
             c->terminate = PMIX_INFO_TRUE(&directives[i]);
-        } else if (PMIX_CHECK_KEY(&directives[i], PMIX_JOB_CTRL_SIGNAL)) {
+        } else if (k == JC_SIGNAL) {
             PMIx_Value_get_number(&directives[i].value, &c->signal, PMIX_INT);
         }
     }
@@ -833,6 +858,9 @@ static pmix_server_module_t module = {
     .publish = px_dvm_publish,
     .lookup = px_dvm_lookup,
     .unpublish = px_dvm_unpublish,
+    .group = px_dvm_group,
+    .connect = px_dvm_connect,
+    .disconnect = px_dvm_disconnect,
 };
 
 /* Without a remote shell, every host given must be this node. */
@@ -840,9 +868,9 @@ static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o)
 {
     for (size_t i = 0; i < o->nhosts; i++) {
         const char *h = o->hosts[i].name;
-        if (!px_daemons_is_here(h, dvm->hostname) && o->ssh_agent == NULL) {
-            px_show_help("help-prte.txt", "remote-host", o->prog, h, dvm->hostname);
-            return -1;
+        bool here = px_daemons_is_here(h, dvm->hostname);
+        if (!here) {
+            continue; /* a prted is started there, by the agent or ssh (launcher/daemons.c) */
         }
     }
     return 0;
@@ -872,6 +900,16 @@ static int make_nodes(px_dvm_t *dvm, const px_dvm_opts_t *o)
         if (!node->slots_given) {
             int cores = node->topo ? hwloc_get_nbobjs_by_type(node->topo, HWLOC_OBJ_CORE) : 0;
             node->slots = cores > 0 ? cores : 1;
+        }
+        /* the hostfile's max_slots (0: none); this node's names add up (px_pool_max_slots) */
+        if (id == 0) {
+            node->max_slots = px_pool_max_slots(o->hosts, o->nhosts, dvm->hostname);
+        } else {
+            for (size_t i = 0; i < o->nhosts; i++) {
+                if (strcmp(o->hosts[i].name, host) == 0 && o->hosts[i].max_slots > 0) {
+                    node->max_slots = o->hosts[i].max_slots;
+                }
+            }
         }
     }
     dvm->nnodes = dvm->nnodes_used = n;
@@ -997,6 +1035,11 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         goto error;
     }
     dvm->server_up = true;
+    rc = px_dvm_attrs_register(); /* the host level of attribute support (dvm_attrs.c) */
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-prte.txt", "server-init", o->prog, PMIx_Error_string(rc));
+        goto error;
+    }
     dvm->uri = read_uri(dvm);
     /* daemon 0: this node's agent, at the other end of a socket pair from the daemon
      * table's entry 0 (the same messages as every prted, docs/PROTOCOL.md) */
@@ -1126,6 +1169,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
             PMIx_Deregister_event_handler(dvm->evhdlr_life, NULL, NULL);
         }
         px_job_stdin_release_all(dvm); /* before the server goes (it flushes their answers) */
+        px_dvm_group_fini(dvm);
     }
     px_pubsub_destroy(dvm->pubsub);   /* the session ends: waiting lookups are answered */
     px_dlink_destroy(dvm->d0);        /* this node's processes are killed */

@@ -40,6 +40,7 @@ typedef enum {
     PX_WHY_KILLED,  /* by its launcher (signal forwarding, lost launcher, pterm) */
     PX_WHY_SETUP,   /* could not be mapped, registered or given its psets */
     PX_WHY_DAEMON,  /* the daemon of a node running some of its processes was lost */
+    PX_WHY_CONNECTED, /* a process of a job it is connected to failed (dvm_group.c) */
 } px_why_t;
 
 typedef struct px_job px_job_t;
@@ -81,7 +82,9 @@ struct px_job {
     void *spawn_cbdata;
     bool notify_completion;
     bool nohup;
+    bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
+    bool display_alloc;                /* PMIX_DISPLAY_ALLOCATION */
 
     char **cmds;           /* owned: each app's argv joined, for proc tables */
     char **exes;           /* owned: each app's executable */
@@ -157,6 +160,9 @@ struct px_dvm {
     px_stdin_push_t *stdin_pushes; /* owned: stdin pushes waiting for their daemons */
     struct px_daemons *daemons;    /* owned: the daemon table (daemons.c) */
     px_cfence_t *fences;           /* owned: fences across daemons in progress (fence.c) */
+    struct px_coll *colls;         /* owned: group/connect collectives (dvm_group.c) */
+    struct px_connset *connsets;   /* owned: connected sets (dvm_group.c) */
+    size_t next_ctxid;             /* the last group context id given (dvm_group.c) */
 };
 
 /* dvm.c */
@@ -214,6 +220,9 @@ bool px_job_ending(const px_job_t *j);
 void px_job_kill(px_job_t *j, px_why_t why, bool now);
 void px_job_signal(px_job_t *j, pmix_rank_t rank, int sig);
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg);
+/* j is connected (PMIx_Connect) to failed, whose end failed its own job: j ends too, as
+ * one application (Chap_API_Proc_Mgmt, connected processes). */
+void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed);
 px_proc_t *px_job_proc(px_dvm_t *dvm, const pmix_proc_t *proc);
 /* The node (= daemon id) rank of j runs on, and that node's name. */
 unsigned px_job_node(const px_job_t *j, pmix_rank_t rank);
@@ -230,6 +239,15 @@ void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint3
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
+/* job_parent.c: jobs spawned by an application process */
+/* The process that spawned j when it is a process of another job of this DVM, else NULL
+ * (a tool, or this process). */
+const pmix_proc_t *px_job_parent(const px_job_t *j);
+/* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID goes in the LAUNCH's
+ * job data, job.c). */
+void px_job_adopt(px_job_t *j);
+/* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
+void px_job_end_children(px_job_t *pj);
 
 /* fence.c: fences and direct modex across daemons (controller loop) */
 /* Daemon id's contribution to the fence over procs (its local data, len bytes; daemon 0
@@ -265,6 +283,21 @@ typedef struct {
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
+/* The max_slots of this node (hostname) from the hostfile: the sum of the limits of the
+ * names that are this node, 0 (no limit) when one of those names has none. */
+int px_pool_max_slots(const px_host_t *hosts, size_t nhosts, const char *hostname);
+
+/* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
+ * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,
+ * owned by the caller (PMIx_Argv_free), NULL on ENOMEM. */
+char **px_dvm_query_keys(void);
+char **px_dvm_jobctl_keys(void);
+/* The directives of one name-service call (0 publish, 1 lookup, 2 unpublish; dvm_pubsub.c). */
+char **px_dvm_pubsub_keys(int kind);
+/* dvm_attrs.c: register with the server library (PMIx_Register_attributes) the attributes
+ * the DVM honours per PMIx function, so PMIX_QUERY_ATTRIBUTE_SUPPORT (pattrs) reports
+ * them at the host level. After PMIx_server_init; PMIX_SUCCESS or the first error. */
+pmix_status_t px_dvm_attrs_register(void);
 
 /* dvm_pubsub.c: the host's name service upcalls (any thread) */
 pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
@@ -273,6 +306,22 @@ pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
                             size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* dvm_group.c: the group, connect and disconnect upcalls (any thread) and their state */
+pmix_status_t px_dvm_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                           size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                             size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t px_dvm_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A connect (connect true) or disconnect of the set with signature sig completed (loop). */
+void px_dvm_connected(px_dvm_t *dvm, const pmix_proc_t *procs, size_t nprocs, const char *sig,
+                      bool connect);
+/* A process ended (loop); failed_job: its end is what fails its job. */
+void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed_job);
+/* Before the server is finalized: answer what waits, forget the connected sets. */
+void px_dvm_group_fini(px_dvm_t *dvm);
 
 /* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */

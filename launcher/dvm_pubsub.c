@@ -52,6 +52,37 @@ static pmix_status_t get_u8(const pmix_value_t *v, uint8_t *out)
     return PMIx_Value_get_number(v, out, PMIX_UINT8);
 }
 
+/* The directives each call honours: the one table read_info reads with and
+ * px_dvm_pubsub_keys lists (the host attributes of PMIx_Publish/Lookup/Unpublish,
+ * dvm_attrs.c). The ids are the library's additions, not a caller's directives. */
+enum { PA_UID, PA_GID, PA_RANGE, PA_PERSIST, PA_TIMEOUT, PA_WAIT, PA_COUNT };
+#define PS_ALL ((1u << PS_PUBLISH) | (1u << PS_LOOKUP) | (1u << PS_UNPUBLISH))
+static const struct {
+    const char *key;
+    unsigned kinds; /* bit (1u << ps_kind_t) for each call that reads it */
+    bool directive; /* a caller's directive (else added by the library) */
+} ps_attrs[PA_COUNT] = {
+    [PA_UID] = {PMIX_USERID, PS_ALL, false},
+    [PA_GID] = {PMIX_GRPID, PS_ALL, false},
+    [PA_RANGE] = {PMIX_RANGE, PS_ALL, true},
+    [PA_PERSIST] = {PMIX_PERSISTENCE, 1u << PS_PUBLISH, true},
+    [PA_TIMEOUT] = {PMIX_TIMEOUT, PS_ALL, true},
+    [PA_WAIT] = {PMIX_WAIT, 1u << PS_LOOKUP, true},
+};
+
+char **px_dvm_pubsub_keys(int kind)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < PA_COUNT; i++) {
+        if (ps_attrs[i].directive && (ps_attrs[i].kinds & (1u << kind)) &&
+            PMIx_Argv_append_nosize(&keys, ps_attrs[i].key) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    return keys;
+}
+
 /* The directives of the three calls. Keys in the "pmix." namespace we do not honour are
  * refused; every other key of a publish is data. */
 static pmix_status_t read_info(ps_req_t *r, const pmix_info_t info[], size_t ninfo)
@@ -60,18 +91,23 @@ static pmix_status_t read_info(ps_req_t *r, const pmix_info_t info[], size_t nin
     for (size_t i = 0; i < ninfo; i++) {
         const pmix_info_t *in = &info[i];
         pmix_status_t rc = PMIX_SUCCESS;
-        if (PMIX_CHECK_KEY(in, PMIX_USERID)) {
+        size_t k = 0;
+        while (k < PA_COUNT &&
+               !(PMIX_CHECK_KEY(in, ps_attrs[k].key) && (ps_attrs[k].kinds & (1u << r->kind)))) {
+            k++;
+        }
+        if (k == PA_UID) {
             rc = PMIx_Value_get_number(&in->value, &r->who.uid, PMIX_UINT32);
-        } else if (PMIX_CHECK_KEY(in, PMIX_GRPID)) {
+        } else if (k == PA_GID) {
             rc = PMIx_Value_get_number(&in->value, &r->who.gid, PMIX_UINT32);
-        } else if (PMIX_CHECK_KEY(in, PMIX_RANGE)) {
+        } else if (k == PA_RANGE) {
             rc = get_u8(&in->value, &r->range);
-        } else if (PMIX_CHECK_KEY(in, PMIX_PERSISTENCE) && r->kind == PS_PUBLISH) {
+        } else if (k == PA_PERSIST) {
             rc = get_u8(&in->value, &r->persist);
-        } else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
+        } else if (k == PA_TIMEOUT) {
             /* publish and unpublish complete at once; a lookup waits at most this */
             rc = PMIx_Value_get_number(&in->value, &r->timeout, PMIX_INT);
-        } else if (PMIX_CHECK_KEY(in, PMIX_WAIT) && r->kind == PS_LOOKUP) {
+        } else if (k == PA_WAIT) {
             /* a number of keys (0: all); a bool true means all */
             if (in->value.type == PMIX_BOOL) {
                 r->wait = in->value.data.flag ? 0 : -1;

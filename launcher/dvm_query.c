@@ -173,6 +173,80 @@ static pmix_status_t namespace_info(px_dvm_t *dvm, void *list)
     return rc;
 }
 
+/* One answerable key's answer into list (PMIX_ERR_NOT_FOUND: nothing to say). */
+typedef pmix_status_t (*answer_fn)(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                   void *list);
+
+static pmix_status_t ans_namespaces(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                    void *list)
+{
+    (void)qq;
+    char *s = namespaces(dvm);
+    pmix_status_t rc = s ? PMIx_Info_list_add(list, key, s, PMIX_STRING) : PMIX_ERR_NOMEM;
+    free(s);
+    return rc;
+}
+
+static pmix_status_t ans_proc_table(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                    void *list)
+{
+    return proc_table(dvm, list, key, qualifier(qq, PMIX_NSPACE));
+}
+
+static pmix_status_t ans_namespace_info(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                        void *list)
+{
+    (void)qq;
+    (void)key;
+    return namespace_info(dvm, list);
+}
+
+static pmix_status_t ans_spawn_support(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                       void *list)
+{
+    (void)dvm;
+    (void)qq;
+    char *attrs = px_job_spawn_support(); /* the job-info reader's table */
+    pmix_status_t rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
+    free(attrs);
+    return rc;
+}
+
+static pmix_status_t ans_debug_support(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+                                       void *list)
+{
+    (void)dvm;
+    (void)qq;
+    /* what this DVM does for debuggers today: proc tables and job events */
+    const char *attrs =
+        PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE "," PMIX_NOTIFY_COMPLETION;
+    return PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+}
+
+/* The keys the DVM answers: the one table query_on_loop dispatches on and
+ * px_dvm_query_keys lists (the host attributes of PMIx_Query_info, dvm_attrs.c). */
+static const struct {
+    const char *key;
+    answer_fn answer;
+} answers[] = {
+    {PMIX_QUERY_NAMESPACES, ans_namespaces},       {PMIX_QUERY_PROC_TABLE, ans_proc_table},
+    {PMIX_QUERY_LOCAL_PROC_TABLE, ans_proc_table}, {PMIX_QUERY_NAMESPACE_INFO, ans_namespace_info},
+    {PMIX_QUERY_SPAWN_SUPPORT, ans_spawn_support}, {PMIX_QUERY_DEBUG_SUPPORT, ans_debug_support},
+};
+#define NANSWERS (sizeof(answers) / sizeof(answers[0]))
+
+char **px_dvm_query_keys(void)
+{
+    char **keys = NULL;
+    for (size_t i = 0; i < NANSWERS; i++) {
+        if (PMIx_Argv_append_nosize(&keys, answers[i].key) != PMIX_SUCCESS) {
+            PMIx_Argv_free(keys);
+            return NULL;
+        }
+    }
+    return keys;
+}
+
 static void query_on_loop(void *arg)
 {
     query_req_t *q = arg;
@@ -183,24 +257,11 @@ static void query_on_loop(void *arg)
         for (size_t k = 0; qq->keys != NULL && qq->keys[k] != NULL; k++) {
             const char *key = qq->keys[k];
             pmix_status_t rc = PMIX_ERR_NOT_FOUND;
-            if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
-                char *s = namespaces(q->dvm);
-                rc = s ? PMIx_Info_list_add(list, key, s, PMIX_STRING) : PMIX_ERR_NOMEM;
-                free(s);
-            } else if (strcmp(key, PMIX_QUERY_PROC_TABLE) == 0 ||
-                       strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE) == 0) {
-                rc = proc_table(q->dvm, list, key, qualifier(qq, PMIX_NSPACE));
-            } else if (strcmp(key, PMIX_QUERY_NAMESPACE_INFO) == 0) {
-                rc = namespace_info(q->dvm, list);
-            } else if (strcmp(key, PMIX_QUERY_SPAWN_SUPPORT) == 0) {
-                char *attrs = px_job_spawn_support(); /* the job-info reader's table */
-                rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
-                free(attrs);
-            } else if (strcmp(key, PMIX_QUERY_DEBUG_SUPPORT) == 0) {
-                /* what this DVM does for debuggers today: proc tables and job events */
-                const char *attrs = PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE
-                                                          "," PMIX_NOTIFY_COMPLETION;
-                rc = PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+            for (size_t a = 0; a < NANSWERS; a++) {
+                if (strcmp(key, answers[a].key) == 0) {
+                    rc = answers[a].answer(q->dvm, qq, key, list);
+                    break;
+                }
             }
             any = any || rc == PMIX_SUCCESS;
         }

@@ -18,6 +18,7 @@
 #include "help/px_help.h"
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_personality.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
 
@@ -112,6 +113,7 @@ static void proc_exited(px_proc_t *p, int wstatus)
     px_iof_stream_close(p->err);
     p->out = p->err = NULL;
     bool failed_start = (p->state == PX_PROC_FAILED_START);
+    bool was_ending = px_job_ending(j);
     p->state = PX_PROC_DONE;
     j->nalive--;
     if (!failed_start && !px_job_ending(j)) {
@@ -125,6 +127,8 @@ static void proc_exited(px_proc_t *p, int wstatus)
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: exited (status 0x%x)", j->nspace, p->proc.rank, wstatus);
     px_pubsub_proc_ended(j->dvm->pubsub, &p->proc);
+    /* groups and connected sets it was in (dvm_group.c) */
+    px_dvm_group_proc_ended(j->dvm, &p->proc, !was_ending && px_job_ending(j));
 }
 
 /* One report of a PSTATE batch. A report that does not fit the process's state (a
@@ -271,6 +275,13 @@ static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, cons
     free(j->why_text);
     j->why_text = text ? strdup(text) : NULL;
     px_job_kill(j, why, why == PX_WHY_START);
+}
+
+void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed)
+{
+    char who[PMIX_MAX_NSLEN + 16];
+    snprintf(who, sizeof(who), "%s rank %u", failed->nspace, failed->rank);
+    job_fail(j, PX_WHY_CONNECTED, PMIX_RANK_WILDCARD, 0, who);
 }
 
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
@@ -425,6 +436,12 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->status = PMIX_ERR_JOB_CANCELED;
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-killed", j->nspace);
+        break;
+    case PX_WHY_CONNECTED:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 128 + SIGTERM;
+        *msg = px_help_render("help-prte.txt", "job-connected-failed", j->nspace,
+                              j->why_text ? j->why_text : "?");
         break;
     case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
@@ -614,6 +631,7 @@ static void job_end(px_job_t *j)
     }
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
+    px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
     px_dvm_t *dvm = j->dvm;
     job_free(j);
     px_dvm_maybe_shutdown_done(dvm);
@@ -627,6 +645,9 @@ static void job_launched(px_job_t *j)
         pmix_spawn_cbfunc_t cb = j->spawn_cb;
         j->spawn_cb = NULL;
         cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
+    }
+    if (j->local_cb.started != NULL) {
+        j->local_cb.started(j->nspace, j->local_cb.arg);
     }
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
@@ -807,6 +828,10 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     if (j->map.bindto != NULL) {
         PMIx_Info_list_add(list, PMIX_BINDTO, j->map.bindto, PMIX_STRING);
     }
+    const pmix_proc_t *parent = px_job_parent(j); /* spawned from inside a job */
+    if (parent != NULL) {
+        PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
+    }
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
@@ -890,14 +915,16 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
             }
         }
     }
-    return PMIX_SUCCESS;
+    *msg = px_personality_refusal(j->nspace, j->info, j->ninfo, apps, napps);
+    return *msg != NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_SUCCESS;
 }
 
 /* The spawn directives this DVM honours, and at which level: the one table the
  * job-info reader checks requests against (check_directives) and the
  * PMIX_QUERY_SPAWN_SUPPORT answer lists (px_job_spawn_support). Who reads each:
  * read_job_info below, px_map_job (mapping, binding), px_iof_opts_from_info (output
- * formatting and files), the server library (forwarding to the requester), app_pset.
+ * formatting and files), the server library (forwarding to the requester), app_pset,
+ * the node agent's px_personality_env (checked by check_request).
  * A key added to a reader must be added here, and the other way round. */
 enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
 static const struct {
@@ -909,6 +936,7 @@ static const struct {
     {PMIX_STDIN_TGT, PX_AT_JOB},
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
     {PMIX_DISPLAY_MAP, PX_AT_JOB},
+    {PMIX_DISPLAY_ALLOCATION, PX_AT_JOB},
     {PMIX_REPORT_BINDINGS, PX_AT_JOB},
     {PMIX_MAPBY, PX_AT_JOB},
     {PMIX_RANKBY, PX_AT_JOB},
@@ -926,6 +954,7 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
+    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1013,6 +1042,8 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
             }
         } else if (PMIX_CHECK_KEY(in, PMIX_DISPLAY_MAP)) {
             j->display_map = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_DISPLAY_ALLOCATION)) {
+            j->display_alloc = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_REPORT_BINDINGS)) {
             j->report_bindings = PMIX_INFO_TRUE(in);
         }
@@ -1084,7 +1115,7 @@ static pmix_status_t launch_msg(px_job_t *j, const pmix_info_t *setup, size_t ns
                         .setup = (pmix_info_t *)setup,
                         .nsetup = nsetup};
     PMIX_LOAD_NSPACE(l.nspace, j->nspace);
-    l.flags = !j->local && px_job_find(j->dvm, j->requester.nspace) != NULL ? PX_DP_JOB_SPAWNED : 0;
+    l.flags = px_job_parent(j) != NULL ? PX_DP_JOB_SPAWNED : 0; /* job_parent.c */
     l.procs = calloc(j->nprocs ? j->nprocs : 1, sizeof(*l.procs));
     pmix_status_t rc =
         l.procs != NULL && idx != NULL && nodes != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
@@ -1173,6 +1204,29 @@ static void start_procs(px_job_t *j, const pmix_info_t *setup, size_t nsetup)
 static void show_map(px_job_t *j)
 {
     char *text = px_map_render(&j->map, j->dvm->nodes, j->dvm->nnodes_used, j->label);
+    if (text != NULL) {
+        px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
+        free(text);
+    }
+}
+
+/* --display allocation: the DVM's nodes as the pool sees them before this job starts. */
+static void show_alloc(px_job_t *j)
+{
+    px_pool_t pool;
+    if (px_pool_get(j->dvm, &pool) != 0) {
+        return;
+    }
+    for (size_t r = 0; r < j->nprocs; r++) { /* this job is in the pool already */
+        for (size_t k = 0; k < pool.nnodes; k++) {
+            if (pool.ids[k] == j->map.procs[r].node) {
+                pool.nodes[k].slots_inuse--;
+                break;
+            }
+        }
+    }
+    char *text = px_map_render_alloc(pool.nodes, pool.nnodes);
+    px_pool_put(&pool);
     if (text != NULL) {
         px_out_emit(PMIX_FWD_STDOUT_CHANNEL, text, strlen(text), &j->procs[0]);
         free(text);
@@ -1312,6 +1366,7 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     j->next = j->dvm->jobs;
     j->dvm->jobs = j;
     read_job_info(j, info, ninfo);
+    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
 
     pmix_status_t rc = record_apps(j, apps, napps);
     char *msg = NULL;
@@ -1377,6 +1432,9 @@ static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, siz
     if (rc != PMIX_SUCCESS) {
         setup_failed(j, rc, msg);
         return;
+    }
+    if (j->display_alloc && j->nprocs > 0) { /* before the map: PRRTE's order */
+        show_alloc(j);
     }
     if (j->display_map && j->nprocs > 0) {
         show_map(j);

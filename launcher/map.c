@@ -33,6 +33,7 @@ typedef struct {
     int slots;             /* as used: given, else the core count */
     int inuse;             /* slots held by the DVM's running jobs */
     int cap;               /* processes placed before oversubscribing */
+    int hard;              /* max_slots minus inuse: never more here; -1 = no limit */
     int placed;
     bool *core_used, *pu_used; /* by this job */
     /* logical indices of the cores (PUs): those no running job holds first, then the
@@ -387,6 +388,12 @@ static pmix_status_t map_node_init(px_mjob_t *m, size_t i, int *free_slots)
         /* also :PE=n on a node without topology: its daemon checks the cores */
         n->cap = *free_slots;
     }
+    n->hard = -1;
+    if (nd->max_slots > 0) {
+        n->hard = nd->max_slots > n->inuse ? nd->max_slots - n->inuse : 0;
+        if (n->cap > n->hard)
+            n->cap = n->hard;
+    }
     if (n->topo != NULL) {
         n->core_used = calloc((size_t)n->ncores, sizeof(bool));
         n->pu_used = calloc((size_t)n->npus, sizeof(bool));
@@ -397,6 +404,49 @@ static pmix_status_t map_node_init(px_mjob_t *m, size_t i, int *free_slots)
             return PMIX_ERR_NOMEM;
     }
     return PMIX_SUCCESS;
+}
+
+/* The limited nodes: "n1 (max_slots 4, 2 in use), n2 (max_slots 2, 0 in use)". Malloc'd;
+ * NULL when out of memory. */
+static char *px_map_limited(const px_map_node_t *nodes, size_t nnodes)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bool first = true;
+
+    if (f == NULL)
+        return NULL;
+    for (size_t i = 0; i < nnodes; i++) {
+        if (nodes[i].max_slots <= 0)
+            continue;
+        fprintf(f, "%s%s (max_slots %d, %d in use)", first ? "" : ", ", nodes[i].name,
+                nodes[i].max_slots, nodes[i].slots_inuse > 0 ? nodes[i].slots_inuse : 0);
+        first = false;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Oversubscription allowed: the processes must still fit within the nodes' max_slots
+ * (a node without one takes any number). */
+static pmix_status_t map_hard_room(px_mjob_t *m)
+{
+    long room = 0;
+    char *limited, *text;
+
+    for (size_t i = 0; i < m->nnodes; i++) {
+        if (m->ns[i].hard < 0)
+            return PMIX_SUCCESS;
+        room += m->ns[i].hard;
+    }
+    if (m->np <= room)
+        return PMIX_SUCCESS;
+    if ((limited = px_map_limited(m->nodes, m->nnodes)) == NULL)
+        return PMIX_ERR_NOMEM;
+    text = px_help_render("help-prte-map.txt", "over-max-slots", (int)m->np, (int)room, limited);
+    free(limited);
+    return px_map_fail(m, PMIX_ERR_OUT_OF_RESOURCE, text);
 }
 
 /* The room check: np processes against the caps; the error names the numbers, the
@@ -411,7 +461,7 @@ static pmix_status_t map_room(px_mjob_t *m, long total_cap, long total_slots, bo
     pmix_status_t st = PMIX_ERR_OUT_OF_RESOURCE;
 
     if (m->np <= total_cap || (allow_over && pol->pe == 0))
-        return PMIX_SUCCESS;
+        return map_hard_room(m);
     if ((where = px_map_where(m->nodes, m->nnodes)) == NULL)
         return PMIX_ERR_NOMEM;
     if (!allow_over && any_held && pol->by != PX_MAP_OBJ_PPR) { /* the DVM-wide limit */
@@ -543,7 +593,13 @@ static size_t map_next_node(px_mjob_t *m, px_cursor_t *c)
         if (c->cur < m->nnodes)
             return c->cur;
     }
+    /* the room check left a node below its max_slots (or without one) */
     node = c->rr % m->nnodes;
+    for (size_t k = 0; k < m->nnodes; k++) {
+        node = (c->rr + k) % m->nnodes;
+        if (m->ns[node].hard < 0 || m->ns[node].placed < m->ns[node].hard)
+            break;
+    }
     c->rr = node + 1;
     return node;
 }

@@ -304,7 +304,7 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
     px_proc_t *p = arg;
     px_job_t *j = p->job;
     px_out_sink_t *sink = NULL;
-    if (j->local) {
+    if (j->local || j->out_here) {
         sink = sink_get(j->dvm, channel);
         if (sink == NULL) {
             write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);

@@ -7,6 +7,7 @@
 
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
+#include <string.h>
 
 /* A process holds its slot, its binding and its node rank from its mapping until it
  * is reaped. */
@@ -106,4 +107,29 @@ void px_pool_put(px_pool_t *pool)
     free(pool->nodes);
     free(pool->ids);
     *pool = (px_pool_t){0};
+}
+
+int px_pool_max_slots(const px_host_t *hosts, size_t nhosts, const char *hostname)
+{
+    int sum = 0;
+
+    for (size_t i = 0; i < nhosts; i++) {
+        int max = 0;
+        bool first = true;
+        if (!px_daemons_is_here(hosts[i].name, hostname))
+            continue;
+        for (size_t k = 0; k < nhosts; k++) { /* the name's limit, counted at its first entry */
+            if (strcmp(hosts[k].name, hosts[i].name) != 0)
+                continue;
+            first = first && k >= i;
+            if (hosts[k].max_slots > 0)
+                max = hosts[k].max_slots;
+        }
+        if (!first)
+            continue;
+        if (max == 0)
+            return 0;
+        sum += max;
+    }
+    return sum;
 }

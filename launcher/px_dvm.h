@@ -62,6 +62,9 @@ typedef struct {
 typedef struct {
     void (*ended)(const char *nspace, const px_job_result_t *r, void *arg);
     void *arg;
+    /* Every process has started (NULL: not asked). Stdin pushed before this has no
+     * process to go to and would be dropped: prterun reads its stdin only after it. */
+    void (*started)(const char *nspace, void *arg);
 } px_dvm_local_t;
 
 /* Spawn apps as a job of this process. apps/info are borrowed until ended() runs, which

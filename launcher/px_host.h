@@ -6,8 +6,9 @@
 
 /* One --host entry or hostfile line. */
 typedef struct {
-    char *name; /* owned */
-    int slots;  /* 0: not given */
+    char *name;    /* owned */
+    int slots;     /* 0: not given */
+    int max_slots; /* hostfile max_slots=M: the host never runs more; 0: no limit */
 } px_host_t;
 
 #endif /* PX_HOST_H */

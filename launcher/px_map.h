@@ -14,6 +14,11 @@
  * cores (PUs for hwthread) that no running process is bound to; those beyond the free
  * cores are not bound. Without given slots, a job may still oversubscribe.
  *
+ * max_slots (a hostfile's max_slots=M): a hard limit on the node's processes, the running
+ * jobs' included; :OVERSUBSCRIBE goes beyond the slots, never beyond max_slots. A job
+ * that cannot fit within the limits is refused (help-prte-map.txt over-max-slots, naming
+ * each limited node with its limit and what is in use).
+ *
  * Many nodes: every policy works across the nodes given, in their order (slot and the
  * object policies fill node after node, node deals one process per node in turn, ranks
  * and local ranks are per the policies below). A node whose topology is not known yet
@@ -60,6 +65,8 @@ typedef struct {
     char *name;            /* borrowed: host name */
     int slots;             /* slot count */
     bool slots_given;      /* from --host/--hostfile/RM (else: hwloc's core count) */
+    int max_slots;         /* hostfile max_slots: the node never runs more processes (all
+                              jobs, even oversubscribed); 0 = no limit */
     hwloc_topology_t topo; /* borrowed, loaded; NULL = not known yet (slots only) */
     /* what the DVM's running jobs hold here; all zero/NULL = nothing */
     int slots_inuse;                 /* their live processes */
@@ -113,6 +120,11 @@ void px_map_free(px_map_t *map);
  * node's daemon"). O(P + nnodes). NULL when out of memory. */
 char *px_map_render(const px_map_t *map, const px_map_node_t *nodes, size_t nnodes,
                     const char *job);
+
+/* --display allocation (launcher/map_alloc.c): the nodes as text in a malloc'd buffer: a
+ * header (nodes, slots, in use), one line per node (slots and where they come from,
+ * max_slots, slots the running jobs hold). O(nnodes). NULL when out of memory. */
+char *px_map_render_alloc(const px_map_node_t *nodes, size_t nnodes);
 
 /* --report-bindings / --display bind: one process's binding line, malloc'd. */
 char *px_map_binding_line(const px_map_t *map, const px_map_node_t *nodes, pmix_rank_t rank,

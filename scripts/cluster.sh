@@ -11,6 +11,12 @@
 #   cluster.sh [-n NAME] run HOST CMD...   run CMD on HOST (name or address)
 #   cluster.sh [-n NAME] agent     print the agent's path: "<agent> <host> <cmd...>"
 #   cluster.sh [-n NAME] nodes     print "host address" for each node
+#   cluster.sh [-n NAME] ssh       start an sshd on every node (fresh host keys), make a
+#                                  user key and a known_hosts, give the bridge this
+#                                  machine's address NET.254 (the nodes' default route);
+#                                  prints the directory to use as HOME (its .ssh/ has
+#                                  id_ed25519, known_hosts and a config naming the nodes)
+#   cluster.sh [-n NAME] sshd-stop HOST    stop HOST's sshd (a node without ssh)
 #   cluster.sh gc                  remove the runs whose owner process is gone
 #
 # NAME (default $PXCLUSTER_NAME, else "pxc") makes every name of the run unique, so two
@@ -19,7 +25,7 @@
 # PXCLUSTER_NET (the first three octets of the nodes' /24, default 10.211.0),
 # PXCLUSTER_STATE (where runs are recorded, default /run/pxcluster).
 #
-# Nothing is routed: the bridge has no address on this machine, the addresses exist only
+# Until "ssh", nothing is routed: the bridge has no address on this machine, the addresses exist only
 # inside the nodes' namespaces, so the nodes reach each other and nothing else.
 set -u
 
@@ -34,7 +40,7 @@ die() {
 }
 
 usage() {
-    sed -n '6,15s/^# \{0,1\}//p' "$SELF" >&2
+    sed -n '6,21s/^# \{0,1\}//p' "$SELF" >&2
     exit 2
 }
 
@@ -162,6 +168,62 @@ EOF
     echo "$dir/agent"
 }
 
+# ssh: an sshd per node inside its namespaces, root logins with the run's own user key
+# only; this machine joins the bridge as NET.254 under its hostname, so prted on the
+# nodes can connect back to a controller here. down removes it all with the run.
+ssh_run() {
+    local name=$1 dir br h a ns sd home me sshd
+    dir=$(state_dir "$name")
+    [ -f "$dir/nodes" ] || die "no cluster \"$name\" is up; start one with: cluster.sh -n $name up N"
+    sshd=$(command -v sshd || echo /usr/sbin/sshd)
+    [ -x "$sshd" ] || die "sshd not found; install openssh-server (scripts/install-deps.sh)."
+    command -v ssh-keygen >/dev/null 2>&1 ||
+        die "ssh-keygen not found; install openssh-client (scripts/install-deps.sh)."
+    br=$(bridge_of "$name")
+    me=$(hostname)
+    home=$dir/home
+    mkdir -p "$home/.ssh" /run/sshd
+    chmod 700 "$home/.ssh"
+    trap 'die "ssh failed; take the run down with: cluster.sh -n $name down"' ERR
+    set -E
+    ip addr replace "$NET.254/24" dev "$br"
+    rm -f "$home/.ssh/id_ed25519" "$home/.ssh/id_ed25519.pub"
+    ssh-keygen -q -t ed25519 -N '' -C "pxcluster-$name" -f "$home/.ssh/id_ed25519"
+    cp "$home/.ssh/id_ed25519.pub" "$dir/authorized_keys"
+    : >"$home/.ssh/known_hosts"
+    : >"$home/.ssh/config"
+    while read -r h a; do
+        ns=$(netns_of "$name" "$h")
+        sd=$dir/sshd/$h
+        mkdir -p "$sd"
+        rm -f "$sd/host_key" "$sd/host_key.pub"
+        ssh-keygen -q -t ed25519 -N '' -C "$h" -f "$sd/host_key"
+        printf '%s\n' "ListenAddress $a" "Port 22" "HostKey $sd/host_key" \
+            "PidFile $sd/sshd.pid" "AuthorizedKeysFile $dir/authorized_keys" \
+            "PermitRootLogin prohibit-password" "PubkeyAuthentication yes" \
+            "PasswordAuthentication no" "KbdInteractiveAuthentication no" "UsePAM no" \
+            "StrictModes no" >"$sd/sshd_config"
+        ip -n "$ns" route replace default via "$NET.254"
+        grep -q " $me\$" "/etc/netns/$ns/hosts" || echo "$NET.254 $me" >>"/etc/netns/$ns/hosts"
+        # sshd forks into the background once it listens: the address is ready on return
+        ip netns exec "$ns" nsenter --uts="$dir/uts/$h" -- "$sshd" -f "$sd/sshd_config"
+        echo "$h,$a $(cut -d' ' -f1,2 "$sd/host_key.pub")" >>"$home/.ssh/known_hosts"
+        printf 'Host %s\n    HostName %s\n    User root\n' "$h" "$a" >>"$home/.ssh/config"
+    done <"$dir/nodes"
+    trap - ERR
+    set +E
+    echo "$home"
+}
+
+sshd_stop() {
+    local name=$1 host=$2 dir pid
+    dir=$(state_dir "$name")
+    [ -f "$dir/sshd/$host/sshd.pid" ] || die "no sshd runs on \"$host\" in cluster \"$name\"."
+    pid=$(cat "$dir/sshd/$host/sshd.pid")
+    kill "$pid" 2>/dev/null
+    rm -f "$dir/sshd/$host/sshd.pid"
+}
+
 # run HOST CMD...: like ssh, the words of CMD are joined with spaces and run by sh -c on
 # the node; stdin, stdout and stderr pass through; the exit status is the command's.
 # Unlike ssh, the environment and working directory are this process's.
@@ -213,6 +275,16 @@ run)
     [ $# -ge 1 ] || usage
     need_root
     run_on "$NAME" "$@"
+    ;;
+ssh)
+    [ $# = 0 ] || usage
+    need_root
+    ssh_run "$NAME"
+    ;;
+sshd-stop)
+    [ $# = 1 ] || usage
+    need_root
+    sshd_stop "$NAME" "$1"
     ;;
 agent)
     [ -x "$(state_dir "$NAME")/agent" ] || die "no cluster \"$NAME\" is up."

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Fuzz for SECONDS in all (default 60), split between the libFuzzer targets: the bfrops
 # decoder (what is left), the server's message dispatch, the client's namespace
-# unpacking and the daemon protocol's decoders (a fifth each). Configures a clang
+# unpacking, the daemon protocol's decoders and the PMI wires with the server's PMI
+# connections (a sixth each). Configures a clang
 # libFuzzer build in build-fuzz if needed, builds test/fuzz/fuzz_*, runs each from its
-# committed seeds (test/fuzz/corpus, corpus-server, corpus-nspace, corpus-dproto; new
-# inputs go to a scratch directory, the seeds stay
+# committed seeds (test/fuzz/corpus, corpus-server, corpus-nspace, corpus-dproto,
+# corpus-pmi; new inputs go to a scratch directory, the seeds stay
 # untouched). Exits non-zero when a fuzzer reports a crash, a sanitizer error or a leak;
 # the reproducer is left in build-fuzz/fuzz-artifacts/.
 set -eu
@@ -17,17 +18,17 @@ if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Dtests=true
 fi
 ninja -C "$build" test/fuzz/fuzz_unpack test/fuzz/fuzz_server test/fuzz/fuzz_nspace \
-    test/fuzz/fuzz_dproto
+    test/fuzz/fuzz_dproto test/fuzz/fuzz_pmi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$build/fuzz-artifacts"
 
-fifth=$((seconds / 5))
-[ "$fifth" -ge 1 ] || fifth=1
+sixth=$((seconds / 6))
+[ "$sixth" -ge 1 ] || sixth=1
 failed=0
-for target in "unpack:$((seconds - 3 * fifth)):corpus" "server:$fifth:corpus-server" \
-    "nspace:$fifth:corpus-nspace" "dproto:$fifth:corpus-dproto"; do
+for target in "unpack:$((seconds - 4 * sixth)):corpus" "server:$sixth:corpus-server" \
+    "nspace:$sixth:corpus-nspace" "dproto:$sixth:corpus-dproto" "pmi:$sixth:corpus-pmi"; do
     name=${target%%:*}
     rest=${target#*:}
     secs=${rest%%:*}

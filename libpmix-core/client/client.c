@@ -256,7 +256,7 @@ pmix_status_t px_cl_store_jobinfo(const char *nspace, pmix_data_buffer_t *reply)
 
 bool px_cl_key_dynamic(const char *key)
 {
-    return strcmp(key, PMIX_PSET_NAMES) == 0;
+    return strcmp(key, PMIX_PSET_NAMES) == 0 || strcmp(key, PMIX_GROUP_NAMES) == 0;
 }
 
 pmix_status_t px_cl_store_blob(pmix_data_buffer_t *blob)
@@ -458,6 +458,7 @@ void px_cl_teardown(void)
     px_kvset_fini(&px_cl.commit_remote);
     pthread_mutex_unlock(&px_cl.lock);
     px_cl_query_fini();
+    px_cl_group_fini();
     px_cl_iof_fini();
     px_hw_local_fini(); /* what PMIx_Load_topology handed out (Standard: ours to clean) */
 }

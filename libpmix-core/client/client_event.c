@@ -53,7 +53,8 @@ pmix_status_t px_cl_event_bind(void)
  * received from the server is kept, at most PX_EVENT_CACHE_DEFAULT (the server's default bound),
  * oldest dropped first; PMIX_EVENT_DO_NOT_CACHE skips it. This process's own
  * notifications are not kept (the server never sends an event back to its origin either),
- * nor is the local PMIX_ERR_LOST_CONNECTION. A registration, when it becomes active,
+ * nor is the local PMIX_ERR_LOST_CONNECTION of a lost server; a tool's closed keepalive
+ * pipe is (px_cl_event_keep_local). A registration, when it becomes active,
  * runs alone on each cached event it matches, oldest first, once.
  * cache.lock is held around "deliver then keep" and around "activate then replay", so an
  * event reaches a new registration either live or from the cache, never both. Lock
@@ -128,7 +129,11 @@ static pmix_status_t deliver_and_keep(pmix_status_t status, const pmix_proc_t *s
                                       size_t ninfo)
 {
     pthread_mutex_lock(&cache.lock);
-    pmix_status_t rc = px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
+    /* group events: the library acts on what the handlers decided (client_group.c) */
+    pmix_status_t rc =
+        px_cl_group_code(status)
+            ? px_evt_deliver_res(status, source, info, ninfo, px_cl_group_chain_done, NULL)
+            : px_evt_deliver(status, source, range, info, ninfo, NULL, NULL);
     if (rc == PMIX_SUCCESS) {
         cache_keep_locked(status, source, info, ninfo);
     }
@@ -190,6 +195,14 @@ void px_cl_event_recv(pmix_data_buffer_t *payload)
              source.rank);
     deliver_and_keep(status, &source, range, info, ninfo);
     px_bfrops_info_array_free(info, ninfo);
+}
+
+/* Tools chapter: a launcher registers for the keepalive pipe's closure after
+ * PMIx_tool_init, and the pipe may close before that, even during the init: the event is
+ * kept for handlers registered later, like one from the server. Loop thread. */
+void px_cl_event_keep_local(pmix_status_t status, const pmix_info_t info[], size_t ninfo)
+{
+    deliver_and_keep(status, &px_cl.myproc, PMIX_RANGE_PROC_LOCAL, info, ninfo);
 }
 
 void px_cl_event_lost(void)

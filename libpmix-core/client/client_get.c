@@ -94,6 +94,10 @@ static enum get_next get_step(get_op_t *op)
 {
     enum get_next next = GET_DONE;
     pthread_mutex_lock(&px_cl.lock);
+    if (!op->asked && px_cl_group_lookup(&op->proc, op->key, op->info, op->ninfo, &op->value)) {
+        op->status = PMIX_SUCCESS; /* a member's PMIX_GROUP_INFO contribution */
+        goto out;
+    }
     px_nspace_t *ns = px_store_find(&px_cl.store, op->proc.nspace);
     if (ns == NULL || !ns->complete) {
         if (op->optional || op->asked) {

@@ -119,6 +119,19 @@ static pmix_status_t op_request(pmix_status_t rc, uint32_t tag, pmix_data_buffer
 
 /* ---- fence ---- */
 
+/* The server times a fence's PMIX_TIMEOUT itself and answers all its participants at
+ * once. The client's own timer is only a backstop for a server that never answers: were
+ * it as short, a participant could be told PMIX_ERR_TIMEOUT while the server still holds
+ * its contribution and completes the fence for the others (the Standard warns of several
+ * layers timing one operation). */
+#define PX_FENCE_BACKSTOP_MS 5000
+
+static int fence_timeout_ms(const pmix_info_t info[], size_t ninfo)
+{
+    int ms = px_cl_timeout_ms(info, ninfo);
+    return ms > 0 ? ms + PX_FENCE_BACKSTOP_MS : 0;
+}
+
 static pmix_status_t pack_fence(pmix_data_buffer_t *msg, const pmix_proc_t procs[], size_t nprocs,
                                 const pmix_info_t info[], size_t ninfo)
 {
@@ -146,7 +159,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
     px_bfrops_buf_init(&reply);
     pmix_status_t rc = pack_fence(&msg, procs, nprocs, info, ninfo);
     if (rc == PMIX_SUCCESS) {
-        rc = px_cl_request_wait(PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), &reply);
+        rc = px_cl_request_wait(PX_TAG_FENCE, &msg, fence_timeout_ms(info, ninfo), &reply);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_cl_store_blob(&reply);
@@ -176,7 +189,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_fence(&msg, procs, nprocs, info, ninfo);
-    return cb_request(rc, PX_TAG_FENCE, &msg, px_cl_timeout_ms(info, ninfo), fence_reply,
+    return cb_request(rc, PX_TAG_FENCE, &msg, fence_timeout_ms(info, ninfo), fence_reply,
                       (ucb_t){.cb.op = cbfunc, .cbdata = cbdata});
 }
 
@@ -450,6 +463,10 @@ static void jobctl_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbda
     if (st == PMIX_SUCCESS && reply != NULL && px_bfrops_buf_remaining(reply) > 0) {
         st = px_bfrops_unpack_info_array(reply, &u->results, &u->nresults);
     }
+    if (u->cb.info == NULL) {
+        results_release(u); /* a request nobody waits for (see PMIx_Job_control_nb) */
+        return;
+    }
     /* the results stay valid until the callee calls the release function */
     u->cb.info(st, u->results, u->nresults, u->cbdata, results_release, u);
 }
@@ -461,9 +478,8 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
     }
-    if (cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
+    /* cbfunc may be NULL: the request is sent and its answer dropped. Open MPI 4.1
+     * registers its session directory for cleanup that way (OpenPMIx accepts it). */
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_jobctl(&msg, targets, ntargets, directives, ndirs);
     return cb_request(rc, PX_TAG_JOBCTL, &msg, px_cl_timeout_ms(directives, ndirs), jobctl_reply,

@@ -168,10 +168,9 @@ static void cq_free(void *arg)
 static const char *const *local_dirs(void)
 {
     static const char *dirs[5];
-    const char *t = getenv("TMPDIR");
     dirs[0] = getenv(PX_ENV_TMPDIR);
     dirs[1] = getenv(PX_ENV_SYSTMPDIR);
-    dirs[2] = (t != NULL && t[0] != '\0') ? t : "/tmp";
+    dirs[2] = px_tmpdir_default();
     dirs[3] = "/tmp";
     dirs[4] = NULL;
     /* NULL entries end the list early: compact it */

@@ -60,7 +60,11 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
     if (topo->source == NULL && (topo->source = strdup(PX_HW_SOURCE)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    topo->topology = t; /* the library's, read-only: destruct leaves it (px_hwtypes.h) */
+    /* the library's, read-only: destruct leaves it, also after finalize (px_hwtypes.h) */
+    topo->topology = px_hw_local_lend();
+    if (topo->topology == NULL) { /* finalized meanwhile by another thread */
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
     return PMIX_SUCCESS;
 }
 

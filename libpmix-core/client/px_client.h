@@ -70,6 +70,9 @@ pmix_status_t px_cl_event_bind(void);
 void px_cl_event_recv(pmix_data_buffer_t *payload);
 /* The connection to the server is gone (loop): the local PMIX_ERR_LOST_CONNECTION event. */
 void px_cl_event_lost(void);
+/* An event of this process's own (source: itself, range PROC_LOCAL) that handlers
+ * registered later still get: delivered now and kept with the server's (loop). */
+void px_cl_event_keep_local(pmix_status_t status, const pmix_info_t info[], size_t ninfo);
 /* Drop the events kept for later registrations (at finalize, after px_evt_unbind). */
 void px_cl_event_fini(void);
 /* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is
@@ -103,6 +106,21 @@ pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info
                           size_t ninfo);
 /* PMIx_Finalize / PMIx_tool_finalize: the last call runs leave, release, teardown. */
 pmix_status_t px_cl_stop(const px_cl_side_t *side);
+
+/* ---- client_group.c ---- */
+/* Drop what we kept of our groups (at finalize). */
+void px_cl_group_fini(void);
+/* PMIx_Get of key for proc with a PMIX_GROUP_CONTEXT_ID or PMIX_GROUP_ID qualifier: the
+ * value proc contributed to that group with PMIX_GROUP_INFO (true, *val new), else false.
+ * px_cl.lock held. */
+bool px_cl_group_lookup(const pmix_proc_t *proc, const char *key, const pmix_info_t *info,
+                        size_t ninfo, pmix_value_t **val);
+/* The group event codes whose handlers' decisions the library acts on. */
+bool px_cl_group_code(pmix_status_t code);
+/* A chain for such an event ended (loop): act on what its handlers decided. */
+void px_cl_group_chain_done(pmix_status_t code, const pmix_info_t *info, size_t ninfo,
+                            pmix_status_t status, const pmix_info_t *results, size_t nresults,
+                            void *cbdata);
 
 /* ---- client_iof.c ---- */
 /* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own

@@ -35,6 +35,13 @@ void px_tool_show_refused(const char *uri, pmix_status_t status);
 pmix_status_t px_tool_rndz(const pmix_info_t *info, size_t ninfo, const char *env_uri,
                            const char *env_file, bool quiet, pmix_proc_t *server);
 
+/* Where the chain looks for info (NULL/0: nothing given, what pmix_info prints): *tmpdir
+ * for pmix.<host>.tool[.<pid>|.<nspace>] (the default search and the pid/namespace steps;
+ * PMIX_SERVER_TMPDIR, else px_tmpdir_default()), *systmpdir for pmix.sys.<host>
+ * (PMIX_SYSTEM_TMPDIR, else the same default). Borrowed from info or the environment. */
+void px_tool_rndz_dirs(const pmix_info_t *info, size_t ninfo, const char **tmpdir,
+                       const char **systmpdir);
+
 /* A rendezvous file: line 1 socket URI, 3 pid, 4 TCP URI (optional). 0, or -1 + errno
  * (ENOENT, EACCES, EINVAL for bad contents). Strings malloc'd. */
 int px_tool_rndz_read(const char *path, char **uri, pid_t *pid, char **tcp_uri);

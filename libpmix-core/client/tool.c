@@ -439,12 +439,12 @@ void px_cl_keepalive_closed(void)
 {
     px_debug(1, "tool", "keepalive pipe closed: the parent tool has gone");
     /* the tool decides what to do (a launcher started by a debugger exits): an event of
-     * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection */
+     * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection, kept for a
+     * handler registered only after the pipe closed (e.g. during PMIx_tool_init) */
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE,
                    "keepalive pipe closed: the parent tool has gone", PMIX_STRING);
-    px_evt_deliver(PMIX_ERR_LOST_CONNECTION, &px_cl.myproc, PMIX_RANGE_PROC_LOCAL, &info, 1, NULL,
-                   NULL);
+    px_cl_event_keep_local(PMIX_ERR_LOST_CONNECTION, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
 }
 
@@ -587,9 +587,6 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
 static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    if (tl.keepalive_fd >= 0) {
-        px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
-    }
     if (!tl.no_connect) {
         rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, tl.optional, NULL);
         if (rc != PMIX_SUCCESS && tl.optional) {
@@ -605,6 +602,11 @@ static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
     }
     /* our identity is known now (given, approved by the server, or self-assigned) */
     px_cl.event_bound = px_cl_event_bind() == PMIX_SUCCESS;
+    /* watched from here on: its closure, even one before or during this init, is then an
+     * event from a known source that the event engine can run and keep */
+    if (tl.keepalive_fd >= 0) {
+        px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
+    }
     return PMIX_SUCCESS;
 }
 

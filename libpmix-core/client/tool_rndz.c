@@ -17,6 +17,7 @@
 
 #include "client/px_tool.h"
 #include "common/px_common.h"
+#include "common/px_query.h"
 #include "help/px_help.h"
 
 /* What the caller's info asks for. */
@@ -174,20 +175,15 @@ static int name_cmp(const void *a, const void *b)
  * servers, until one accepts. No retries here (the Standard forbids them). */
 static pmix_status_t search(const ropts_t *o, bool quiet, pmix_proc_t *server)
 {
-    char prefix[300];
-    snprintf(prefix, sizeof(prefix), "pmix.%s.tool", px_hostname());
-    size_t plen = strlen(prefix);
     DIR *d = opendir(o->tmpdir);
     char **names = NULL, **seen = NULL;
     size_t n = 0;
     if (d != NULL) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (strncmp(e->d_name, prefix, plen) != 0 ||
-                (e->d_name[plen] != '\0' && e->d_name[plen] != '.') ||
-                (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0)) {
-                continue; /* not a rendezvous file (or one being written) */
+            bool sys = false;
+            if (!px_query_rndz_name(e->d_name, px_hostname(), &sys) || sys) {
+                continue; /* not a tool rendezvous file (or one being written) */
             }
             char **grown = realloc(names, (n + 1) * sizeof(*names));
             if (grown == NULL) {
@@ -255,16 +251,11 @@ static pmix_status_t search(const ropts_t *o, bool quiet, pmix_proc_t *server)
     return rc;
 }
 
-static const char *dir_of(const pmix_info_t *info, size_t ninfo, const char *key)
+void px_tool_rndz_dirs(const pmix_info_t *info, size_t ninfo, const char **tmpdir,
+                       const char **systmpdir)
 {
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
-            info[i].value.data.string != NULL) {
-            return info[i].value.data.string;
-        }
-    }
-    const char *t = getenv("TMPDIR");
-    return t != NULL && *t != '\0' ? t : "/tmp";
+    *tmpdir = px_tmpdir_pick(info, ninfo, PMIX_SERVER_TMPDIR);
+    *systmpdir = px_tmpdir_pick(info, ninfo, PMIX_SYSTEM_TMPDIR);
 }
 
 static const char *str_of(const pmix_info_t *in)
@@ -307,8 +298,7 @@ static void parse(const pmix_info_t *info, size_t ninfo, ropts_t *o)
             }
         }
     }
-    o->tmpdir = dir_of(info, ninfo, PMIX_SERVER_TMPDIR);
-    o->systmpdir = dir_of(info, ninfo, PMIX_SYSTEM_TMPDIR);
+    px_tool_rndz_dirs(info, ninfo, &o->tmpdir, &o->systmpdir);
 }
 
 static pmix_status_t chain(const pmix_info_t *info, size_t ninfo, const char *env_uri,

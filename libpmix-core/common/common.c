@@ -192,6 +192,23 @@ const char *px_hostname(void)
     return host;
 }
 
+const char *px_tmpdir_default(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t != NULL && *t != '\0' ? t : "/tmp";
+}
+
+const char *px_tmpdir_pick(const pmix_info_t *info, size_t ninfo, const char *key)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
+            info[i].value.data.string != NULL) {
+            return info[i].value.data.string;
+        }
+    }
+    return px_tmpdir_default();
+}
+
 bool px_pid_gone(pid_t pid)
 {
     if (pid <= 0) {

@@ -43,6 +43,13 @@ char *px_uri_make_tcp(const pmix_proc_t *server, const char *addr, unsigned shor
 /* gethostname(), never NULL (static storage). */
 const char *px_hostname(void);
 
+/* The directory used when nobody names one (a server's PMIX_SERVER_TMPDIR /
+ * PMIX_SYSTEM_TMPDIR, where a tool searches for rendezvous files): $TMPDIR when set and not
+ * empty, else /tmp. Borrowed (the environment's string or a literal). */
+const char *px_tmpdir_default(void);
+/* The string value of key in info[0..ninfo), else px_tmpdir_default(). Borrowed. */
+const char *px_tmpdir_pick(const pmix_info_t *info, size_t ninfo, const char *key);
+
 /* True when process pid no longer runs: no such process, or a zombie (it holds nothing;
  * its parent may never reap it, e.g. a daemonized process under an init that does not
  * reap). False for pid <= 0 and for a live process of another user. */

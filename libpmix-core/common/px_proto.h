@@ -57,6 +57,21 @@ enum px_tag {
                                  * names any more (no reply) */
     /* topology */
     PX_TAG_TOPOLOGY = 23, /* -> (empty) <- string: the server's node topology as hwloc XML */
+    /* process groups (client/client_group.c, server/server_group.c). A group reply is
+     * "info[] results (PMIX_GROUP_CONTEXT_ID first when one was assigned, PMIX_GROUP_ID,
+     * PMIX_GROUP_MEMBERSHIP), then a blob of (proc, info[]) entries: each member's
+     * PMIX_GROUP_INFO contribution". Decisions taken in a group event's handlers
+     * (PMIX_GROUP_CONSTRUCT_ABORT, a new PMIX_GROUP_LEADER) travel as NOTIFY. */
+    PX_TAG_GRP_CONSTRUCT = 24, /* -> string grp, size n, proc[n] (n 0: an added member of a
+                                * bootstrap), info[] <- group reply */
+    PX_TAG_GRP_DESTRUCT = 25,  /* -> string grp, info[] <- (empty) */
+    PX_TAG_GRP_INVITE = 26,    /* -> string grp, size n, proc[n], info[] <- group reply */
+    PX_TAG_GRP_JOIN = 27,      /* -> string grp, proc leader, uint8 accept, info[]
+                                * <- group reply (accepted) / (empty) (declined) */
+    PX_TAG_GRP_LEAVE = 28,     /* -> string grp, info[] <- (empty) */
+    /* connect / disconnect (client/client_group.c, server/server_connect.c) */
+    PX_TAG_CONNECT = 29,    /* -> size n, proc[n], info[] <- blob of the participants' data */
+    PX_TAG_DISCONNECT = 30, /* -> size n, proc[n], info[] <- (empty) */
 };
 
 /* Environment a server's setup_fork gives a child (read by PMIx_Init). */

@@ -70,6 +70,12 @@ pmix_status_t px_qans_unpack(pmix_data_buffer_t *buf, px_qans_t **ans, size_t *n
  * PMIX_ERR_NOT_FOUND when there is no server. */
 pmix_status_t px_query_avail_servers(const char *const *dirs, pmix_value_t *val);
 
+/* name is one of this node's rendezvous files (host: px_hostname()): exactly
+ * pmix.sys.<host> (*sys true) or pmix.<host>.tool[.<anything>] (*sys false), never a
+ * file being written (".tmp" at the end) nor one of a node whose name starts with host.
+ * The server's sweep of stale files, the tool's default search and the scan above use it. */
+bool px_query_rndz_name(const char *name, const char *host, bool *sys);
+
 /* The attributes the library itself handles for function fn at a level (PMIX_CLIENT_ATTRIBUTES
  * or PMIX_SERVER_ATTRIBUTES): a NULL-ended list of key strings, NULL when none. */
 const char *const *px_query_lib_attrs(const char *level, const char *fn);

@@ -80,9 +80,10 @@ bool px_query_key_local(const char *key)
 bool px_query_key_library(const char *key)
 {
     static const char *const keys[] = {
-        PMIX_QUERY_NAMESPACES,        PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
-        PMIX_QUERY_PSET_MEMBERSHIP,   PMIX_SERVER_URI,      PMIX_QUERY_AVAIL_SERVERS,
-        PMIX_QUERY_ATTRIBUTE_SUPPORT,
+        PMIX_QUERY_NAMESPACES,        PMIX_QUERY_NUM_PSETS,  PMIX_QUERY_PSET_NAMES,
+        PMIX_QUERY_PSET_MEMBERSHIP,   PMIX_SERVER_URI,       PMIX_QUERY_AVAIL_SERVERS,
+        PMIX_QUERY_ATTRIBUTE_SUPPORT, PMIX_QUERY_NUM_GROUPS, PMIX_QUERY_GROUP_NAMES,
+        PMIX_QUERY_GROUP_MEMBERSHIP,
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
@@ -322,22 +323,22 @@ static bool alive(pid_t pid)
     return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-/* Our rendezvous file names for this node: pmix.<host>.tool[.*] and pmix.sys.<host>. */
-static bool rndz_name(const char *name, const char *host, bool *sys)
+bool px_query_rndz_name(const char *name, const char *host, bool *sys)
 {
-    char buf[512];
-    snprintf(buf, sizeof(buf), "pmix.sys.%s", host);
-    if (strcmp(name, buf) == 0) {
-        *sys = true;
+    size_t nlen = strlen(name), hlen = strlen(host);
+    *sys = strncmp(name, "pmix.sys.", 9) == 0 && strcmp(name + 9, host) == 0;
+    if (*sys) {
         return true;
     }
-    *sys = false;
-    int len = snprintf(buf, sizeof(buf), "pmix.%s.tool", host);
-    if (len <= 0 || (size_t)len >= sizeof(buf) || strncmp(name, buf, (size_t)len) != 0) {
+    if (nlen > 4 && strcmp(name + nlen - 4, ".tmp") == 0) {
+        return false; /* being written */
+    }
+    if (strncmp(name, "pmix.", 5) != 0 || strncmp(name + 5, host, hlen) != 0 ||
+        strncmp(name + 5 + hlen, ".tool", 5) != 0) {
         return false;
     }
-    const char *rest = name + len;
-    return *rest == '\0' || (*rest == '.' && strstr(rest, ".tmp") == NULL);
+    const char *rest = name + 5 + hlen + 5;
+    return *rest == '\0' || (*rest == '.' && rest[1] != '\0');
 }
 
 static pmix_status_t server_entry(pmix_info_t *out, const char *uri, const char *version, pid_t pid,
@@ -399,7 +400,7 @@ pmix_status_t px_query_avail_servers(const char *const *dirs, pmix_value_t *val)
             bool sys = false;
             char *path = NULL, *uri = NULL, *version = NULL;
             pid_t pid = 0;
-            if (rc == PMIX_SUCCESS && rndz_name(ents[e]->d_name, host, &sys) &&
+            if (rc == PMIX_SUCCESS && px_query_rndz_name(ents[e]->d_name, host, &sys) &&
                 asprintf(&path, "%s/%s", dirs[d], ents[e]->d_name) >= 0 &&
                 rndz_read(path, &uri, &version, &pid) && alive(pid)) {
                 size_t known = 0;
@@ -460,6 +461,11 @@ typedef struct {
 } lib_fn_t;
 
 #define ATTRS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define GROUP_ATTRS                                                                                \
+    ATTRS(PMIX_GROUP_LEADER, PMIX_GROUP_OPTIONAL, PMIX_GROUP_NOTIFY_TERMINATION,                   \
+          PMIX_GROUP_FT_COLLECTIVE, PMIX_GROUP_LOCAL_ONLY, PMIX_GROUP_ASSIGN_CONTEXT_ID,           \
+          PMIX_GROUP_INFO, PMIX_GROUP_BOOTSTRAP, PMIX_GROUP_ADD_MEMBERS,                           \
+          PMIX_GROUP_FINAL_MEMBERSHIP_ORDER, PMIX_TIMEOUT)
 
 /* What client/ handles itself (see client/README.md and docs/ARCHITECTURE.md). */
 static const lib_fn_t client_fns[] = {
@@ -485,6 +491,22 @@ static const lib_fn_t client_fns[] = {
            PMIX_SERVER_FUNCTIONS, PMIX_SERVER_ATTRIBUTES, PMIX_HOST_FUNCTIONS, PMIX_HOST_ATTRIBUTES,
            PMIX_TOOL_FUNCTIONS, PMIX_TOOL_ATTRIBUTES)},
     {"PMIx_Query_info_nb", ATTRS(PMIX_QUERY_REFRESH_CACHE, PMIX_PSET_NAME)},
+    /* the group calls' directives the library acts on (server/server_group*.c); a context
+     * id needs the host */
+    {"PMIx_Group_construct", GROUP_ATTRS},
+    {"PMIx_Group_construct_nb", GROUP_ATTRS},
+    {"PMIx_Group_destruct", ATTRS(PMIX_TIMEOUT)},
+    {"PMIx_Group_destruct_nb", ATTRS(PMIX_TIMEOUT)},
+    {"PMIx_Group_invite", ATTRS(PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT)},
+    {"PMIx_Group_invite_nb", ATTRS(PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT)},
+    {"PMIx_Group_join", ATTRS(PMIX_GROUP_INFO, PMIX_TIMEOUT)},
+    {"PMIx_Group_join_nb", ATTRS(PMIX_GROUP_INFO, PMIX_TIMEOUT)},
+    {"PMIx_Group_leave", NULL},
+    {"PMIx_Group_leave_nb", NULL},
+    {"PMIx_Connect", ATTRS(PMIX_TIMEOUT)},
+    {"PMIx_Connect_nb", ATTRS(PMIX_TIMEOUT)},
+    {"PMIx_Disconnect", ATTRS(PMIX_TIMEOUT)},
+    {"PMIx_Disconnect_nb", ATTRS(PMIX_TIMEOUT)},
     {NULL, NULL},
 };
 
@@ -536,7 +558,11 @@ const char *px_query_lib_functions(const char *level)
     if (strcmp(level, PMIX_CLIENT_FUNCTIONS) == 0) {
         return "PMIx_Init,PMIx_Finalize,PMIx_Abort,PMIx_Put,PMIx_Commit,PMIx_Fence,PMIx_Fence_nb,"
                "PMIx_Get,PMIx_Get_nb,PMIx_Publish,PMIx_Lookup,PMIx_Unpublish,PMIx_Job_control,"
-               "PMIx_Log,PMIx_Query_info,PMIx_Query_info_nb";
+               "PMIx_Log,PMIx_Group_construct,PMIx_Group_construct_nb,PMIx_Group_destruct,"
+               "PMIx_Group_destruct_nb,PMIx_Group_invite,PMIx_Group_invite_nb,PMIx_Group_join,"
+               "PMIx_Group_join_nb,PMIx_Group_leave,PMIx_Group_leave_nb,PMIx_Connect,"
+               "PMIx_Connect_nb,PMIx_Disconnect,PMIx_Disconnect_nb,PMIx_Query_info,"
+               "PMIx_Query_info_nb";
     }
     if (strcmp(level, PMIX_SERVER_FUNCTIONS) == 0) {
         return "PMIx_server_init,PMIx_server_finalize,PMIx_server_register_nspace,"

@@ -53,6 +53,7 @@ typedef struct px_evt_chain {
     bool ran_any, terminated;
     pmix_status_t last_status;
     px_evt_done_fn done;
+    px_evt_done_res_fn done_res; /* or this one, with the aggregated results */
     void *cbdata;
 } px_evt_chain_t;
 
@@ -328,9 +329,11 @@ finish:
                        : c->terminated ? PMIX_EVENT_ACTION_COMPLETE
                                        : c->last_status;
     px_evt_done_fn done = c->done;
+    px_evt_done_res_fn done_res = c->done_res;
     px_evt_release_t *rels = c->rels;
     size_t nrels = c->nrels;
     c->done = NULL;
+    c->done_res = NULL;
     c->rels = NULL;
     c->nrels = 0;
     /* the handlers get their results back before the chain reports its end */
@@ -343,6 +346,10 @@ finish:
     free(rels);
     if (NULL != done) {
         done(st, c->cbdata);
+    }
+    if (NULL != done_res) {
+        /* the step's count keeps the chain (and its results) alive meanwhile */
+        done_res(c->status, c->info, c->ninfo, st, c->results, c->nresults, c->cbdata);
     }
     pthread_mutex_lock(&px_evt_mod.lock);
 }
@@ -416,7 +423,7 @@ static pmix_status_t affected_of(const pmix_info_t *info, size_t ninfo, pmix_pro
 /* px_evt_deliver (only 0) and px_evt_deliver_to (only = a registration's id). */
 static pmix_status_t deliver(size_t only, pmix_status_t status, const pmix_proc_t *source,
                              const pmix_info_t info[], size_t ninfo, px_evt_done_fn done,
-                             void *cbdata)
+                             px_evt_done_res_fn done_res, void *cbdata)
 {
     px_evt_match_t m = {.status = status, .only = only};
     px_evt_self_t self;
@@ -466,6 +473,7 @@ static pmix_status_t deliver(size_t only, pmix_status_t status, const pmix_proc_
     c->status = status;
     c->source = m.source;
     c->done = done;
+    c->done_res = done_res;
     c->cbdata = cbdata;
 
     pthread_mutex_lock(&px_evt_mod.lock);
@@ -504,6 +512,7 @@ error:
     free(affected);
     if (NULL != c) {
         c->done = NULL;
+        c->done_res = NULL;
         chain_free(c);
     }
     return rc;
@@ -514,7 +523,14 @@ pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
                              px_evt_done_fn done, void *cbdata)
 {
     (void)range; /* the router has decided we are within it (see px_event.h) */
-    return deliver(0, status, source, info, ninfo, done, cbdata);
+    return deliver(0, status, source, info, ninfo, done, NULL, cbdata);
+}
+
+pmix_status_t px_evt_deliver_res(pmix_status_t status, const pmix_proc_t *source,
+                                 const pmix_info_t info[], size_t ninfo,
+                                 px_evt_done_res_fn done_res, void *cbdata)
+{
+    return deliver(0, status, source, info, ninfo, NULL, done_res, cbdata);
 }
 
 pmix_status_t px_evt_deliver_to(size_t id, pmix_status_t status, const pmix_proc_t *source,
@@ -524,5 +540,5 @@ pmix_status_t px_evt_deliver_to(size_t id, pmix_status_t status, const pmix_proc
     if (0 == id) {
         return PMIX_ERR_BAD_PARAM;
     }
-    return deliver(id, status, source, info, ninfo, done, cbdata);
+    return deliver(id, status, source, info, ninfo, done, NULL, cbdata);
 }

@@ -52,8 +52,15 @@ static pmix_status_t add_procs(const pmix_value_t *v, pmix_proc_t **set, size_t 
     return PMIX_SUCCESS;
 }
 
+/* A boolean directive as PMIX_INFO_TRUE reads it (Chap_API_Struct): PMIX_BOOL, or
+ * PMIX_UNDEF (a key given with no value, as Open MPI 4.1 gives PMIX_EVENT_HDLR_PREPEND),
+ * which is true. Any other type is refused. */
 static pmix_status_t get_bool(const pmix_info_t *i, bool *out)
 {
+    if (PMIX_UNDEF == i->value.type) {
+        *out = true;
+        return PMIX_SUCCESS;
+    }
     if (PMIX_BOOL != i->value.type) {
         return PMIX_ERR_BAD_PARAM;
     }

@@ -102,6 +102,18 @@ pmix_status_t px_evt_deliver(pmix_status_t status, const pmix_proc_t *source,
                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                              px_evt_done_fn done, void *cbdata);
 
+/* The same, and done_res gets the event (code and info) and, besides the chain's status,
+ * the results its handlers aggregated (each handler's results followed by its PMIX_STATUS
+ * entry, as the next handler would have seen them); all borrowed for the call. For a
+ * library that acts on what the handlers decided (client/client_group.c). Like done, it
+ * is not called for a chain dropped by px_evt_unbind. */
+typedef void (*px_evt_done_res_fn)(pmix_status_t code, const pmix_info_t *info, size_t ninfo,
+                                   pmix_status_t status, const pmix_info_t *results,
+                                   size_t nresults, void *cbdata);
+pmix_status_t px_evt_deliver_res(pmix_status_t status, const pmix_proc_t *source,
+                                 const pmix_info_t info[], size_t ninfo,
+                                 px_evt_done_res_fn done_res, void *cbdata);
+
 /* The same for a replay of an event received earlier (the client's event cache): the
  * chain holds only registration id, if it is active and matches the event (codes or
  * default, source range, affected procs, PMIX_EVENT_NON_DEFAULT) - whatever other

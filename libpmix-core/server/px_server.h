@@ -52,10 +52,15 @@ typedef struct px_srv_client {
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     bool tool_cred;      /* tools: uid/gid/pid are SO_PEERCRED's (Unix socket; not TCP) */
     uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
+
+    /* owned by server_pmi.c: its PMI connection once it said init (it then has no peer;
+     * replies go there) */
+    struct px_pmi_conn *pmi;
     struct px_srv_client *next;
 } px_srv_client_t;
 
 typedef struct px_fence px_fence_t;
+struct px_qans; /* common/px_query.h */
 typedef struct px_waiter px_waiter_t;
 
 typedef struct px_pset {
@@ -91,7 +96,11 @@ typedef struct px_server {
     char *tcp_uri;                        /* owned: its URI (rendezvous line 4), or NULL */
     char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
     int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
-    bool msg_malformed; /* the message being dispatched broke the protocol (px_srv_count) */
+    bool msg_malformed;    /* the message being dispatched broke the protocol (px_srv_count) */
+    struct px_grp *groups; /* owned: process groups with a member here (server_group.c) */
+    struct px_conn *conns; /* owned: connect/disconnect operations (server_connect.c) */
+
+    struct px_srv_pmi *pmi; /* owned by server_pmi.c: PMI connections, node attributes */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -111,6 +120,9 @@ void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t 
 pmix_status_t px_srv_count(pmix_data_buffer_t *payload, size_t each, size_t max, size_t *n);
 /* Unpack "size n, proc[n]" (n bounded) into a new array of at least one slot. */
 pmix_status_t px_srv_unpack_procs(pmix_data_buffer_t *payload, pmix_proc_t **procs, size_t *n);
+/* c is now connected (a PMIx handshake, or a PMI init): tell the host's
+ * client_connected(2), later on the loop. */
+void px_srv_client_connected(px_srv_client_t *c);
 /* Shift fn to the loop; fn runs with the lock held. 0 / -1. */
 int px_srv_shift(px_progress_fn_t fn, void *arg);
 /* The rule for calling the host's module: no library lock is held across an upcall
@@ -151,6 +163,54 @@ void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered);
 void px_srv_data_fini(void);
 /* pack PMIX_PSET_NAMES of proc as a value; NULL-safe for no membership */
 pmix_status_t px_srv_pset_names(const pmix_proc_t *proc, pmix_value_t *val);
+/* Store the entries of a posted-data blob that belong to ranks of other nodes. */
+void px_srv_store_remote_blob(pmix_data_buffer_t *buf);
+/* Append p's posted data to buf as a blob entry (nothing when it posted nothing): the
+ * remote-visible set when for_remote or p is not on this node, else the local one. */
+pmix_status_t px_srv_pack_posted(pmix_data_buffer_t *buf, const pmix_proc_t *p, bool for_remote);
+
+/* Sort procs and return their canonical signature "ns:rank;..." ("ns:*" for a wildcard);
+ * NULL on ENOMEM. */
+char *px_srv_proc_signature(pmix_proc_t *procs, size_t n);
+/* Does the list name p (exactly or through a wildcard)? */
+bool px_srv_procs_involve(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p);
+/* How many of the processes named (wildcards: every rank of the job) are on this node,
+ * and whether all are. PMIX_ERR_NOT_FOUND for a namespace this server does not know. */
+pmix_status_t px_srv_count_local(const pmix_proc_t *procs, size_t n, size_t *nlocal,
+                                 bool *all_local);
+/* Pack the posted data of every process named, as a participant on this node sees it. */
+pmix_status_t px_srv_pack_all(const pmix_proc_t *procs, size_t n, pmix_data_buffer_t *body);
+
+/* ---- server_group.c: process groups ---- */
+void px_srv_grp_construct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_destruct(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_invite(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_join(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_grp_leave(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+/* c's connection is gone: the groups it is in or being built with it react (events,
+ * fault-tolerant trackers, failures). */
+void px_srv_group_client_gone(px_srv_client_t *c);
+/* A NOTIFY from c: PMIX_GROUP_CONSTRUCT_ABORT and PMIX_GROUP_LEADER_SELECTED naming a
+ * group (PMIX_GROUP_ID) being built here act on it and are consumed (true); the group
+ * code raises the events itself. Anything else: false. */
+bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_info_t info[],
+                           size_t ninfo);
+/* Replace every proc naming an active group (its id as namespace) by its members (rank
+ * wildcard) or by its member of that group rank. *procs is reallocated. PMIX_ERR_BAD_PARAM
+ * for a group rank out of range. */
+pmix_status_t px_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
+/* PMIX_GROUP_NAMES of proc: the active groups it is a member of (an empty array: none). */
+pmix_status_t px_srv_group_names(const pmix_proc_t *proc, pmix_value_t *val);
+/* PMIX_QUERY_NUM_GROUPS / GROUP_NAMES / GROUP_MEMBERSHIP (qualifier PMIX_GROUP_ID) into
+ * a; PMIX_ERR_NOT_FOUND for another key or an unknown group. */
+pmix_status_t px_srv_group_query(const pmix_query_t *q, const char *key, struct px_qans *a);
+void px_srv_group_fini(void);
+
+/* ---- server_connect.c: PMIx_Connect / PMIx_Disconnect ---- */
+void px_srv_connect(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_disconnect(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
+void px_srv_connect_client_gone(px_srv_client_t *c);
+void px_srv_connect_fini(void);
 
 /* ---- server_event.c: event registration, notification, the event cache ---- */
 /* At init (before the listener exists): cache size, and bind the event engine to our loop
@@ -168,6 +228,10 @@ void px_srv_evt_client_gone(px_srv_client_t *c);
  * thread. Handed to the host only when the range reaches beyond this node. */
 void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
                         size_t ninfo);
+/* An event for the given targets only (custom range) from source; loop, lock held; info
+ * copied; handed to the host when a target is not this server's. */
+void px_srv_event_emit(pmix_status_t status, const pmix_proc_t *source, const pmix_proc_t *targets,
+                       size_t ntargets, const pmix_info_t info[], size_t ninfo);
 /* The server-process side of the event API (PMIx_* in client/client_event.c call these
  * when this process is a server and not a client). */
 pmix_status_t px_srv_api_register(const pmix_status_t codes[], size_t ncodes,
@@ -191,6 +255,7 @@ void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* c's connection is gone: drop its sinks. */
 void px_srv_iof_client_gone(px_srv_client_t *c);
+
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);
 
@@ -210,6 +275,18 @@ void px_srv_jobctl(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload
 void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* Run a client's registered cleanups (files and directories). */
 void px_srv_run_cleanup(px_srv_client_t *c);
+
+/* ---- server_pmi.c: PMI-1 / PMI-2 connections (the host's side: px_srv_pmi.h) ---- */
+/* px_srv_reply to a client bound to a PMI connection: the answer in PMI text. */
+void px_srv_pmi_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
+                      const pmix_data_buffer_t *body);
+/* c is deregistered: its PMI connection (if any) closes without c being handled as lost
+ * (the caller does that). */
+void px_srv_pmi_unbind(px_srv_client_t *c);
+/* The namespace is deregistered: its connections close, its node attributes go. */
+void px_srv_pmi_ns_gone(const char *nspace);
+/* On the loop at finalize: every PMI connection closes. */
+void px_srv_pmi_fini(void);
 
 /* ---- server_query.c: PMIx_Query_info ---- */
 void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);

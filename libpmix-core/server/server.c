@@ -19,6 +19,7 @@
 #include "bfrops/px_bfrops.h"
 #include "common/px_common.h"
 #include "common/px_proto.h"
+#include "common/px_query.h"
 #include "server/px_server.h"
 #include "server/px_srv_topo.h"
 
@@ -57,6 +58,10 @@ px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank)
 void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
                   const pmix_data_buffer_t *body)
 {
+    if (c != NULL && c->pmi != NULL) {
+        px_srv_pmi_reply(c, seq, tag, status, body); /* a PMI process: answered in PMI */
+        return;
+    }
     if (c == NULL || c->peer == NULL) {
         return; /* gone: nobody to answer */
     }
@@ -244,6 +249,27 @@ static void client_recv(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_b
     case PX_TAG_IOF_PUSH:
         px_srv_iof_push(c, seq, payload);
         break;
+    case PX_TAG_GRP_CONSTRUCT:
+        px_srv_grp_construct(c, seq, payload);
+        break;
+    case PX_TAG_GRP_DESTRUCT:
+        px_srv_grp_destruct(c, seq, payload);
+        break;
+    case PX_TAG_GRP_INVITE:
+        px_srv_grp_invite(c, seq, payload);
+        break;
+    case PX_TAG_GRP_JOIN:
+        px_srv_grp_join(c, seq, payload);
+        break;
+    case PX_TAG_GRP_LEAVE:
+        px_srv_grp_leave(c, seq, payload);
+        break;
+    case PX_TAG_CONNECT:
+        px_srv_connect(c, seq, payload);
+        break;
+    case PX_TAG_DISCONNECT:
+        px_srv_disconnect(c, seq, payload);
+        break;
     default:
         /* A request we do not know: answer it so the client does not wait; a plain
          * message with an unknown tag is a protocol violation. */
@@ -302,6 +328,18 @@ static void connected_upcall(void *arg)
     pthread_mutex_lock(&px_srv->lock);
     px_srv_client_release(c);
     pthread_mutex_unlock(&px_srv->lock);
+}
+
+void px_srv_client_connected(px_srv_client_t *c)
+{
+    if (px_srv->module.client_connected2 != NULL || px_srv->module.client_connected != NULL) {
+        px_srv_client_retain(c); /* the upcall's */
+        if (px_srv_upcall(connected_upcall, c) != 0) {
+            px_debug(1, "server", "cannot tell the host that %s:%u connected", c->proc.nspace,
+                     c->proc.rank);
+            px_srv_client_release(c);
+        }
+    }
 }
 
 static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_data_buffer_t *hello)
@@ -371,13 +409,7 @@ static pmix_status_t accept_client(int fd, const px_usock_cred_t *cred, pmix_dat
     px_srv_client_retain(c); /* the connection's reference */
     px_debug(2, "server", "client %s:%u connected (pid %d, library %s)", nspace, rank,
              (int)cred->pid, version ? version : "?");
-    if (px_srv->module.client_connected2 != NULL || px_srv->module.client_connected != NULL) {
-        px_srv_client_retain(c); /* the upcall's */
-        if (px_srv_upcall(connected_upcall, c) != 0) {
-            px_debug(1, "server", "cannot tell the host that %s:%u connected", nspace, rank);
-            px_srv_client_release(c);
-        }
-    }
+    px_srv_client_connected(c);
 out:
     free(nspace);
     free(version);
@@ -472,22 +504,24 @@ static int rndz_write(const char *path, bool force)
     return rc;
 }
 
-/* Remove from dir what a server killed without finalizing left behind: the rendezvous
- * files named prefix* whose recorded pid is dead, with that server's socket, and any
- * "pmix-<pid>.sock" socket of a dead pid. Only entries of our own user, only regular
- * files and sockets; a file being written (".tmp") or without a pid is left alone. */
-static void rndz_sweep_stale(const char *dir, const char *prefix)
+/* Remove from dir what a server killed without finalizing left behind: this node's
+ * rendezvous files (the system file when sys, else the tool files; exact names, never those
+ * of a node whose name starts with ours) whose recorded pid is dead, with that server's
+ * socket, and any "pmix-<pid>.sock" socket of a dead pid. Only entries of our own user,
+ * only regular files and sockets; a file being written (".tmp") or without a pid is left
+ * alone. */
+static void rndz_sweep_stale(const char *dir, const char *host, bool sys)
 {
     DIR *d = opendir(dir);
     if (d == NULL) {
         return;
     }
-    size_t plen = strlen(prefix);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         size_t len = strlen(n);
-        bool rndz = strncmp(n, prefix, plen) == 0 && (len < 4 || strcmp(n + len - 4, ".tmp") != 0);
+        bool is_sys = false;
+        bool rndz = px_query_rndz_name(n, host, &is_sys) && is_sys == sys;
         int spid = 0, end = 0;
         bool sock = sscanf(n, "pmix-%d.sock%n", &spid, &end) == 1 && (size_t)end == len;
         char *path = NULL;
@@ -525,15 +559,10 @@ static void rndz_create(const char *launcher_file)
     const char *host = px_hostname();
     /* A server killed without finalizing (kill -9) left its files: stale once its pid is
      * gone, so the next server removes them before it writes its own. */
-    if (asprintf(&path, "pmix.%s.tool", host) >= 0) {
-        rndz_sweep_stale(px_srv->tmpdir, path);
-        free(path);
+    rndz_sweep_stale(px_srv->tmpdir, host, false);
+    if (px_srv->system_support) {
+        rndz_sweep_stale(px_srv->systmpdir, host, true);
     }
-    if (px_srv->system_support && asprintf(&path, "pmix.sys.%s", host) >= 0) {
-        rndz_sweep_stale(px_srv->systmpdir, path);
-        free(path);
-    }
-    path = NULL;
     if (px_srv->system_support) {
         if (asprintf(&path, "%s/pmix.sys.%s", px_srv->systmpdir, host) >= 0) {
             rndz_write(path, false);
@@ -581,18 +610,6 @@ static void listen_on_loop(void *arg)
 static void unlisten_on_loop(void *arg)
 {
     px_usock_listener_destroy(arg);
-}
-
-static char *pick_dir(const pmix_info_t *info, size_t ninfo, const char *key)
-{
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
-            info[i].value.data.string != NULL) {
-            return strdup(info[i].value.data.string);
-        }
-    }
-    const char *t = getenv("TMPDIR");
-    return strdup(t != NULL && *t != '\0' ? t : "/tmp");
 }
 
 static pmix_status_t server_init(const pmix_server_module_t *module, size_t module_size,
@@ -643,8 +660,8 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         }
     }
     PMIx_Load_procid(&s->myproc, nspace, rank);
-    s->tmpdir = pick_dir(info, ninfo, PMIX_SERVER_TMPDIR);
-    s->systmpdir = pick_dir(info, ninfo, PMIX_SYSTEM_TMPDIR);
+    s->tmpdir = strdup(px_tmpdir_pick(info, ninfo, PMIX_SERVER_TMPDIR));
+    s->systmpdir = strdup(px_tmpdir_pick(info, ninfo, PMIX_SYSTEM_TMPDIR));
     px_store_init(&s->store, hostname);
     /* A launcher's rendezvous file may also come from the environment; either way the
      * variable must not reach the children this server's host will fork. */
@@ -769,6 +786,9 @@ static void teardown_on_loop(void *arg)
     }
     px_srv_iof_fini();
     px_srv_tool_fini();
+    px_srv_group_fini(); /* their parked requests hold clients */
+    px_srv_connect_fini();
+    px_srv_pmi_fini();
     while (s->clients != NULL) {
         px_srv_client_t *c = s->clients;
         s->clients = c->next;

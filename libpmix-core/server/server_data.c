@@ -152,7 +152,7 @@ static bool waiting_remote(const pmix_proc_t *target)
 }
 
 /* Store the entries of a blob that belong to ranks not on this node. */
-static void store_remote_blob(pmix_data_buffer_t *buf)
+void px_srv_store_remote_blob(pmix_data_buffer_t *buf)
 {
     pmix_proc_t p;
     pmix_info_t *info;
@@ -170,6 +170,12 @@ static void store_remote_blob(pmix_data_buffer_t *buf)
     if (rc != PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) {
         px_debug(1, "server", "malformed data blob from the host: %s", PMIx_Error_string(rc));
     }
+}
+
+pmix_status_t px_srv_pack_posted(pmix_data_buffer_t *buf, const pmix_proc_t *p, bool for_remote)
+{
+    px_nspace_t *ns = px_store_find(&px_srv->store, p->nspace);
+    return ns != NULL ? pack_rank(buf, ns, p->rank, for_remote) : PMIX_SUCCESS;
 }
 
 /* ---- commit ---- */
@@ -239,7 +245,7 @@ static void modex_store(modex_ans_t *a)
         px_bfrops_buf_init(&buf);
         px_bfrops_buf_adopt(&buf, a->data, a->size);
         a->data = NULL;
-        store_remote_blob(&buf);
+        px_srv_store_remote_blob(&buf);
         px_bfrops_buf_free(&buf);
     }
 }
@@ -348,12 +354,13 @@ void px_srv_get(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = PMIX_ERR_NOT_FOUND;
         goto reply;
     }
-    if (strcmp(key, PMIX_PSET_NAMES) == 0) {
+    if (strcmp(key, PMIX_PSET_NAMES) == 0 || strcmp(key, PMIX_GROUP_NAMES) == 0) {
         pmix_value_t val;
         PMIx_Value_construct(&val);
         px_kvset_t one_kv;
         px_kvset_init(&one_kv);
-        rc = px_srv_pset_names(&target, &val);
+        rc = strcmp(key, PMIX_PSET_NAMES) == 0 ? px_srv_pset_names(&target, &val)
+                                               : px_srv_group_names(&target, &val);
         if (rc == PMIX_SUCCESS) {
             rc = px_kvset_put(&one_kv, key, &val);
         }
@@ -488,7 +495,7 @@ static int cmp_proc(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static char *fence_signature(pmix_proc_t *procs, size_t n)
+char *px_srv_proc_signature(pmix_proc_t *procs, size_t n)
 {
     qsort(procs, n, sizeof(*procs), cmp_proc);
     size_t len = 1;
@@ -511,28 +518,33 @@ static char *fence_signature(pmix_proc_t *procs, size_t n)
     return sig;
 }
 
-static bool fence_involves(const px_fence_t *t, const pmix_proc_t *p)
+bool px_srv_procs_involve(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p)
 {
-    for (size_t i = 0; i < t->nprocs; i++) {
-        if (PMIx_Check_nspace(t->procs[i].nspace, p->nspace) &&
-            (t->procs[i].rank == PMIX_RANK_WILDCARD || t->procs[i].rank == p->rank)) {
+    for (size_t i = 0; i < n; i++) {
+        if (PMIx_Check_nspace(procs[i].nspace, p->nspace) &&
+            (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == p->rank)) {
             return true;
         }
     }
     return false;
 }
 
-/* Local participants, and whether every participant is local. */
-static pmix_status_t fence_count(px_fence_t *t, bool *all_local)
+static bool fence_involves(const px_fence_t *t, const pmix_proc_t *p)
+{
+    return px_srv_procs_involve(t->procs, t->nprocs, p);
+}
+
+pmix_status_t px_srv_count_local(const pmix_proc_t *procs, size_t nprocs, size_t *nlocal,
+                                 bool *all_local)
 {
     size_t n = 0;
     *all_local = true;
-    for (size_t i = 0; i < t->nprocs; i++) {
-        px_nspace_t *ns = px_store_find(&px_srv->store, t->procs[i].nspace);
+    for (size_t i = 0; i < nprocs; i++) {
+        px_nspace_t *ns = px_store_find(&px_srv->store, procs[i].nspace);
         if (ns == NULL) {
             return PMIX_ERR_NOT_FOUND;
         }
-        if (t->procs[i].rank == PMIX_RANK_WILDCARD) {
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
             uint32_t size = 0;
             const pmix_value_t *v = px_kvset_get(&ns->job, PMIX_JOB_SIZE);
             if (v != NULL) {
@@ -543,14 +555,20 @@ static pmix_status_t fence_count(px_fence_t *t, bool *all_local)
             if (local != size) {
                 *all_local = false;
             }
-        } else if (px_ns_rank_is_local(ns, t->procs[i].rank)) {
+        } else if (px_ns_rank_is_local(ns, procs[i].rank)) {
             n++;
         } else {
             *all_local = false;
         }
     }
-    t->nexpected = n;
+    *nlocal = n;
     return PMIX_SUCCESS;
+}
+
+/* Local participants, and whether every participant is local. */
+static pmix_status_t fence_count(px_fence_t *t, bool *all_local)
+{
+    return px_srv_count_local(t->procs, t->nprocs, &t->nexpected, all_local);
 }
 
 static void fence_unlink(px_fence_t *t)
@@ -578,17 +596,16 @@ static void fence_free(px_fence_t *t)
     free(t);
 }
 
-/* Pack the data of every participant rank (what a participant on this node sees). */
-static pmix_status_t fence_pack_all(px_fence_t *t, pmix_data_buffer_t *body)
+pmix_status_t px_srv_pack_all(const pmix_proc_t *procs, size_t nprocs, pmix_data_buffer_t *body)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; i < t->nprocs && rc == PMIX_SUCCESS; i++) {
-        px_nspace_t *ns = px_store_find(&px_srv->store, t->procs[i].nspace);
+    for (size_t i = 0; i < nprocs && rc == PMIX_SUCCESS; i++) {
+        px_nspace_t *ns = px_store_find(&px_srv->store, procs[i].nspace);
         if (ns == NULL) {
             continue;
         }
-        if (t->procs[i].rank != PMIX_RANK_WILDCARD) {
-            rc = pack_rank(body, ns, t->procs[i].rank, false);
+        if (procs[i].rank != PMIX_RANK_WILDCARD) {
+            rc = pack_rank(body, ns, procs[i].rank, false);
             continue;
         }
         for (size_t r = 0; r < ns->nranks && rc == PMIX_SUCCESS; r++) {
@@ -604,7 +621,7 @@ static void fence_complete(px_fence_t *t, pmix_status_t status)
     pmix_data_buffer_t body;
     px_bfrops_buf_init(&body);
     if (status == PMIX_SUCCESS && t->collect) {
-        status = fence_pack_all(t, &body);
+        status = px_srv_pack_all(t->procs, t->nprocs, &body);
     }
     px_debug(2, "server", "fence %s done: %s (%zu participants here)", t->sig,
              PMIx_Error_string(status), t->nparts);
@@ -765,7 +782,12 @@ void px_srv_fence(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         PMIx_Load_procid(&procs[0], c->proc.nspace, PMIX_RANK_WILDCARD);
         nprocs = 1;
     }
-    char *sig = fence_signature(procs, nprocs);
+    /* a group's id stands for its members (Chap_API_Sets_Groups) */
+    rc = px_srv_group_expand(&procs, &nprocs);
+    if (rc != PMIX_SUCCESS) {
+        goto fail;
+    }
+    char *sig = px_srv_proc_signature(procs, nprocs);
     if (sig == NULL) {
         rc = PMIX_ERR_NOMEM;
         goto fail;
@@ -852,6 +874,10 @@ out:
 void px_srv_data_client_gone(px_srv_client_t *c, bool deregistered)
 {
     px_srv_evt_client_gone(c); /* its event registrations end with it */
+    /* the groups and connects it is in or expected in (its connection may end through
+     * its deregistration, before its end of stream is read) */
+    px_srv_group_client_gone(c);
+    px_srv_connect_client_gone(c);
     /* its own pending Gets: nobody to answer */
     for (px_waiter_t **pp = &px_srv->waiters; *pp != NULL;) {
         px_waiter_t *w = *pp;

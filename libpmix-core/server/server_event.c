@@ -90,6 +90,12 @@ static bool srv_is_local(const pmix_proc_t *proc)
     for (px_srv_client_t *t = px_srv->tools; !local && t != NULL; t = t->next) {
         local = t->approved && PMIx_Check_procid(proc, &t->proc);
     }
+    if (!local && proc->rank == PMIX_RANK_WILDCARD) {
+        /* a whole job: local when every one of its processes is on this node */
+        size_t n = 0;
+        bool all = false;
+        local = px_srv_count_local(proc, 1, &n, &all) == PMIX_SUCCESS && all;
+    }
     pthread_mutex_unlock(&px_srv->lock);
     return local;
 }
@@ -743,7 +749,9 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
         rc = px_bfrops_unpack_info_array(payload, &info, &ninfo);
     }
     bool *fresh = NULL;
-    if (rc == PMIX_SUCCESS && n > 0 && !c->ev_all) {
+    /* Codes are recorded even when a default handler already gets everything: the host
+     * must hear of each host-only code a client asks for, and release it later. */
+    if (rc == PMIX_SUCCESS && n > 0) {
         pmix_status_t *all = realloc(c->ev_codes, (c->nev_codes + n) * sizeof(*all));
         fresh = calloc(n, sizeof(*fresh));
         if (all != NULL) {
@@ -852,6 +860,10 @@ void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload)
     }
     px_debug(2, "server", "event %s from %s:%u (range %s)", PMIx_Error_string(status),
              c->proc.nspace, c->proc.rank, PMIx_Data_range_string(range));
+    if (px_srv_group_notified(c, status, info, ninfo)) {
+        px_bfrops_info_array_free(info, ninfo); /* a group decision: the group code acts */
+        return;
+    }
     px_srv_event_t *e = event_new(status, &source, range, info, ninfo);
     if (e != NULL) {
         e->has_origin = true;
@@ -924,6 +936,35 @@ void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmi
     if (rc != PMIX_SUCCESS) {
         px_debug(1, "server", "cannot raise event %s: %s", PMIx_Error_string(status),
                  PMIx_Error_string(rc));
+    }
+}
+
+/* An event the server raises for a few processes (the group code's events): a custom
+ * range of targets, the given source, no origin to skip. On the loop, lock held; handed to
+ * the host when a target is not this server's. info is copied. */
+void px_srv_event_emit(pmix_status_t status, const pmix_proc_t *source, const pmix_proc_t *targets,
+                       size_t ntargets, const pmix_info_t info[], size_t ninfo)
+{
+    if (ntargets == 0) {
+        return;
+    }
+    pmix_info_t *copy = PMIx_Info_create(ninfo + 1);
+    pmix_data_array_t *da = PMIx_Data_array_create(ntargets, PMIX_PROC);
+    if (copy == NULL || da == NULL) {
+        PMIx_Info_free(copy, ninfo + 1);
+        PMIx_Data_array_free(da);
+        return;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&copy[i], &info[i]);
+    }
+    memcpy(da->array, targets, ntargets * sizeof(*targets));
+    PMIX_LOAD_KEY(copy[ninfo].key, PMIX_EVENT_CUSTOM_RANGE);
+    copy[ninfo].value.type = PMIX_DATA_ARRAY;
+    copy[ninfo].value.data.darray = da;
+    px_srv_event_t *e = event_new(status, source, PMIX_RANGE_CUSTOM, copy, ninfo + 1);
+    if (e != NULL) {
+        process(e, needs_host(e));
     }
 }
 

@@ -18,6 +18,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "server/px_server.h"
+#include "server/px_srv_host.h"
 #include "types/px_types.h"
 
 /* The output channels a sink can ask for. */
@@ -98,6 +99,55 @@ void px_srv_iof_fini(void)
         free(s);
     }
     iof.mark = 0;
+}
+
+/* ---- a child job's output goes where its parent's goes ---- */
+
+typedef struct {
+    pmix_nspace_t from, to;
+} inherit_t;
+
+static void inherit_on_loop(void *arg)
+{
+    inherit_t *h = arg;
+    /* one sink per connection (at its newest sink of the parent): every channel it takes
+     * of any of the parent's processes */
+    for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+        if (!PMIx_Check_nspace(s->proc.nspace, h->from)) {
+            continue;
+        }
+        bool seen = false;
+        for (px_iof_sink_t *t = iof.sinks; t != s && !seen; t = t->next) {
+            seen = t->c == s->c && PMIx_Check_nspace(t->proc.nspace, h->from);
+        }
+        if (seen) {
+            continue;
+        }
+        pmix_iof_channel_t ch = 0;
+        for (px_iof_sink_t *t = s; t != NULL; t = t->next) {
+            if (t->c == s->c && PMIx_Check_nspace(t->proc.nspace, h->from)) {
+                ch |= t->channels;
+            }
+        }
+        pmix_proc_t all;
+        PMIx_Load_procid(&all, h->to, PMIX_RANK_WILDCARD);
+        px_srv_iof_add_sink(s->c, &all, ch);
+    }
+    free(h);
+}
+
+void px_srv_iof_inherit(const char *from, const char *to)
+{
+    inherit_t *h = calloc(1, sizeof(*h));
+    if (h == NULL || px_srv == NULL) {
+        free(h);
+        return;
+    }
+    PMIX_LOAD_NSPACE(h->from, from);
+    PMIX_LOAD_NSPACE(h->to, to);
+    if (px_srv_shift(inherit_on_loop, h) != 0) {
+        free(h);
+    }
 }
 
 static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,

@@ -266,12 +266,9 @@ static const char *const *avail_dirs(void)
     static const char *dirs[5];
     dirs[0] = px_srv->tmpdir;
     dirs[1] = px_srv->systmpdir;
-    dirs[2] = getenv("TMPDIR");
+    dirs[2] = px_tmpdir_default();
     dirs[3] = "/tmp";
     dirs[4] = NULL;
-    if (dirs[2] == NULL || dirs[2][0] == '\0') {
-        dirs[2] = "/tmp";
-    }
     return dirs;
 }
 
@@ -291,6 +288,10 @@ static pmix_status_t ans_library(const pmix_query_t *q, const char *key, px_qans
     }
     if (strcmp(key, PMIX_QUERY_PSET_MEMBERSHIP) == 0) {
         return ans_pset_members(q, a);
+    }
+    if (strcmp(key, PMIX_QUERY_NUM_GROUPS) == 0 || strcmp(key, PMIX_QUERY_GROUP_NAMES) == 0 ||
+        strcmp(key, PMIX_QUERY_GROUP_MEMBERSHIP) == 0) {
+        return px_srv_group_query(q, key, a);
     }
     if (strcmp(key, PMIX_SERVER_URI) == 0) {
         pmix_value_t v = {.type = PMIX_STRING, .data.string = px_srv->uri};

@@ -144,9 +144,12 @@ static void client_unregister(px_srv_client_t *c)
         }
     }
     c->registered = false;
-    if (c->peer != NULL) {
-        px_peer_destroy(c->peer);
-        c->peer = NULL;
+    if (c->peer != NULL || c->pmi != NULL) {
+        if (c->peer != NULL) {
+            px_peer_destroy(c->peer);
+            c->peer = NULL;
+        }
+        px_srv_pmi_unbind(c); /* a PMI process's connection */
         c->departed = true;
         px_srv_run_cleanup(c);
         px_srv_client_release(c); /* connection's reference */
@@ -220,6 +223,7 @@ static void dereg_on_loop(void *arg)
             srv_ns_free(ns);
             px_store_remove(&px_srv->store, d->proc.nspace);
         }
+        px_srv_pmi_ns_gone(d->proc.nspace);
     }
     if (d->cb != NULL) {
         d->cb(PMIX_SUCCESS, d->cbdata);
@@ -566,16 +570,20 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
 /* ---- process sets ---- */
 
 /* Tell the local processes (Chap_API_Process_Sets: PMIX_PSET_NAME, and PMIX_PSET_MEMBERS
- * for a definition). */
+ * for a definition) that registered for the code: PMIX_EVENT_NON_DEFAULT keeps it from
+ * default handlers, as OpenPMIx does — Open MPI 4.1 aborts on any event its default
+ * handler gets. */
 static void pset_event(pmix_status_t code, const px_pset_t *p)
 {
-    pmix_info_t info[2];
-    size_t n = 1;
-    PMIX_INFO_LOAD(&info[0], PMIX_PSET_NAME, p->name, PMIX_STRING);
+    pmix_info_t info[3];
+    size_t n = 2;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_PSET_NAME, p->name, PMIX_STRING);
     pmix_data_array_t members = {.type = PMIX_PROC, .size = p->nmembers, .array = p->members};
     if (code == PMIX_PROCESS_SET_DEFINE) {
-        PMIX_INFO_LOAD(&info[1], PMIX_PSET_MEMBERS, &members, PMIX_DATA_ARRAY);
-        n = 2;
+        PMIX_INFO_LOAD(&info[2], PMIX_PSET_MEMBERS, &members, PMIX_DATA_ARRAY);
+        n = 3;
     }
     px_srv_event_raise(code, PMIX_RANGE_LOCAL, info, n);
     for (size_t i = 0; i < n; i++) {

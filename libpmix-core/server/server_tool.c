@@ -325,6 +325,13 @@ pmix_status_t px_srv_tool_hello(int fd, const px_usock_cred_t *cred, const char 
         c->uid = cred->uid;
         c->gid = cred->gid;
         c->pid = cred->pid;
+    } else {
+        /* TCP: no peer credentials, but the tool presented the listener's secret, which
+         * only our own rendezvous files (mode 0600) hold: it acts as this server's user.
+         * Its requests' upcalls (publish, lookup, query, register_events...) carry these
+         * ids; tool_connected still gets none, so the host knows it was not told. */
+        c->uid = geteuid();
+        c->gid = getegid();
     }
     c->peer = px_peer_create(px_srv->prog, fd, tool_recv, px_srv_peer_lost, c);
     if (c->peer == NULL) {

@@ -165,6 +165,12 @@ char *px_hw_cpuset_describe(const pmix_cpuset_t *c)
 
 static pthread_mutex_t local_lock = PTHREAD_MUTEX_INITIALIZER;
 static hwloc_topology_t local_topo; /* owned: the one PMIx_Load_topology hands out */
+static bool local_lent;             /* local_topo was handed out (px_hw_local_lend) */
+/* Lent local topologies of earlier init/finalize cycles: kept (never destroyed) so that a
+ * caller's pmix_topology_t still pointing at one stays valid and its destruct leaves it;
+ * one per cycle that lent one. Owned. */
+static hwloc_topology_t *retired;
+static size_t nretired;
 
 hwloc_topology_t px_hw_local_topology(void)
 {
@@ -179,6 +185,7 @@ hwloc_topology_t px_hw_local_set(hwloc_topology_t t)
     pthread_mutex_lock(&local_lock);
     if (local_topo == NULL) {
         local_topo = t;
+        local_lent = false;
     } else if (t != NULL && t != local_topo) {
         hwloc_topology_destroy(t);
     }
@@ -187,13 +194,44 @@ hwloc_topology_t px_hw_local_set(hwloc_topology_t t)
     return t;
 }
 
+hwloc_topology_t px_hw_local_lend(void)
+{
+    pthread_mutex_lock(&local_lock);
+    hwloc_topology_t t = local_topo;
+    local_lent = local_lent || t != NULL;
+    pthread_mutex_unlock(&local_lock);
+    return t;
+}
+
+/* t is the library's: the local topology or a retired one. Lock held. */
+static bool library_owned(const void *t)
+{
+    if (t == (const void *)local_topo) {
+        return true;
+    }
+    for (size_t i = 0; i < nretired; i++) {
+        if (t == (const void *)retired[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void px_hw_local_fini(void)
 {
     pthread_mutex_lock(&local_lock);
-    if (local_topo != NULL) {
+    if (local_topo != NULL && local_lent) {
+        hwloc_topology_t *grown = realloc(retired, (nretired + 1) * sizeof(*grown));
+        if (grown != NULL) {
+            retired = grown;
+            retired[nretired++] = local_topo;
+        }
+        /* out of memory: left allocated all the same (unreachable, never freed twice) */
+    } else if (local_topo != NULL) {
         hwloc_topology_destroy(local_topo);
     }
     local_topo = NULL;
+    local_lent = false;
     pthread_mutex_unlock(&local_lock);
 }
 
@@ -236,8 +274,10 @@ hwloc_topology_t px_hw_from_xml(const char *xml, bool this_system)
 
 void px_hw_topology_release(pmix_topology_t *t)
 {
-    if (t->topology != NULL && px_hw_is_source(t->source) &&
-        t->topology != (void *)px_hw_local_topology()) {
+    pthread_mutex_lock(&local_lock);
+    bool ours = t->topology != NULL && library_owned(t->topology);
+    pthread_mutex_unlock(&local_lock);
+    if (t->topology != NULL && px_hw_is_source(t->source) && !ours) {
         hwloc_topology_destroy(t->topology);
     }
     free(t->source);

@@ -18,7 +18,8 @@
  *    interpreted: copy and pack refuse it (PMIX_ERR_NOT_SUPPORTED), release leaves it.
  *  - a topology whose source is "hwloc" owns its hwloc_topology_t (copy duplicates it,
  *    release destroys it) - except the process's local topology (px_hw_local_topology),
- *    which PMIx_Load_topology hands out read-only and the library destroys at exit. */
+ *    which PMIx_Load_topology hands out read-only (px_hw_local_lend), and the ones it
+ *    handed out in earlier init/finalize cycles (px_hw_local_fini). */
 bool px_hw_is_source(const char *source);
 
 /* ---- element operations (dest constructed on entry; on error the caller destructs) ---- */
@@ -57,7 +58,12 @@ hwloc_topology_t px_hw_local_set(hwloc_topology_t t);
 hwloc_topology_t px_hw_discover(void);
 /* Load a topology from XML that describes this node (binding queries allowed). */
 hwloc_topology_t px_hw_from_xml(const char *xml, bool this_system);
-/* Destroy the local topology. */
+/* The local topology for a caller to keep (PMIx_Load_topology): marked lent. */
+hwloc_topology_t px_hw_local_lend(void);
+/* The library finalizes: destroy the local topology, unless it was lent. A lent one is
+ * retired instead: kept allocated and still recognised as the library's, so a caller
+ * destructing its pmix_topology_t after PMIx_Finalize frees nothing twice (the next
+ * init sets a new local topology). */
 void px_hw_local_fini(void);
 
 #endif /* PX_HWTYPES_H */

@@ -262,6 +262,20 @@ void PMIx_Data_array_free(pmix_data_array_t *p)
     free(p);
 }
 
+const pmix_proc_t *px_value_procs(const pmix_value_t *v, size_t *n)
+{
+    *n = 0;
+    if (v->type == PMIX_PROC && v->data.proc != NULL) {
+        *n = 1;
+        return v->data.proc;
+    }
+    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL && v->data.darray->type == PMIX_PROC) {
+        *n = v->data.darray->size;
+        return v->data.darray->array;
+    }
+    return NULL;
+}
+
 pmix_status_t px_info_array_dup(const pmix_info_t *src, size_t n, pmix_info_t **dest)
 {
     *dest = NULL;

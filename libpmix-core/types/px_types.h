@@ -159,6 +159,9 @@ const char *px_value_regex_text(const pmix_value_t *v);
 /* Deep copy of n infos into a new array (NULL when n is 0), freed with
  * px_bfrops_info_array_free. */
 pmix_status_t px_info_array_dup(const pmix_info_t *src, size_t n, pmix_info_t **dest);
+/* The processes a value names: one PMIX_PROC, or a PMIX_DATA_ARRAY of them (borrowed from
+ * v, *n set); NULL (and *n 0) for anything else. */
+const pmix_proc_t *px_value_procs(const pmix_value_t *v, size_t *n);
 
 /* strdup that maps NULL to NULL; returns false on allocation failure of a non-NULL src. */
 bool px_types_strdup(char **dest, const char *src);

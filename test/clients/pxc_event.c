@@ -12,6 +12,8 @@
  *          process's own cache: the server already sent them), in order, once
  *   host   --code C   register for C (may be negative), raised by the host before we started
  *   rereg  --code C   register for C, deregister, register again, deregister
+ *   after-default --code C   a default handler first, then a handler for C (the host must
+ *          still be asked for C), deregistered before the default one
  *   pset   --pset NAME --members N   hear PMIX_PROCESS_SET_DEFINE of NAME (N members)
  *   chain  the API-level chain: FIRST, single, multi, default, LAST handlers in order,
  *          ACTION_COMPLETE stops it, deregistration takes effect
@@ -426,6 +428,23 @@ static void mode_rereg(int code)
     printf("rank %d: registered %d twice\n", pxc_rank, code);
 }
 
+/* ---- after-default: a code asked for after a default handler exists ---- */
+
+static void mode_after_default(int code)
+{
+    pmix_status_t c = code, rc;
+    size_t all = reg_blocking(NULL, 0, NULL, 0, handler);
+    size_t id = reg_blocking(&c, 1, NULL, 0, handler);
+
+    rc = PMIx_Deregister_event_handler(id, NULL, NULL);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Deregister_event_handler(all, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        pxc_fail("PMIx_Deregister_event_handler: %s", PMIx_Error_string(rc));
+    fence_all(); /* the deregistration reached the server before the fence did */
+    printf("rank %d: registered %d after a default handler\n", pxc_rank, code);
+}
+
 /* ---- pset ---- */
 
 static void mode_pset(const char *name, int members)
@@ -623,7 +642,8 @@ int main(int argc, char **argv)
             pxc_fail("unknown option %s", argv[i]);
     }
     if (!mode)
-        pxc_fail("usage: pxc_event relay|cache|late|host|rereg|pset|chain|badargs [options]");
+        pxc_fail("usage: pxc_event relay|cache|late|host|rereg|after-default|pset|chain|badargs "
+                 "[options]");
     if (strcmp(mode, "badargs") == 0) {
         pmix_status_t c = 7301;
 
@@ -645,6 +665,8 @@ int main(int argc, char **argv)
         mode_host(code);
     else if (strcmp(mode, "rereg") == 0)
         mode_rereg(code);
+    else if (strcmp(mode, "after-default") == 0)
+        mode_after_default(code);
     else if (strcmp(mode, "pset") == 0)
         mode_pset(pset ? pset : "", members);
     else if (strcmp(mode, "chain") == 0)

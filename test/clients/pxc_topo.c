@@ -8,6 +8,9 @@
  *              that, PMIX_LOCALITY_STRING "hwloc:NM0:SK<k/4>:L3:L2:L1:CR<k/2>:HT<k>",
  *              PMIX_LOCAL_CPUSETS "0:1:...", and its relative locality to local rank 0.
  *              Without it: no PMIX_CPUSET, a locality string covering the node.
+ *   --destruct-after-finalize  keep a PMIx_Load_topology result past PMIx_Finalize and
+ *              destruct it only then (the library cleaned up its topology at finalize: the
+ *              destruct must not free it a second time; run under ASan to see it).
  * Prints "pxc_topo: rank R ok" when every check passed.
  */
 #include <pthread.h>
@@ -118,7 +121,8 @@ static void expect_str(const char *what, const char *got, const char *want)
 
 int main(int argc, char **argv)
 {
-    bool shared = false, cpusets = false;
+    bool shared = false, cpusets = false, late_destruct = false;
+    pmix_topology_t kept;
     int nodes = 1, size;
     pxc_name = "pxc_topo";
     for (int i = 1; i < argc; i++) {
@@ -126,6 +130,8 @@ int main(int argc, char **argv)
             shared = true;
         } else if (strcmp(argv[i], "--cpusets") == 0) {
             cpusets = true;
+        } else if (strcmp(argv[i], "--destruct-after-finalize") == 0) {
+            late_destruct = true;
         } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
             nodes = pxc_parse_int(argv[i], argv[i + 1]);
             i++;
@@ -189,10 +195,18 @@ int main(int argc, char **argv)
     free(mine);
     free(other);
     check_distances_nb(shared);
-    printf("pxc_topo: rank %u ok\n", me.rank);
+    PMIx_Topology_construct(&kept);
+    if (late_destruct && (rc = PMIx_Load_topology(&kept)) != PMIX_SUCCESS) {
+        pxc_fail("PMIx_Load_topology: %s", PMIx_Error_string(rc));
+    }
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) {
         pxc_fail("PMIx_Finalize: %s", PMIx_Error_string(rc));
     }
+    PMIx_Topology_destruct(&kept); /* after finalize: must leave the library's alone */
+    if (kept.topology != NULL || kept.source != NULL) {
+        pxc_fail("PMIx_Topology_destruct left the structure filled");
+    }
+    printf("pxc_topo: rank %u ok\n", me.rank);
     return 0;
 }

@@ -16,12 +16,18 @@
  *     --second-pid P                     attach to that server too; then set_server,
  *                                        disconnect, get_servers (see main)
  *     --linger MS                        stay that long after init (keepalive tests)
+ *     --linger-until FILE                stay after init until FILE exists (30 s at
+ *                                        most: then fail)
  *     --raw-tcp URI                      no PMIx: a TCP handshake without the secret
  *     --wait-event CODE                  register for CODE after init, wait (10 s) until
  *                                        it arrives; print its source and text
  *     --late-event CODE                  a default handler first; once it got an event,
  *                                        register for CODE: it must arrive (once) all the
  *                                        same, from the tool's own event cache
+ *     --upcalls                          publish, lookup and unpublish a key, query
+ *                                        pxhost.qry.test, register and deregister a handler
+ *                                        for host-only code -3005: the upcalls that carry
+ *                                        the requester's ids (pxhost checks them)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -177,6 +183,18 @@ static int raw_tcp(const char *uri)
     return st == PMIX_ERR_NO_PERMISSIONS ? 0 : 1;
 }
 
+/* --linger-until: 0 once path exists, -1 after 30 s without it */
+static int linger_until(const char *path)
+{
+    for (int i = 0; i < 3000; i++) {
+        if (access(path, F_OK) == 0)
+            return 0;
+        usleep(10000);
+    }
+    printf("pxt_tool: %s did not appear within 30 s\n", path);
+    return -1;
+}
+
 static void print_servers(const char *when)
 {
     pmix_proc_t *s = NULL;
@@ -220,6 +238,50 @@ static int ask_server(const char *nspace, const char *when)
     return rc;
 }
 
+/* --upcalls: every request whose upcall carries PMIX_USERID/PMIX_GRPID; 0 when all
+ * succeeded. */
+static int upcalls(void)
+{
+    pmix_info_t pub;
+    pmix_pdata_t pd;
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t code = -3005, rc;
+    char *keys[] = {"pxt.ids.key", NULL};
+    int fail = 0;
+
+    PMIx_Info_load(&pub, "pxt.ids.key", "pxt-value", PMIX_STRING);
+    rc = PMIx_Publish(&pub, 1);
+    PMIx_Info_destruct(&pub);
+    printf("pxt_tool: publish: %s\n", PMIx_Error_string(rc));
+    fail |= rc != PMIX_SUCCESS;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, "pxt.ids.key");
+    rc = PMIx_Lookup(&pd, 1, NULL, 0);
+    printf("pxt_tool: lookup: %s\n", PMIx_Error_string(rc));
+    fail |= rc != PMIX_SUCCESS;
+    PMIX_PDATA_DESTRUCT(&pd);
+    rc = PMIx_Unpublish(keys, NULL, 0);
+    printf("pxt_tool: unpublish: %s\n", PMIx_Error_string(rc));
+    fail |= rc != PMIX_SUCCESS;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIx_Argv_append_nosize(&q.keys, "pxhost.qry.test");
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    printf("pxt_tool: query: %s\n", PMIx_Error_string(rc));
+    fail |= rc != PMIX_SUCCESS;
+    PMIX_QUERY_DESTRUCT(&q);
+    if (res != NULL)
+        PMIx_Info_free(res, nres);
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, ev_handler, NULL, NULL);
+    printf("pxt_tool: register %d: %s\n", code, rc < 0 ? PMIx_Error_string(rc) : "PMIX_SUCCESS");
+    if (rc < 0)
+        return 1;
+    rc = PMIx_Deregister_event_handler((size_t)rc, NULL, NULL);
+    fail |= rc != PMIX_SUCCESS;
+    return fail;
+}
+
 static pmix_info_t info[16];
 static size_t n;
 
@@ -232,11 +294,12 @@ static void free_info(void)
 int main(int argc, char **argv)
 {
     const char *expect = NULL, *get = NULL;
+    const char *until = NULL; /* --linger-until */
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0, wait_code = 0;
-    bool wait_ev = false, late_ev = false;
+    bool wait_ev = false, late_ev = false, do_upcalls = false;
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -319,6 +382,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--linger")) {
             NEEDV();
             linger_ms = atoi(v);
+        } else if (!strcmp(a, "--linger-until")) {
+            NEEDV();
+            until = v;
         } else if (!strcmp(a, "--wait-event")) {
             NEEDV();
             wait_code = atoi(v);
@@ -327,6 +393,8 @@ int main(int argc, char **argv)
             NEEDV();
             wait_code = atoi(v);
             late_ev = true;
+        } else if (!strcmp(a, "--upcalls")) {
+            do_upcalls = true;
         } else if (!strcmp(a, "--raw-tcp")) {
             NEEDV();
             return raw_tcp(v);
@@ -366,11 +434,15 @@ int main(int argc, char **argv)
     if (linger_ms > 0)
         usleep((useconds_t)linger_ms * 1000);
     int fail = 0;
+    if (until != NULL && linger_until(until) != 0)
+        fail = 1;
     if (wait_ev && wait_event(wait_code) != 0)
         fail = 1;
     if (late_ev && late_event(wait_code) != 0)
         fail = 1;
     if (get != NULL && do_get(get) != 0)
+        fail = 1;
+    if (do_upcalls && upcalls() != 0)
         fail = 1;
     if (second > 0) {
         pmix_proc_t srv, me2, first;

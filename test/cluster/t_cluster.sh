@@ -10,8 +10,10 @@ CL=$SRC/scripts/cluster.sh
 for t in ip unshare nsenter python3 timeout; do
     command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
 done
-NAME=pxt$$ # unique to this run
-CRASHED=pxt${$}c
+# unique to this run; a pid has up to 7 digits (pid_max is at most 4194304, and
+# systemd's default on 64-bit machines) and a run name at most 10 characters
+NAME=pxt$$
+CRASHED=pxu$$
 export PXCLUSTER_OWNER=$$
 T=$(mktemp -d "${TMPDIR:-/tmp}/pxcl.XXXXXX")
 cleanup() {

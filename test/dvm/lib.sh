@@ -135,10 +135,11 @@ wait_for() {
 pps_now() { run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR >"$T/pps" 2>&1; }
 pps_lists() {
     pps_now
-    [ "$(grep -c -- "$1" "$T/pps")" = "$2" ]
+    [ "$(grep -- "$1" "$T/pps" | awk '$3 != 0' | wc -l)" = "$2" ]
 }
 
-# wait_pps PATTERN COUNT : until pps lists exactly COUNT processes matching PATTERN
+# wait_pps PATTERN COUNT : until pps lists exactly COUNT started processes (a pid, not 0:
+# a process is listed from its job's launch, before it is forked) matching PATTERN
 wait_pps() {
     poll_until pps_lists "$1" "$2" ||
         fail "pps must list $2 processes matching '$1': $(cat "$T/pps" 2>/dev/null)"

@@ -5,9 +5,10 @@
 # Checks: every prted says hello with its node name before the DVM is ready; a topology
 # goes over the wire once per new signature (fake1's equals this node's: not sent;
 # synth2's and synth3's are equal: sent once); pterm makes every prted exit; kill -9 of
-# prte makes every prted exit (it loses its controller); without an agent a remote host
-# is refused; an agent that fails is reported and the DVM does not start; the agent may
-# come from --prtemca plm_ssh_agent alone (no environment variable), and runs a job there.
+# prte makes every prted exit (it loses its controller); without an agent the built-in
+# ssh client is used (a host that does not resolve is reported); an agent that fails is
+# reported and the DVM does not start; the agent may come from --prtemca plm_ssh_agent
+# alone (no environment variable), and runs a job there.
 . "$(dirname "$0")/lib.sh"
 AGENT=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 HERE=$(hostname)
@@ -23,11 +24,12 @@ expect_in "$T/bad" "bad or missing option: --id"
 run_to 10 "$PRTED" --controller 127.0.0.1:1 --id 1 </dev/null >"$T/bad" 2>&1 && fail "prted ran without a secret"
 expect_in "$T/bad" "did not read the DVM's secret on fd 0"
 
-# no agent: a remote host is refused, with the way out named
-run_to 20 env -u PRTE_MCA_plm_ssh_agent "$PRTE" $RR --host "$HERE,fake1" >"$T/noagent" 2>&1 &&
-    fail "prte started with a remote host and no agent"
-expect_in "$T/noagent" 'host "fake1" is not this node'
-expect_in "$T/noagent" "PRTE_MCA_plm_ssh_agent"
+# no agent: the built-in ssh client tries the host; a name that does not resolve is
+# reported, with the way out named
+run_to 20 env -u PRTE_MCA_plm_ssh_agent "$PRTE" $RR --host "$HERE,fake1.invalid" >"$T/noagent" 2>&1 &&
+    fail "prte started with a remote host that does not resolve"
+expect_in "$T/noagent" 'host "fake1.invalid": its name does not resolve'
+expect_in "$T/noagent" "the daemon 1 on host fake1.invalid did not start"
 check_clean
 
 # --prtemca plm_ssh_agent, without the variable: the daemon starts through it and runs

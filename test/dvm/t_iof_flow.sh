@@ -7,6 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 start_dvm
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DVM_PID/status"; }
+# no_writer : none of our processes runs "dvm_app write" any more
+no_writer() { [ -z "$(app_pids write)" ]; }
 N=100000000
 base=$(rss)
 # prun's stdout is a FIFO nobody reads until both ranks are blocked in write (the DVM
@@ -50,11 +52,7 @@ wait_stalled $PIDS
 kill -9 $prun_pid
 wait $prun_pid 2>/dev/null
 exec 3<&-
-for i in $(seq 1 100); do
-    [ -z "$(pgrep -f "$APP write $N" || true)" ] && break
-    sleep 0.1
-done
-[ -z "$(pgrep -f "$APP write $N" || true)" ] || fail "the job outlived its killed prun"
+poll_until no_writer || fail "the job outlived its killed prun: $(app_pids write)"
 out=$(run_to 30 "$PRUN" $RR -n 1 "$APP" write 10 2>&1) || fail "DVM unusable after a killed prun: $out"
 
 # Ctrl-C while prun is blocked on such a stdout: the first two SIGINTs cannot even be
@@ -76,11 +74,7 @@ rc=$?
 exec 3<&-
 [ $rc = 130 ] || fail "prun after three SIGINTs: 130 expected, got $rc"
 expect_in "$T/err3" "interrupted three times"
-for i in $(seq 1 100); do
-    [ -z "$(pgrep -f "$APP write $N" || true)" ] && break
-    sleep 0.1
-done
-[ -z "$(pgrep -f "$APP write $N" || true)" ] || fail "the job outlived its interrupted prun"
+poll_until no_writer || fail "the job outlived its interrupted prun: $(app_pids write)"
 [ "$out" = "abcdefghij" ] || fail "after a killed prun: '$out'"
 stop_dvm
 pass

@@ -7,7 +7,10 @@ start_dvm
 
 # B waits for svc (PMIX_WAIT, PMIX_TIMEOUT 30), then answers with ack; A, started once B
 # is inside its lookup, publishes svc and waits for the ack: both run at the same time.
-run_to 60 "$PRUN" $RR -n 1 "$APP" ns look:svc:30 pub:ack=ok >"$T/b.out" 2>"$T/b.err" &
+# B's ack persists for the session: B ends right after publishing it, and A's lookup may
+# reach the DVM only after B's job ended, which removes an entry of the default
+# persistence (PMIX_PERSIST_APP).
+run_to 60 "$PRUN" $RR -n 1 "$APP" ns look:svc:30 pub:ack=ok:session:session >"$T/b.out" 2>"$T/b.err" &
 b=$!
 wait_for "$T/b.out" "rank 0 > look:svc:30"
 run_to 60 "$PRUN" $RR -n 1 "$APP" ns pub:svc=port-42 look:ack:30 >"$T/a.out" 2>"$T/a.err" ||

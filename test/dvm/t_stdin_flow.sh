@@ -91,6 +91,21 @@ run_to 60 "$PRTERUN" $RR -n 1 "$APP" slowread "$T/slow" 1000 <"$T/in" >"$T/out" 
 cmp -s "$T/in" "$T/slow.0" || fail "50 MB through a slow reader differ (prterun)"
 rm -f "$T/slow.0"
 
+# (2b) prterun's stdin is ready before its job's processes exist: nothing may be dropped.
+# prterun used to read and push its first chunk at once, and stdin for a process not yet
+# forked went nowhere (seen once in CI as a short 50 MB copy). The last of 16 ranks is
+# the target, so it is forked last; repeated, since the old race did not lose every time
+# (about 1 run in 10 here).
+head -c 300000 "$T/in" >"$T/in300k"
+for i in 1 2 3 4 5 6 7 8; do
+    run_to 60 "$PRTERUN" $RR -n 16 --stdin 15 "$APP" slowread "$T/late" 0 <"$T/in300k" \
+        >"$T/out" 2>"$T/err" || fail "prterun --stdin 15: $(cat "$T/err")"
+    cmp -s "$T/in300k" "$T/late.15" ||
+        fail "run $i: stdin read before the last rank started was lost ($(stat -c %s "$T/late.15") of 300000 bytes)"
+    rm -f "$T"/late.*
+done
+rm -f "$T/in300k"
+
 # (3) --stdin all, 2 ranks, rank 1 slow: both get every byte
 run_to 60 "$PRUN" $RR -n 2 --stdin all "$APP" slowread "$T/all" 1000 1 <"$T/in" >"$T/out" \
     2>"$T/err" || fail "prun --stdin all: $(cat "$T/err")"

@@ -43,6 +43,15 @@ wait_pps 'sleep 30' 2
 ns=$(awk '/sleep 30/ {print $1; exit}' "$T/pps")
 node=$(awk '/sleep 30/ {print $4; exit}' "$T/pps")
 
+# ---- pmix_info names the one directory a tool's default search reads: the DVM's
+# rendezvous file is there, and a tool finds the DVM with no more than that directory
+run_to 10 "$PMIX_INFO" --parsable >"$T/pit" 2>&1 || fail "pmix_info -p: $(cat "$T/pit")"
+sd=$(sed -n 's/^tmpdir:tool-search://p' "$T/pit")
+[ -f "$sd/pmix.$(hostname).tool" ] || fail "no DVM rendezvous file in pmix_info's tool-search \"$sd\": $(ls "$TMPDIR")"
+grep -q "^tmpdir:tool-system:$TMPDIR$" "$T/pit" || fail "tool-system: $(grep tool- "$T/pit")"
+run_to 10 env TMPDIR="$sd" "$PQUERY" $RR PMIX_QUERY_NAMESPACES >"$T/q" 2>&1 || fail "default search in $sd: $(cat "$T/q")"
+expect_in "$T/q" "pmix.qry.ns: $ns"
+
 # ---- pquery
 run_to 10 "$PQUERY" $RR $U PMIX_QUERY_NAMESPACES pmix.qry.spawn PMIX_QUERY_DEBUG_SUPPORT >"$T/q" 2>&1 ||
     fail "pquery: $(cat "$T/q")"
@@ -77,6 +86,30 @@ expect_in "$T/a" 'no function "PMIx_Bogus"'
 run_to 10 "$PATTRS" $RR $U --function , >"$T/a" 2>&1 && fail "empty function list accepted"
 run_to 10 "$PATTRS" $RR $U extra >"$T/a" 2>&1 && fail "pattrs took an argument"
 expect_in "$T/a" 'unexpected argument "extra"'
+
+# ---- pattrs: the host level, what the DVM registered from the tables its readers use
+run_to 10 "$PATTRS" $RR $U --function PMIx_Spawn --parsable >"$T/as" 2>&1 || fail "pattrs PMIx_Spawn: $(cat "$T/as")"
+host=$(awk -F: '$2 == "host" {print $4}' "$T/as" | sort)
+run_to 10 "$PQUERY" $RR $U -p PMIX_QUERY_SPAWN_SUPPORT >"$T/ss" 2>&1 || fail "spawn support: $(cat "$T/ss")"
+spawn=$(sed -n 's/^pmix\.qry\.spawn://p' "$T/ss" | tr ',' '\n' | sort)
+[ -n "$host" ] && [ "$host" = "$spawn" ] ||
+    fail "PMIx_Spawn's host attributes are not the spawn directives the DVM honours: $(cat "$T/as") / $(cat "$T/ss")"
+expect_in "$T/as" "PMIx_Spawn:host:PMIX_MAPBY:pmix.mapby:PMIX_STRING"
+run_to 10 "$PATTRS" $RR $U -p -f PMIx_Spawn_nb >"$T/as" 2>&1 || fail "pattrs PMIx_Spawn_nb: $(cat "$T/as")"
+expect_in "$T/as" "PMIx_Spawn_nb:host:PMIX_MAPBY:pmix.mapby:PMIX_STRING"
+# every query key registered for PMIx_Query_info is one the DVM answers
+run_to 10 "$PATTRS" $RR $U -p -f PMIx_Query_info >"$T/aq" 2>&1 || fail "pattrs PMIx_Query_info: $(cat "$T/aq")"
+qkeys=$(awk -F: '$2 == "host" {print $4}' "$T/aq")
+[ "$(echo "$qkeys" | grep -c .)" -ge 5 ] || fail "host query keys: $(cat "$T/aq")"
+for k in $qkeys; do
+    run_to 10 "$PQUERY" $RR $U -p --nspace "$ns" "$k" >"$T/q1" 2>&1 || fail "registered query key $k not answered: $(cat "$T/q1")"
+    grep -q "^$k" "$T/q1" || fail "no answer under $k: $(cat "$T/q1")"
+done
+run_to 10 "$PATTRS" $RR $U -p -f PMIx_Job_control,PMIx_Lookup >"$T/aj" 2>&1 || fail "pattrs PMIx_Job_control: $(cat "$T/aj")"
+for k in pmix.jctrl.kill pmix.jctrl.term pmix.jctrl.sig; do
+    grep -q "^PMIx_Job_control:host:[A-Z_]*:$k:" "$T/aj" || fail "job control host attribute $k: $(cat "$T/aj")"
+done
+expect_in "$T/aj" "PMIx_Lookup:host:PMIX_WAIT:pmix.wait:"
 
 # ---- pps options
 "$PRUN" $RR -n 1 "$APP" sleep 31 >"$T/bg2" 2>&1 &

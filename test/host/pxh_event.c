@@ -56,15 +56,9 @@ pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const 
     pxh_reenter("register_events");
     (void)cbfunc;
     (void)cbdata;
-    bool uid = false, gid = false;
-    for (size_t i = 0; i < ninfo; i++) {
-        uid |= PMIX_CHECK_KEY(&info[i], PMIX_USERID);
-        gid |= PMIX_CHECK_KEY(&info[i], PMIX_GRPID);
-    }
     pthread_mutex_lock(&reg_lock);
     print_codes("register_events", codes, ncodes);
-    if (!uid || !gid)
-        pxh_host_error("register_events without PMIX_USERID/PMIX_GRPID");
+    pxh_check_ids("register_events", PMIX_RANK_UNDEF, info, ninfo);
     for (size_t i = 0; i < ncodes; i++) {
         for (size_t k = 0; k < nreg; k++) {
             if (reg_codes[k] == codes[i])

@@ -458,6 +458,8 @@ static void shutdown_node(void)
     pmix_proc_t proc;
     int nconn = 0, nfin = 0;
 
+    pxh_spawn_wait_tools();
+
     for (int i = 0; i < pxh_node.nclients; i++) {
         nconn += pxh_node.clients[i].connected;
         nfin += pxh_node.clients[i].finalized;

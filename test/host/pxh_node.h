@@ -100,9 +100,10 @@ pmix_status_t pxh_up_register_events(pmix_status_t *codes, size_t ncodes, const 
 pmix_status_t pxh_up_deregister_events(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc,
                                        void *cbdata);
 
-/* The tool_connected upcall (pxh_tool.c). */
+/* The tool_connected upcall (pxh_tool.c), and the number of tools it approved. */
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
                         void *cbdata);
+int pxh_tools_approved(void);
 
 /* --reenter (pxh_reenter.c): called first in every upcall; another thread calls back
  * into the library and this waits (bounded) for it; a timeout is a host error. */
@@ -112,6 +113,10 @@ void pxh_reenter(const char *upcall);
 void pxh_node_post(pxh_work_t *w);
 void pxh_work_free(pxh_work_t *w);
 pmix_info_t *pxh_info_dup(const pmix_info_t *info, size_t n);
+/* The requester's PMIX_USERID / PMIX_GRPID the library must add to what upcall `what`
+ * (from rank) hands up: both present, and this host's effective ids (every client and
+ * tool of a pxhost job runs as the host's user, TCP tools included); else a host error. */
+void pxh_check_ids(const char *what, pmix_rank_t rank, const pmix_info_t *info, size_t n);
 
 /* Loop-thread handlers (pxh_upcalls.c / pxh_pubsub.c). */
 void pxh_handle_work(pxh_work_t *w);
@@ -144,6 +149,10 @@ pmix_status_t pxh_push_stdin_upcall(const pmix_proc_t *source, const pmix_proc_t
 void pxh_spawn_work(pxh_work_t *w);
 void pxh_spawn_init(void);
 void pxh_spawn_check(void);
+/* At the shutdown, before the server goes: until the handler heard every approved tool
+ * leave (a tool ends with its rank, its departure may still be on its way), at most
+ * 10 s. */
+void pxh_spawn_wait_tools(void);
 
 /* Send buf (released here) to node j, or to the top when j < 0. */
 void pxh_send(int j, pmix_data_buffer_t *buf);

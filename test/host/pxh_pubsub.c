@@ -53,20 +53,6 @@ static bool info_int(const pmix_info_t *info, size_t n, const char *key, int *ou
     return false;
 }
 
-static void check_ids(const char *what, const pmix_proc_t *proc, const pmix_info_t *info, size_t n)
-{
-    bool uid = false, gid = false;
-
-    for (size_t i = 0; i < n; i++) {
-        uid |= strcmp(info[i].key, PMIX_USERID) == 0;
-        gid |= strcmp(info[i].key, PMIX_GRPID) == 0;
-    }
-    if (!uid || !gid)
-        pxh_host_error("%s upcall for rank %u: the library did not add %s%s%s to the info", what,
-                       proc->rank, uid ? "" : "PMIX_USERID", !uid && !gid ? " and " : "",
-                       gid ? "" : "PMIX_GRPID");
-}
-
 /* Deliver node 0's answer to the request id of this node. */
 static void deliver(uint32_t id, pmix_status_t status, pmix_pdata_t *pd, size_t n)
 {
@@ -259,7 +245,7 @@ void pxh_pubsub_work(pxh_work_t *w)
     pxh_pending_t *p = calloc(1, sizeof(*p));
     pmix_data_buffer_t *b;
 
-    check_ids(names[w->kind], &w->proc, w->info, w->ninfo);
+    pxh_check_ids(names[w->kind], w->proc.rank, w->info, w->ninfo);
     p->id = pxh_node.next_id++;
     p->kind = w->kind;
     if (w->kind == PXH_W_LOOKUP)

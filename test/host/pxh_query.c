@@ -173,8 +173,7 @@ void pxh_query_work(pxh_work_t *w)
                nqueries_seen, w->proc.rank, joined ? joined : "", quals);
         fflush(stdout);
         free(joined);
-        if (!has_qual(q, PMIX_USERID) || !has_qual(q, PMIX_GRPID))
-            pxh_host_error("query from rank %u without PMIX_USERID/PMIX_GRPID", w->proc.rank);
+        pxh_check_ids("query", w->proc.rank, q->qualifiers, q->nqual);
         wrap = wrap || has_qual(q, PXH_QRY_WRAP);
         for (size_t k = 0; k < nkeys; k++) {
             const char *key = q->keys[k];

@@ -35,9 +35,14 @@ if [ "$status" -eq 77 ] && [ "$want" != 77 ]; then
     echo "SKIP: pxhost says the test cannot run here"
     exit 77
 fi
-# leaked processes of this job
-sleep 0.2
-leaked=$(grep -l "PXH_TEST_TOKEN=$token" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
+# leaked processes of this job: those still there once the ones that are ending have
+# gone (a process on its way out may still show its environment on a loaded machine;
+# 5 s at most)
+for i in $(seq 1 50); do
+    leaked=$(grep -l "PXH_TEST_TOKEN=$token" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
+    [ -z "$leaked" ] && break
+    sleep 0.1
+done
 if [ -n "$leaked" ]; then
     for p in $leaked; do
         echo "FAIL: process $p ($(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)) outlived the job"

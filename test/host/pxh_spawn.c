@@ -19,12 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pxh_node.h"
 
 #define PXH_BIG_SIZE (1024 * 1024)
 
-static atomic_int issued, completed;
+static atomic_int issued, completed, tools_left;
 static _Thread_local bool in_deliver;
 static int nspawned;
 
@@ -261,6 +262,8 @@ static void lost_handler(size_t id, pmix_status_t status, const pmix_proc_t *sou
     fprintf(stderr, "pxhost: node %d: %s from %s:%u affected %s:%u (%s)\n", pxh_node.id,
             PMIx_Error_string(status), source->nspace, source->rank,
             affected ? affected->nspace : "none", affected ? affected->rank : 0, text);
+    if (affected != NULL)
+        atomic_fetch_add(&tools_left, 1);
     if (cbfunc)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
@@ -274,6 +277,15 @@ void pxh_spawn_init(void)
     rc = PMIx_Register_event_handler(&code, 1, NULL, 0, lost_handler, NULL, NULL);
     if (rc < 0)
         pxh_host_error("PMIx_Register_event_handler(LOST_CONNECTION): %s", PMIx_Error_string(rc));
+}
+
+void pxh_spawn_wait_tools(void)
+{
+    for (int i = 0; pxh_opts.spawn && i < 1000; i++) {
+        if (atomic_load(&tools_left) >= pxh_tools_approved())
+            return;
+        usleep(10000);
+    }
 }
 
 void pxh_spawn_check(void)

@@ -11,7 +11,12 @@
 
 #include "pxh_node.h"
 
-static atomic_int ntools;
+static atomic_int ntools, napproved;
+
+int pxh_tools_approved(void)
+{
+    return atomic_load(&napproved);
+}
 
 void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
                         void *cbdata)
@@ -55,5 +60,6 @@ void pxh_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cb
     fprintf(stderr, "pxhost: node %d: tool %s:%u approved (uid %lld, gid %lld, pid %lld; %s)\n",
             pxh_node.id, proc.nspace, proc.rank, (long long)uid, (long long)gid, (long long)pid,
             who);
+    atomic_fetch_add(&napproved, 1);
     cbfunc(PMIX_SUCCESS, &proc, cbdata);
 }

@@ -7,8 +7,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pxh_node.h"
+
+void pxh_check_ids(const char *what, pmix_rank_t rank, const pmix_info_t *info, size_t n)
+{
+    bool uid = false, gid = false;
+    uint32_t u = 0, g = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_USERID))
+            uid = PMIx_Value_get_number(&info[i].value, &u, PMIX_UINT32) == PMIX_SUCCESS;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_GRPID))
+            gid = PMIx_Value_get_number(&info[i].value, &g, PMIX_UINT32) == PMIX_SUCCESS;
+    }
+    if (!uid || !gid)
+        pxh_host_error("%s upcall for rank %u: the library did not add %s%s%s to the info", what,
+                       rank, uid ? "" : "PMIX_USERID", !uid && !gid ? " and " : "",
+                       gid ? "" : "PMIX_GRPID");
+    else if (u != (uint32_t)geteuid() || g != (uint32_t)getegid())
+        pxh_host_error("%s upcall for rank %u: PMIX_USERID %u / PMIX_GRPID %u, but the requester "
+                       "runs as %u / %u",
+                       what, rank, u, g, (unsigned)geteuid(), (unsigned)getegid());
+}
 
 /* ---- upcalls (progress thread): copy, post, return ---- */
 

@@ -40,6 +40,7 @@ static const char usage[] =
     "  --rank-cmd R=CMD     rank R runs CMD (words separated by spaces) instead of CLIENT\n"
     "  --unregistered R     start rank R without registering it\n"
     "  --nobody R           register rank R as this user but run it as 'nobody' (root only)\n"
+    "  --unprivileged       started as root, run the whole job as user 'nobody'\n"
     "  --timeout S          kill everything after S seconds (default 30)\n"
     "  --evcache N          the server's event cache holds N events (px.srv.evcache)\n"
     "  --host-event CODE    each node raises event CODE (range session) before its clients\n"
@@ -187,6 +188,9 @@ static void parse_args(int argc, char **argv)
         } else if (strcmp(a, "--reenter") == 0) {
             pxh_opts.reenter = true;
             continue;
+        } else if (strcmp(a, "--unprivileged") == 0) {
+            pxh_opts.unprivileged = true;
+            continue;
         } else if (strcmp(a, "--shared-tmpdir") == 0) {
             pxh_opts.shared_tmpdir = true;
             continue;
@@ -233,6 +237,10 @@ static void parse_args(int argc, char **argv)
         fprintf(stderr, "pxhost: no client program given (pxhost [options] -- CLIENT ...)\n");
         exit(2);
     }
+    if (pxh_opts.unprivileged && pxh_opts.nobody >= 0) {
+        fprintf(stderr, "pxhost: --unprivileged and --nobody exclude each other\n");
+        exit(2);
+    }
     if (pxh_opts.nnodes > pxh_opts.nranks) {
         fprintf(stderr, "pxhost: %d nodes need at least %d ranks (-n)\n", pxh_opts.nnodes,
                 pxh_opts.nnodes);
@@ -240,20 +248,13 @@ static void parse_args(int argc, char **argv)
     }
 }
 
-/* --nobody: needs root, and the client programs must be executable by nobody. */
-static void check_nobody(void)
+/* User nobody, who must be able to run the client programs (else skip). Root only. */
+static struct passwd *nobody_user(void)
 {
-    struct passwd *pw;
+    struct passwd *pw = getpwnam("nobody");
     char **progs[17];
     int nprogs = 0;
 
-    if (pxh_opts.nobody < 0)
-        return;
-    if (geteuid() != 0) {
-        printf("pxhost: SKIP: --nobody needs root (to run a client as user nobody)\n");
-        exit(SKIP_STATUS);
-    }
-    pw = getpwnam("nobody");
     if (!pw) {
         printf("pxhost: SKIP: there is no user 'nobody' here\n");
         exit(SKIP_STATUS);
@@ -262,8 +263,12 @@ static void check_nobody(void)
     for (int i = 0; i < pxh_opts.nrankcmds; i++)
         progs[nprogs++] = pxh_opts.rankcmds[i].argv;
     for (int i = 0; i < nprogs; i++) {
-        pid_t pid = fork();
+        pid_t pid;
         int st;
+
+        if (!strchr(progs[i][0], '/'))
+            continue; /* found in PATH at exec, as for anyone */
+        pid = fork();
 
         if (pid == 0) {
             if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
@@ -274,6 +279,34 @@ static void check_nobody(void)
             printf("pxhost: SKIP: %s is not executable by user nobody\n", progs[i][0]);
             exit(SKIP_STATUS);
         }
+    }
+    return pw;
+}
+
+/* --nobody: needs root, and the client programs must be executable by nobody. */
+static void check_nobody(void)
+{
+    if (pxh_opts.nobody < 0)
+        return;
+    if (geteuid() != 0) {
+        printf("pxhost: SKIP: --nobody needs root (to run a client as user nobody)\n");
+        exit(SKIP_STATUS);
+    }
+    nobody_user();
+}
+
+/* --unprivileged: started as root, the whole job runs as nobody (ids other than 0, so a
+ * library handing up uid 0 for a requester is caught); not root: nothing to do. */
+static void drop_root(void)
+{
+    struct passwd *pw;
+
+    if (!pxh_opts.unprivileged || geteuid() != 0)
+        return;
+    pw = nobody_user();
+    if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+        fprintf(stderr, "pxhost: cannot become user nobody: %s\n", strerror(errno));
+        exit(1);
     }
 }
 
@@ -603,6 +636,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     check_nobody();
+    drop_root();
     pxh_opts.top_pid = getpid();
     snprintf(pxh_opts.nspace, sizeof(pxh_opts.nspace), "pxjob.%d", (int)pxh_opts.top_pid);
     ranks = calloc((size_t)pxh_opts.nranks, sizeof(rank_t));

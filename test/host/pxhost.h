@@ -53,9 +53,10 @@ typedef struct {
     char nspace[PMIX_MAX_NSLEN + 1];
     char tmpdirs[PXH_MAX_NODES][256]; /* created by the top process */
     pid_t top_pid;
-    int evcache;    /* --evcache: the server's event cache size, -1 = default */
-    int host_event; /* --host-event: code each node raises before its clients start */
-    bool reenter;   /* --reenter: every upcall calls back into the library (pxh_reenter.c) */
+    int evcache;       /* --evcache: the server's event cache size, -1 = default */
+    int host_event;    /* --host-event: code each node raises before its clients start */
+    bool reenter;      /* --reenter: every upcall calls back into the library (pxh_reenter.c) */
+    bool unprivileged; /* --unprivileged: as root, the whole job runs as nobody */
     /* cpusets and topology: --topology DESC (an hwloc synthetic topology given to each
      * server as PMIX_TOPOLOGY2), --cpusets (local rank k registered with PMIX_CPUSET
      * "hwloc:k"), --no-share-topology (PMIX_SERVER_SHARE_TOPOLOGY false) */

@@ -32,6 +32,27 @@ static void never_cb(pmix_status_t status, void *cbdata)
     failures++;
 }
 
+static void never_op(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    (void)cbdata;
+    fprintf(stderr, "bad_args_client: a callback came for a refused call\n");
+    failures++;
+}
+
+static void never_info(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    (void)release_fn;
+    (void)release_cbdata;
+    fprintf(stderr, "bad_args_client: a callback came for a refused call\n");
+    failures++;
+}
+
 static int pre(void)
 {
     unsetenv("PMIX_NAMESPACE");
@@ -49,6 +70,12 @@ static int pre(void)
     expect(PMIx_Fence_nb(NULL, 0, NULL, 0, never_cb, NULL), PMIX_ERR_INIT,
            "PMIx_Fence_nb before init");
     expect(PMIx_Abort(1, "x", NULL, 0), PMIX_ERR_INIT, "PMIx_Abort before init");
+    expect(PMIx_Group_construct("g", &p, 1, NULL, 0, NULL, NULL), PMIX_ERR_INIT,
+           "PMIx_Group_construct before init");
+    expect(PMIx_Group_leave("g", NULL, 0), PMIX_ERR_INIT, "PMIx_Group_leave before init");
+    expect(PMIx_Connect(&p, 1, NULL, 0), PMIX_ERR_INIT, "PMIx_Connect before init");
+    expect(PMIx_Disconnect_nb(&p, 1, NULL, 0, never_op, NULL), PMIX_ERR_INIT,
+           "PMIx_Disconnect_nb before init");
     expect(PMIx_Finalize(NULL, 0), PMIX_ERR_INIT, "PMIx_Finalize before init");
     pmix_proc_t me;
     expect(PMIx_Init(&me, NULL, 0), PMIX_ERR_UNREACH, "PMIx_Init without a server");
@@ -115,6 +142,65 @@ static int post(void)
            "PMIx_Store_internal(NULL proc)");
     expect(PMIx_Resolve_peers(NULL, NULL, NULL, NULL), PMIX_ERR_BAD_PARAM,
            "PMIx_Resolve_peers(NULL results)");
+    /* groups and connect: refused before anything is sent (no callback) */
+    char longgrp[PMIX_MAX_NSLEN + 8];
+    memset(longgrp, 'g', sizeof(longgrp) - 1);
+    longgrp[sizeof(longgrp) - 1] = '\0';
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    expect(PMIx_Group_construct(NULL, &me, 1, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct(NULL id)");
+    expect(PMIx_Group_construct("", &me, 1, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct(empty id)");
+    expect(PMIx_Group_construct(longgrp, &me, 1, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct(over-long id)");
+    expect(PMIx_Group_construct("g", NULL, 2, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct(NULL procs, n=2)");
+    expect(PMIx_Group_construct("g", &me, 1, NULL, 2, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct(NULL directives, n=2)");
+    expect(PMIx_Group_construct_nb("g", &me, 1, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_construct_nb(NULL cb)");
+    expect(PMIx_Group_invite("g", NULL, 0, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_invite(nobody)");
+    expect(PMIx_Group_join("g", &me, (pmix_group_opt_t)7, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_join(unknown accept/decline value)");
+    expect(PMIx_Group_join_nb(NULL, &me, PMIX_GROUP_ACCEPT, NULL, 0, never_info, NULL),
+           PMIX_ERR_BAD_PARAM, "PMIx_Group_join_nb(NULL id)");
+    expect(PMIx_Group_destruct_nb("g", NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_destruct_nb(NULL cb)");
+    expect(PMIx_Group_leave(longgrp, NULL, 0), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_leave(over-long id)");
+    expect(PMIx_Group_leave_nb("g", NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "PMIx_Group_leave_nb(NULL cb)");
+    expect(PMIx_Connect(NULL, 0, NULL, 0), PMIX_ERR_BAD_PARAM, "PMIx_Connect(nobody)");
+    expect(PMIx_Connect_nb(&me, 1, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
+           "PMIx_Connect_nb(NULL cb)");
+    expect(PMIx_Disconnect(&me, 1, NULL, 3), PMIX_ERR_BAD_PARAM, "PMIx_Disconnect(NULL info, n=3)");
+    /* answered by the server: not a member, not connected, no such group */
+    pmix_proc_t other = me;
+    other.rank = me.rank == 0 ? 1 : 0;
+    expect(PMIx_Group_construct("g", &other, 1, NULL, 0, &res, &nres), PMIX_ERR_NOT_A_MEMBER,
+           "PMIx_Group_construct without the caller");
+    expect(PMIx_Group_destruct("nosuch", NULL, 0), PMIX_ERR_NOT_FOUND,
+           "PMIx_Group_destruct(unknown group)");
+    expect(PMIx_Disconnect(&me, 1, NULL, 0), PMIX_ERR_INVALID_OPERATION,
+           "PMIx_Disconnect without a connect");
+    /* this host has no `group` function: a group of this node's processes is built by
+     * the library alone, a context id is refused */
+    pmix_proc_t job;
+    PMIx_Load_procid(&job, me.nspace, PMIX_RANK_WILDCARD);
+    expect(PMIx_Group_construct("here", &job, 1, NULL, 0, &res, &nres), PMIX_SUCCESS,
+           "PMIx_Group_construct of this node's job without the host");
+    PMIx_Info_free(res, nres);
+    res = NULL;
+    nres = 0;
+    expect(PMIx_Group_destruct("here", NULL, 0), PMIX_SUCCESS, "PMIx_Group_destruct");
+    bool yes = true;
+    pmix_info_t ctx;
+    PMIx_Info_load(&ctx, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    expect(PMIx_Group_construct("ctx", &job, 1, &ctx, 1, &res, &nres), PMIX_ERR_NOT_SUPPORTED,
+           "PMIx_Group_construct with a context id, the host has no group function");
+    PMIx_Info_destruct(&ctx);
     /* the connection is still good */
     expect(PMIx_Put(PMIX_GLOBAL, "k", &v), PMIX_SUCCESS, "PMIx_Put after the bad calls");
     expect(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit after the bad calls");

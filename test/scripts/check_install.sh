@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the build into a scratch DESTDIR and checks what a user expects to find there:
 # libpmix.so.2 (SONAME libpmix.so.2) exporting only PMIx_* symbols, the six public
-# headers, and pmix.pc.  Usage: check_install.sh BUILDDIR
+# headers, pmix.pc, and mpiexec/mpirun as links to prterun under libexec only.  Usage: check_install.sh BUILDDIR
 set -eu
 builddir=$1
 dest=$(mktemp -d)
@@ -25,6 +25,16 @@ bad2=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" {print $NF}' | grep -
 [ -z "$bad2" ] || { echo "FAIL: objdump -T shows non-PMIx_ globals: $bad2"; fail=1; }
 for h in pmix.h pmix_common.h pmix_server.h pmix_tool.h pmix_version.h pmix_deprecated.h; do
     [ -n "$(find "$dest" -name "$h")" ] || { echo "FAIL: header $h not installed"; fail=1; }
+done
+# mpiexec/mpirun: links to prterun under libexec/pmix-runtime only, never in a bin dir
+for a in mpiexec mpirun; do
+    l=$(find "$dest" -path "*/pmix-runtime/$a" | head -n 1)
+    [ -n "$l" ] && [ -L "$l" ] || { echo "FAIL: $a is not installed as a link"; fail=1; continue; }
+    case "$(readlink "$l")" in
+    */bin/prterun) ;;
+    *) echo "FAIL: $a points to $(readlink "$l"), not prterun"; fail=1 ;;
+    esac
+    [ -z "$(find "$dest" -path "*/bin/$a")" ] || { echo "FAIL: $a installed in a bin dir"; fail=1; }
 done
 pc=$(find "$dest" -name pmix.pc | head -n 1)
 [ -n "$pc" ] || { echo "FAIL: pmix.pc not installed"; fail=1; }

@@ -710,6 +710,59 @@ Test(event, results_and_status_aggregate_along_the_chain)
     PMIx_Info_free(n1, 1);
 }
 
+/* px_evt_deliver_res: the end of the chain sees the event and every handler's results and
+ * status (what client_group.c reads a handler's decisions from) */
+static struct {
+    px_latch_t latch;
+    pmix_status_t code, status;
+    size_t ninfo, nresults;
+    char info0[PMIX_MAX_KEYLEN + 1], res0[PMIX_MAX_KEYLEN + 1];
+    pmix_status_t res1;
+} dres;
+
+static void on_done_res(pmix_status_t code, const pmix_info_t *info, size_t ninfo,
+                        pmix_status_t status, const pmix_info_t *results, size_t nresults,
+                        void *cbdata)
+{
+    cr_assert_eq(cbdata, &dres);
+    cr_assert(px_progress_on_loop(loop));
+    dres.code = code;
+    dres.status = status;
+    dres.ninfo = ninfo;
+    dres.nresults = nresults;
+    if (ninfo > 0) {
+        PMIX_LOAD_KEY(dres.info0, info[0].key);
+    }
+    if (nresults > 1) {
+        PMIX_LOAD_KEY(dres.res0, results[0].key);
+        dres.res1 = results[1].value.data.status;
+    }
+    px_latch_release(&dres.latch);
+}
+
+Test(event, deliver_res_hands_the_results_to_the_end)
+{
+    size_t id;
+    cr_assert_eq(reg_fn('1', c_e1, 1, NULL, 0, agg_hdlr, &id), PMIX_SUCCESS);
+    cfg_of(id)->ret = PMIX_GROUP_CONSTRUCT_ABORT;
+    pmix_info_t *grp = inf_str(PMIX_GROUP_ID, "g");
+    pmix_proc_t src;
+    PMIx_Load_procid(&src, "job", 1);
+    cr_assert_eq(px_latch_init(&dres.latch, 1), 0);
+    cr_assert_eq(px_evt_deliver_res(E1, &src, grp, 1, on_done_res, &dres), PMIX_SUCCESS);
+    cr_assert_eq(px_latch_wait(&dres.latch, WAIT_MS), 0, "chain did not end");
+    px_latch_fini(&dres.latch);
+    expect_seq("1");
+    cr_assert_eq(dres.code, E1);
+    cr_assert_eq(dres.status, PMIX_GROUP_CONSTRUCT_ABORT);
+    cr_assert_eq(dres.ninfo, 1);
+    cr_assert_str_eq(dres.info0, PMIX_GROUP_ID);
+    cr_assert_eq(dres.nresults, 2, "the handler's result and its status");
+    cr_assert_str_eq(dres.res0, "r1");
+    cr_assert_eq(dres.res1, PMIX_GROUP_CONSTRUCT_ABORT);
+    PMIx_Info_free(grp, 1);
+}
+
 Test(event, done_status_is_last_handlers_status)
 {
     size_t a = reg('A', c_e1, 1, NULL, 0);

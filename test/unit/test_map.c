@@ -196,6 +196,51 @@ Test(map, oversubscribe_modifier_allows_it)
     px_map_free(&map);
 }
 
+/* max_slots: :OVERSUBSCRIBE passes the slots, never max_slots (held processes count);
+ * oversubscription goes to the nodes still below their limit; the refusal names them */
+Test(map, max_slots_is_a_hard_limit)
+{
+    px_map_node_t *nodes = mknodes(2, "package:1 core:4 pu:1", 2);
+    px_map_t map;
+    char *msg = NULL;
+    nodes[0].max_slots = 3;
+    nodes[1].max_slots = 5;
+    nodes[1].slots_inuse = 1;
+    mkapps(7, 0); /* n0: 2 + 1 over, n1: 1 free slot + 3 over within 5 - 1 held */
+    MAP_OK(nodes, 2, 1, mkinfo(PMIX_MAPBY, "slot:OVERSUBSCRIBE", NULL, NULL));
+    int on[2] = {0, 0};
+    for (size_t r = 0; r < map.nprocs; r++)
+        on[map.procs[r].node]++;
+    cr_assert_eq(on[0], 3);
+    cr_assert_eq(on[1], 4);
+    px_map_free(&map);
+
+    mkapps(8, 0);
+    cr_assert_eq(px_map_job(nodes, 2, apps, 1, infos, 1, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "8 processes were asked for") != NULL &&
+                  strstr(msg, "room for only 7 more") != NULL &&
+                  strstr(msg, "n0 (max_slots 3, 0 in use), n1 (max_slots 5, 1 in use)") != NULL,
+              "%s", msg);
+    free(msg);
+
+    /* without oversubscription max_slots below slots caps the node's slots */
+    nodes = mknodes(1, "package:1 core:4 pu:1", 4);
+    nodes[0].max_slots = 2;
+    mkapps(3, 0);
+    cr_assert_eq(px_map_job(nodes, 1, apps, 1, NULL, 0, &map, &msg), PMIX_ERR_OUT_OF_RESOURCE);
+    cr_assert(strstr(msg, "only 2 slots are on node n0") != NULL, "%s", msg);
+    free(msg);
+    /* a node without a limit takes whatever is beyond the others' */
+    nodes = mknodes(2, "package:1 core:4 pu:1", 1);
+    nodes[0].max_slots = 1;
+    mkapps(6, 0);
+    MAP_OK(nodes, 2, 1, mkinfo(PMIX_MAPBY, "node:OVERSUBSCRIBE", NULL, NULL));
+    cr_assert_eq(map.procs[0].node, 0);
+    for (size_t r = 1; r < map.nprocs; r++)
+        cr_assert_eq(map.procs[r].node, 1, "rank %zu", r);
+    px_map_free(&map);
+}
+
 Test(map, nooversubscribe_refuses_even_without_slots)
 {
     px_map_node_t *nodes = mknodes(1, "package:2 core:4 pu:1", -1);

@@ -357,6 +357,16 @@ Test(opts, display_and_report_bindings)
     jtrue(&c, PMIX_DISPLAY_MAP);
     jtrue(&c, PMIX_REPORT_BINDINGS);
     px_opts_fini(&c);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_ALLOCATION));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--display", "allocation,map,bind", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    jtrue(&c, PMIX_DISPLAY_MAP);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--display=alloc", "./a");
+    jtrue(&c, PMIX_DISPLAY_ALLOCATION);
+    cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
+    px_opts_fini(&c);
     EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
     cr_assert_null(jget(&c, PMIX_DISPLAY_MAP));
     cr_assert_null(jget(&c, PMIX_REPORT_BINDINGS));
@@ -812,6 +822,64 @@ Test(opts, hostfile)
     unlink(f);
 }
 
+/* max_slots, repeated lines, bad lines: each reported as file:line with what is wrong */
+Test(opts, hostfile_max_slots_and_repeats)
+{
+    px_cmd_t c;
+    char *f = write_temp("a slots=2 max_slots=4\nb max-slots=3\n\na slots=1 # again\n"
+                         "c max_slots=2\n");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--hostfile", f, "--host", "a");
+    cr_assert_eq(c.nhosts, 5);
+    cr_assert_eq(c.hosts[0].max_slots, 4);
+    cr_assert_eq(c.hosts[1].max_slots, 3);
+    cr_assert_eq(c.hosts[1].slots, 0);
+    cr_assert_str_eq(c.hosts[2].name, "a");
+    cr_assert_eq(c.hosts[2].max_slots, 0);
+    cr_assert_eq(c.hosts[4].max_slots, 0); /* --host gives no limit of its own */
+    px_map_node_t *nodes = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_opts_host_nodes(&c, &nodes, &n), 0);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(nodes[0].name, "a");
+    cr_assert_eq(nodes[0].slots, 4);
+    cr_assert_eq(nodes[0].max_slots, 4);
+    cr_assert_eq(nodes[1].max_slots, 3);
+    cr_assert_eq(nodes[2].max_slots, 2);
+    free(nodes);
+    px_opts_fini(&c);
+    /* a 2 + 1 + 1 = 4 = max_slots; one more --host a goes beyond it */
+    EXPECT_ERR(PX_CMD_PRTE,
+               "--host \"a\" is not valid: the host's entries add up to 5 slots, "
+               "more than its max_slots=4",
+               "--hostfile", f, "--host", "a,a");
+    unlink(f);
+
+    static const struct {
+        const char *text, *line, *why;
+    } bad[] = {
+        {"a\nb slots=2 slots=3\n", ":2: \"b slots=2 slots=3\"", "slots is given twice"},
+        {"a max_slots=2 max-slots=2\n", ":1: ", "max-slots is given twice"},
+        {"a max_slots=0\n", ":1: ", "the value of max_slots is not a positive integer"},
+        {"a max_slots=x\n", ":1: ", "the value of max_slots is not a positive integer"},
+        {"a slots=3 max_slots=2\n", ":1: ", "max_slots=2 is less than slots=3"},
+        {"a max_slots=2\n#\na slots=2\n", ":3: \"a slots=2\"",
+         "add up to 3 slots, more than its max_slots=2"},
+        {"a max_slots=2\na max_slots=3\n", ":2: ", "given max_slots=2 before and max_slots=3 here"},
+        {"node1\nNODE1 slots=2\n", ":2: ", "same host as \"node1\" with other letter case"},
+        {"slots=2\n", ":1: ", "the host name is empty"},
+        {"a slots=2 junk\n", ":1: ", "\"junk\" is not understood"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *b = write_temp(bad[i].text), want[256];
+        snprintf(want, sizeof(want), "%s%s", b, bad[i].line);
+        EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", b);
+        EXPECT_ERR(PX_CMD_PRTE, bad[i].why, "--hostfile", b);
+        unlink(b);
+    }
+    EXPECT_ERR(PX_CMD_PRTE, "--host \"Ab\" is not valid: it names the same host as \"ab\"",
+               "--host", "ab:2,Ab");
+}
+
 Test(opts, hostfile_bad)
 {
     char *zero = write_temp("node1 slots=4\nnode2 slots=0\n");
@@ -822,13 +890,94 @@ Test(opts, hostfile_bad)
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /nonexistent/hosts", "--hostfile",
                "/nonexistent/hosts");
     EXPECT_ERR(PX_CMD_PRTE, "cannot read the hostfile /tmp", "--hostfile", "/tmp");
-    EXPECT_ERR(PX_CMD_PRTE, "line 2 (\"node2 slots=0\"), is not valid: the slot count",
-               "--hostfile", zero);
-    EXPECT_ERR(PX_CMD_PRTE, "only \"slots=N\" may follow", "--hostfile", junk);
-    EXPECT_ERR(PX_CMD_PRTE, "line 1", "--hostfile", nan);
+    char want[256];
+    snprintf(want, sizeof(want), "%s:2: \"node2 slots=0\" is not valid: the value of slots", zero);
+    EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", zero);
+    EXPECT_ERR(PX_CMD_PRTE, "\"cpus=4\" is not understood: only \"slots=N\" and \"max_slots=M\"",
+               "--hostfile", junk);
+    snprintf(want, sizeof(want), "%s:1: ", nan);
+    EXPECT_ERR(PX_CMD_PRTE, want, "--hostfile", nan);
     EXPECT_ERR(PX_CMD_PRTE, "names no host", "--hostfile", empty);
     unlink(zero);
     unlink(junk);
     unlink(nan);
     unlink(empty);
+}
+
+/* ---- mpiexec spellings (issue 19 part 4) and --personality ------------------------ */
+
+Test(opts, mpiexec_spellings)
+{
+    px_cmd_t c;
+    /* Open MPI's and MPICH's mpiexec lines, unchanged */
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-np", "4", "-H", "a:2,b:2", "-x", "A=1", "./a");
+    cr_assert_eq(c.apps[0].maxprocs, 4);
+    cr_assert_eq(c.nhosts, 2);
+    cr_assert_str_eq(c.apps[0].env[0], "A=1");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-n", "8", "-hosts", "a,b", "-ppn", "4", "-genv", "G", "v w",
+               "./a");
+    cr_assert_eq(c.nhosts, 2);
+    cr_assert_str_eq(c.hosts[1].name, "b");
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "ppr:4:node");
+    cr_assert_str_eq(c.apps[0].env[0], "G=v w");
+    cr_assert_str_eq(c.apps[0].argv[0], "./a", "the value of -genv is not the executable");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--hosts=a:3", "--ppn=2", "--genv=H=1", "./a");
+    cr_assert_eq(c.hosts[0].slots, 3);
+    cr_assert_str_eq(jstr(&c, PMIX_MAPBY), "ppr:2:node");
+    cr_assert_str_eq(c.apps[0].env[0], "H=1");
+    px_opts_fini(&c);
+}
+
+Test(opts, genv_every_executable_x_wins)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-genv", "G", "1", "-x", "G=own", "./a", ":", "-genv", "K=2", "./b",
+               ":", "./c");
+    cr_assert_eq(c.napps, 3);
+    /* app 0 has its own G; every app gets K, given after the first executable */
+    cr_assert_str_eq(c.apps[0].env[0], "G=own");
+    cr_assert_str_eq(c.apps[0].env[1], "K=2");
+    cr_assert_null(c.apps[0].env[2]);
+    cr_assert_str_eq(c.apps[1].env[0], "G=1");
+    cr_assert_str_eq(c.apps[1].env[1], "K=2");
+    cr_assert_str_eq(c.apps[2].env[0], "G=1");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "-genv", "G", "1", "-genv", "G", "2", "./a");
+    cr_assert_str_eq(c.apps[0].env[0], "G=2", "a later -genv replaces the earlier");
+    cr_assert_null(c.apps[0].env[1]);
+    px_opts_fini(&c);
+}
+
+Test(opts, mpiexec_spellings_bad)
+{
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"0\" (-ppn) is not valid", "-ppn", "0", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"x\" (-ppn) is not valid", "-ppn", "x", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "--map-by and -ppn cannot be used together", "-ppn", "2", "--map-by",
+               "slot", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-ppn and --map-by cannot be used together", "--map-by", "slot",
+               "-ppn", "2", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "\"-genv\" needs a value: -genv <name> <value>", "-genv", "G");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"1X\" is not valid", "-genv", "1X", "y", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"A-B=1\" is not valid", "-genv", "A-B=1", "./a");
+    EXPECT_ERR(PX_CMD_PRTERUN, "needs a value", "-hosts");
+    EXPECT_ERR(PX_CMD_PRUN, "-hosts", "-hosts", "a", "./a"); /* prun has no hosts */
+    EXPECT_ERR(PX_CMD_PRTERUN, "unknown option", "--hostz", "a", "./a");
+}
+
+Test(opts, personality_passed_on)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--personality", "ompi", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_PERSONALITY), "ompi");
+    px_opts_fini(&c);
+    /* the DVM decides which names exist (help-prte.txt personality-unknown) */
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--personality=mvapich", "./a");
+    cr_assert_str_eq(jstr(&c, PMIX_PERSONALITY), "mvapich");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
+    cr_assert_null(jget(&c, PMIX_PERSONALITY));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "--personality");
 }

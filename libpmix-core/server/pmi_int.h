@@ -1,0 +1,82 @@
+/* server: the PMI server's internals shared by server_pmi.c (connections, reading,
+ * writing, attach/detach) and server_pmi_cmd.c (the commands and their answers). Loop
+ * only, px_srv->lock held.
+ */
+#ifndef PX_SRV_PMI_INT_H
+#define PX_SRV_PMI_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+
+#include "pmi/px_pmi_wire.h"
+#include "server/px_server.h"
+
+/* What a connection waits for from the server's handlers (one request at a time). */
+typedef enum {
+    PMI_WAIT_NONE = 0,
+    PMI_WAIT_FENCE,
+    PMI_WAIT_GET,      /* kvs-get of a named rank's key (px_srv_get) */
+    PMI_WAIT_FINALIZE, /* the host's client_finalized */
+    PMI_WAIT_ABORT,    /* the host's abort: nothing is sent back */
+    PMI_WAIT_PUBLISH,
+    PMI_WAIT_LOOKUP,
+    PMI_WAIT_UNPUBLISH,
+    PMI_WAIT_NODEATTR, /* info-getnodeattr with wait=TRUE: until a local process puts it */
+} pmi_wait_t;
+
+typedef struct px_pmi_conn px_pmi_conn_t;
+struct px_pmi_conn {
+    px_pmi_conn_t *next;
+    int fd;
+    pmix_proc_t proc; /* whose process holds the other end */
+    pid_t pid;
+    px_srv_client_t *client; /* counted (the connection's reference) once bound at init */
+    int wire;                /* 0 until the first bytes tell; PMI-1 switches to PMI-2 */
+    bool finalized;
+    bool dead;    /* read error, end of file or a protocol error: close */
+    bool closing; /* close once the output is written (after an error reply) */
+    char *in;     /* owned: bytes read, not yet a whole message */
+    size_t in_len, in_cap;
+    char *out; /* owned: bytes to write, [out_off, out_len) */
+    size_t out_off, out_len;
+    struct event *ev_read, *ev_write, *ev_resume; /* owned */
+    /* the request in the library's hands */
+    pmi_wait_t wait;
+    const struct pmi_cmd *cmd; /* what it answers (server_pmi_cmd.c's table) */
+    uint32_t seq, next_seq;
+    char *key;   /* owned: the key a get waits for */
+    char *thrid; /* owned: PMI-2 thread id to echo in the reply */
+};
+
+/* A PMI-2 node attribute: shared by the processes of one job on this node. */
+typedef struct pmi_nattr {
+    struct pmi_nattr *next;
+    char *nspace, *key, *val; /* owned */
+} pmi_nattr_t;
+
+struct px_srv_pmi {
+    px_pmi_conn_t *conns;
+    pmi_nattr_t *nattrs;
+};
+
+/* The server's PMI state, made on first use (NULL only when out of memory). */
+struct px_srv_pmi *px_pmi_state(void);
+
+/* Write what is queued; the rest when the socket takes it. A closing connection is
+ * closed once everything is written. */
+void px_pmi_conn_flush(px_pmi_conn_t *k);
+
+/* Start an answer on the connection's wire (a PMI-2 thrid echoed); send it (a value the
+ * wire cannot carry becomes an error answer). */
+void px_pmi_reply_start(px_pmi_conn_t *k, px_pmi_out_t *o, const char *cmd);
+void px_pmi_reply_send(px_pmi_conn_t *k, px_pmi_out_t *o);
+/* An error answer: rc=-1 and the rendered help-pmi.txt topic, on one line. */
+void px_pmi_reply_error(px_pmi_conn_t *k, const char *cmd, const char *topic, ...);
+
+/* Serve one parsed message (server_pmi_cmd.c). */
+void px_pmi_handle(px_pmi_conn_t *k, const px_pmi_msg_t *m);
+
+#endif /* PX_SRV_PMI_INT_H */

@@ -1,0 +1,36 @@
+/* server: what this library offers its own host (our DVM, which links the internal archive)
+ * beyond the Standard: the keys the group and connect code (server_group*.c,
+ * server_connect.c) adds to its upcalls and reads back from the host's answer (another
+ * host ignores them and the library falls back on what it knows itself; all keys are
+ * ours, "px." prefix), and a few calls. Kept apart from px_server.h, whose types a host
+ * does not need.
+ */
+#ifndef PX_SRV_HOST_H
+#define PX_SRV_HOST_H
+
+/* In the `group` upcall's directives (and the `connect` upcall's info): the members of
+ * this server that took part (PMIX_DATA_ARRAY of PMIX_PROC). A host adding the lists of
+ * every server involved gets the participants of the whole operation. */
+#define PX_GRP_PARTS "px.grp.parts"
+/* In the directives and in the host's answer: PMIX_BYTE_OBJECT holding a blob (store/
+ * px_store.h) of (proc, info[]) entries, each a participant's PMIX_GROUP_INFO
+ * contribution. The host concatenates the blobs of every server involved. */
+#define PX_GRP_GINFO "px.grp.ginfo"
+/* In the directives: PMIX_BOOL true on each participant's upcall of a bootstrap (an added
+ * member's carries no PMIX_GROUP_BOOTSTRAP: it does not know the number of leaders). */
+#define PX_GRP_BOOT "px.grp.boot"
+/* In the directives: PMIX_BOOL true when the participants passed their member arrays in
+ * different orders (the final membership is then sorted by namespace and rank). */
+#define PX_GRP_UNORDERED "px.grp.unord"
+
+/* The Standard's attributes used the same way: PMIX_GROUP_ENDPT_DATA (a blob of the local
+ * participants' remote-visible posted data; the host answers with every server's,
+ * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
+
+/* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
+ * channels, every rank): a job spawned by a process of `from` has its output go where its
+ * parent's goes. Any thread; done on the server's loop in call order, so before any later
+ * PMIx_server_IOF_deliver (server_iof.c). */
+void px_srv_iof_inherit(const char *from, const char *to);
+
+#endif /* PX_SRV_HOST_H */

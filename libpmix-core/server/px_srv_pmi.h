@@ -1,0 +1,27 @@
+/* server: PMI-1 / PMI-2 connections (server_pmi.c, docs/PMI.md) — what a host's node
+ * agent calls to hand the server one end of a socketpair whose other end a process it
+ * starts inherits as PMI_FD. The server serves that connection as the process it belongs
+ * to, on the same job data, fence and publish machinery as a PMIx client's. Any thread.
+ */
+#ifndef PX_SRV_PMI_H
+#define PX_SRV_PMI_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix_common.h>
+
+/* The server is up and can take PMI connections. */
+bool px_srv_pmi_ready(void);
+
+/* Serve fd (a connected stream socket, owned by the library from here on: closed on
+ * failure too) as the PMI connection of proc, whose process pid holds the other end. The
+ * proc need not be registered yet: it must be by the time the process says init. 0, or
+ * -1 + errno (the server is not up, out of memory). */
+int px_srv_pmi_attach(int fd, const pmix_proc_t *proc, pid_t pid);
+
+/* proc's process is gone: what its connection still holds is read and served, then the
+ * connection is closed as if the process had closed it. Any thread; later on the loop. */
+void px_srv_pmi_detach(const pmix_proc_t *proc);
+
+#endif /* PX_SRV_PMI_H */

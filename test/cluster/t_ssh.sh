@@ -1,0 +1,137 @@
+#!/bin/bash
+# t_ssh.sh - the controller's built-in ssh client (launcher/ssh.c) against real sshd on 3
+# cluster nodes (scripts/cluster.sh up 3; ssh): prte --host node1,node2,node3 with no
+# agent starts a prted on each through ssh (names mapped by ~/.ssh/config, a hashed
+# known_hosts), each says hello, pterm leaves no prted on any node. Then each failure
+# ends the DVM start with its message, no hang and no prted left: no known_hosts entry,
+# a wrong host key, no usable user key, sshd down, prted missing on the remote side.
+# HOME is the test's own directory: the real user's keys are never read. Needs root.
+set -u
+SRC=${PX_SRC:?PX_SRC must name the source directory}
+BUILD=${PX_BUILD:?PX_BUILD must name the build directory}
+CL=$SRC/scripts/cluster.sh
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+for t in ip unshare nsenter timeout ssh-keygen; do
+    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not installed (scripts/install-deps.sh)"; exit 1; }
+done
+NAME=pxs$$
+export PXCLUSTER_OWNER=$$
+# this machine gets an address on the bridge (NET.254): a /24 of its own, apart from
+# the default 10.211.0 of t_cluster.sh (which checks that no such address exists here)
+export PXCLUSTER_NET=10.212.$(($$ % 250))
+T=$(mktemp -d "${TMPDIR:-/tmp}/pxssh.XXXXXX")
+PRTE=$BUILD/cli/prte
+PTERM=$BUILD/cli/pterm
+cleanup() {
+    "$CL" -n "$NAME" down
+    rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+if ! ip netns add "$NAME-probe" 2>/dev/null; then
+    echo "SKIP: cannot create network namespaces here"
+    exit 77
+fi
+ip netns delete "$NAME-probe"
+unset SSH_AUTH_SOCK PRTE_MCA_plm_ssh_agent PRTE_PREFIX
+export PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mkdir -p "$T/tmp"
+export TMPDIR=$T/tmp
+
+timeout 60 "$CL" -n "$NAME" up 3 >/dev/null || fail "cluster up failed"
+H=$(timeout 60 "$CL" -n "$NAME" ssh) || fail "cluster ssh failed"
+
+# a home per case: its .ssh/ from the cluster's, then changed
+mkhome() {
+    rm -rf "$T/$1"
+    mkdir -p "$T/$1"
+    cp -a "$H/.ssh" "$T/$1/"
+    echo "$T/$1"
+}
+
+# no prted left in any node's namespace (sshd's listeners stay)
+no_prted() {
+    local n p
+    for n in 1 2 3; do
+        for p in $(ip netns pids "$NAME-node$n"); do
+            grep -q prted "/proc/$p/cmdline" 2>/dev/null &&
+                fail "a prted is left on node$n: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+        done
+    done
+    return 0
+}
+
+# bounded wait for a line in a file (every 0.05 s, 60 s at most)
+wait_for() {
+    local i
+    for i in $(seq 1 1200); do
+        grep -qF -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    fail "timed out waiting for \"$2\" in $1: $(cat "$1" 2>/dev/null)"
+}
+
+# ---- a DVM on 3 nodes through ssh; known_hosts hashed (as HashKnownHosts writes it)
+OK=$(mkhome ok)
+ssh-keygen -q -H -f "$OK/.ssh/known_hosts" >/dev/null 2>&1 || fail "ssh-keygen -H failed"
+rm -f "$OK/.ssh/known_hosts.old"
+grep -q '^|1|' "$OK/.ssh/known_hosts" || fail "known_hosts was not hashed"
+HOME=$OK timeout 120 "$PRTE" --host node1,node2,node3 --debug-daemons >"$T/prte.out" 2>&1 &
+PPID_=$!
+wait_for "$T/prte.out" "DVM ready"
+grep -q "daemons: 4 up" "$T/prte.out" || fail "4 daemons expected: $(cat "$T/prte.out")"
+for n in 1 2 3; do
+    grep -q "daemon $n hello: node node$n" "$T/prte.out" || fail "no hello from node$n"
+done
+HOME=$OK timeout 30 "$PTERM" >"$T/pterm.out" 2>&1 || fail "pterm failed: $(cat "$T/pterm.out")"
+wait "$PPID_" || fail "prte exited with $?: $(tail -5 "$T/prte.out")"
+no_prted
+
+# ---- each failure: prte does not start, says why, leaves nothing
+# expect_fail CASE HOME HOST TEXT [env...]
+expect_fail() {
+    local c=$1 home=$2 host=$3 text=$4
+    shift 4
+    env HOME="$home" "$@" timeout 90 "$PRTE" --host "$host" >"$T/$c.out" 2>&1
+    local rc=$?
+    [ "$rc" != 0 ] || fail "$c: prte started"
+    [ "$rc" != 124 ] || fail "$c: prte hung: $(cat "$T/$c.out")"
+    ! grep -q "Sanitizer" "$T/$c.out" || fail "$c: sanitizer report: $(cat "$T/$c.out")"
+    grep -qF -- "$text" "$T/$c.out" || fail "$c: no \"$text\" in: $(cat "$T/$c.out")"
+    grep -qF -- "the daemon 1 on host $host did not start" "$T/$c.out" ||
+        fail "$c: the start failure is not reported: $(cat "$T/$c.out")"
+    no_prted
+}
+
+U=$(mkhome unknown)
+grep -v '^node1,' "$H/.ssh/known_hosts" >"$U/.ssh/known_hosts"
+expect_fail unknown "$U" node1 'the ssh host key of host "node1" is not known'
+
+W=$(mkhome wrong)
+k2=$(awk '/^node2,/ {print $2, $3}' "$H/.ssh/known_hosts")
+a1=$(awk '$1 == "node1" {print $2}' "$("$CL" -n "$NAME" agent | xargs dirname)/nodes")
+{ grep -v '^node1,' "$H/.ssh/known_hosts"; echo "node1,$a1 $k2"; } >"$W/.ssh/known_hosts"
+expect_fail wrong "$W" node1 'the ssh host key of host "node1" DIFFERS'
+
+K=$(mkhome nokey)
+rm -f "$K/.ssh/id_ed25519" "$K/.ssh/id_ed25519.pub"
+ssh-keygen -q -t ed25519 -N '' -f "$K/.ssh/id_ed25519" || fail "ssh-keygen failed"
+expect_fail nokey "$K" node2 'host "node2" refused every ssh key'
+
+expect_fail noprted "$OK" node2 'prted was not found on host "node2"' PRTE_PREFIX=/nonexistent
+
+spid=$(cat "/run/pxcluster/$NAME/sshd/node3/sshd.pid")
+"$CL" -n "$NAME" sshd-stop node3 || fail "sshd-stop failed"
+for i in $(seq 1 400); do
+    [ -e "/proc/$spid" ] || break
+    sleep 0.05
+done
+[ ! -e "/proc/$spid" ] || fail "sshd on node3 did not stop"
+expect_fail sshdown "$OK" node3 'cannot reach the ssh server on host "node3"'
+
+timeout 60 "$CL" -n "$NAME" down || fail "down failed"
+ip netns list | grep -q "^$NAME-" && fail "namespaces left"
+echo PASS

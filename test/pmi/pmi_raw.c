@@ -1,0 +1,353 @@
+/* test/pmi: a client that speaks the PMI wires itself, byte by byte, on the inherited
+ * PMI_FD — to say what no PMI library would (garbage, limits, keys, the pset names key)
+ * and print what the server answers. Modes:
+ *   psets          PMI-1: pmix.pset.nms, PMI_process_mapping, universe size, publish/
+ *                  lookup/unpublish of a service per rank, barriers, finalize
+ *   bad            PMI-1: rank 0 sends framed bad requests first (each answered with
+ *                  rc=-1 and a message, printed "reply: ..."), then every rank does a
+ *                  put/barrier/get/finalize that must still work
+ *   pmi2-bad       the same on PMI-2 (fullinit naming another rank, unknown command,
+ *                  reserved key), then put/fence/get/finalize
+ *   unframed       rank 0 sends a line longer than the limit (PMI-1); the others init and
+ *                  wait in a barrier
+ *   pmi2-unframed  rank 0 switches to PMI-2 and sends a length header that is no number
+ *   notpmi         rank 0 sends something that is not PMI at all
+ *   mixed          PMI-1 in a job with PMIx processes (pmix_peer): put "k<rank>" =
+ *                  "v<rank>", barrier, get every rank's key, print "pmi rank R got N of N"
+ *   noinit-exit    init, then exit 0 without finalize
+ *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD"
+ * For the three unframed modes rank 0 prints the answer and "closed by the server" when
+ * the server closes the connection, and exits 3. Any failed check prints "FAIL ..." and
+ * makes the exit code 2.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fd = -1, rank, size, wire = 1, bad;
+static char kvs[300];
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+    exit(2);
+}
+
+static void say(const char *s, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, s, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            die("write: %s", strerror(errno));
+        }
+        s += n;
+        len -= (size_t)n;
+    }
+}
+
+/* PMI-1: a line with its newline; PMI-2: "cmd=...;" with its length header. */
+static void send_cmd(const char *fmt, ...)
+{
+    char body[70000];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(body, sizeof(body), fmt, ap);
+    va_end(ap);
+    if (wire == 1) {
+        say(body, (size_t)n);
+        say("\n", 1);
+    } else {
+        char hdr[8];
+        snprintf(hdr, sizeof(hdr), "%-6d", n);
+        say(hdr, 6);
+        say(body, (size_t)n);
+    }
+}
+
+/* Exactly len bytes, or 0 at end of file. */
+static int hear_bytes(char *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return 0;
+        }
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+/* The next answer (its text, static), or NULL at end of file. */
+static char *hear(void)
+{
+    static char line[70000];
+    if (wire == 2) {
+        char hdr[7] = {0};
+        if (!hear_bytes(hdr, 6)) {
+            return NULL;
+        }
+        int n = atoi(hdr);
+        if (n <= 0 || n >= (int)sizeof(line) || !hear_bytes(line, (size_t)n)) {
+            return NULL;
+        }
+        line[n] = '\0';
+        return line;
+    }
+    size_t len = 0;
+    while (len + 1 < sizeof(line)) {
+        if (!hear_bytes(line + len, 1)) {
+            return NULL;
+        }
+        if (line[len] == '\n') {
+            break;
+        }
+        len++;
+    }
+    line[len] = '\0';
+    return line;
+}
+
+/* The value of key in an answer (static copy), or NULL. */
+static const char *val(const char *msg, const char *key)
+{
+    static char v[4096];
+    char sep = wire == 1 ? ' ' : ';';
+    size_t kl = strlen(key);
+    for (const char *p = msg; *p != '\0';) {
+        if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+            const char *s = p + kl + 1;
+            size_t n = 0;
+            while (s[n] != '\0' && s[n] != sep && n + 1 < sizeof(v)) {
+                v[n] = s[n];
+                n++;
+            }
+            v[n] = '\0';
+            return v;
+        }
+        const char *next = strchr(p, sep);
+        if (next == NULL) {
+            break;
+        }
+        p = next + 1;
+    }
+    return NULL;
+}
+
+/* Send, hear, check the command of the answer and its rc; returns the answer. */
+static char *ask(const char *expect_cmd, int expect_ok, const char *fmt, ...)
+{
+    char body[70000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof(body), fmt, ap);
+    va_end(ap);
+    send_cmd("%s", body);
+    char *a = hear();
+    if (a == NULL) {
+        die("no answer to \"%s\" (connection closed)", body);
+    }
+    const char *cmd = val(a, "cmd");
+    if (cmd == NULL || strcmp(cmd, expect_cmd) != 0) {
+        die("answer to \"%s\" is \"%s\", expected cmd=%s", body, a, expect_cmd);
+    }
+    const char *rc = val(a, "rc");
+    int ok = rc != NULL && strcmp(rc, "0") == 0;
+    if (expect_ok >= 0 && ok != expect_ok) {
+        printf("FAIL \"%s\" answered \"%s\"\n", body, a);
+        bad = 1;
+    }
+    if (!ok) {
+        printf("reply: %s\n", a);
+    }
+    return a;
+}
+
+static void init1(void)
+{
+    ask("response_to_init", 1, "cmd=init pmi_version=1 pmi_subversion=1");
+    strcpy(kvs, val(ask("my_kvsname", 1, "cmd=get_my_kvsname"), "kvsname"));
+}
+
+/* put own key, barrier, get the next rank's key, finalize */
+static void exchange(void)
+{
+    int next = (rank + 1) % size;
+    char want[64];
+    snprintf(want, sizeof(want), "v%d", next);
+    const char *got;
+    if (wire == 1) {
+        ask("put_result", 1, "cmd=put kvsname=%s key=k%d value=v%d", kvs, rank, rank);
+        ask("barrier_out", 1, "cmd=barrier_in");
+        got = val(ask("get_result", 1, "cmd=get kvsname=%s key=k%d", kvs, next), "value");
+    } else {
+        ask("kvs-put-response", 1, "cmd=kvs-put;key=k%d;value=v%d;", rank, rank);
+        ask("kvs-fence-response", 1, "cmd=kvs-fence;");
+        got = val(ask("kvs-get-response", 1, "cmd=kvs-get;jobid=%s;srcid=-1;key=k%d;", kvs, next),
+                  "value");
+    }
+    if (got == NULL || strcmp(got, want) != 0) {
+        printf("FAIL rank %d got \"%s\" for k%d\n", rank, got ? got : "(none)", next);
+        bad = 1;
+    }
+    if (wire == 1) {
+        ask("finalize_ack", -1, "cmd=finalize");
+    } else {
+        ask("finalize-response", 1, "cmd=finalize;");
+    }
+}
+
+/* rank 0 of the unframed modes: the answer, then the server closes. */
+static int after_garbage(void)
+{
+    char *a = hear();
+    printf("reply: %s\n", a ? a : "(none)");
+    printf("%s\n", a != NULL && hear() == NULL ? "closed by the server" : "FAIL still open");
+    fflush(stdout);
+    return 3;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "env";
+    const char *f = getenv("PMI_FD"), *r = getenv("PMI_RANK"), *s = getenv("PMI_SIZE");
+    if (strcmp(mode, "env") == 0) {
+        if (f == NULL) {
+            printf("no PMI_FD\n");
+        } else {
+            printf("PMI_FD=%s PMI_RANK=%s PMI_SIZE=%s\n", f, r ? r : "", s ? s : "");
+        }
+        return 0;
+    }
+    if (f == NULL || r == NULL || s == NULL) {
+        die("PMI_FD, PMI_RANK and PMI_SIZE must be set");
+    }
+    fd = atoi(f);
+    rank = atoi(r);
+    size = atoi(s);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(mode, "psets") == 0) {
+        init1();
+        const char *ps =
+            val(ask("get_result", -1, "cmd=get kvsname=%s key=pmix.pset.nms", kvs), "value");
+        printf("psets %s\n", ps ? ps : "(none)");
+        printf(
+            "mapping %s\n",
+            val(ask("get_result", 1, "cmd=get kvsname=%s key=PMI_process_mapping", kvs), "value"));
+        printf("universe %s\n", val(ask("universe_size", 1, "cmd=get_universe_size"), "size"));
+        printf("maxes %s\n", val(ask("maxes", 1, "cmd=get_maxes"), "vallen_max"));
+        ask("publish_result", 1, "cmd=publish_name service=svc-%d port=port-%d", rank, rank);
+        ask("barrier_out", 1, "cmd=barrier_in");
+        printf("lookup %s\n",
+               val(ask("lookup_result", 1, "cmd=lookup_name service=svc-%d", (rank + 1) % size),
+                   "port"));
+        ask("barrier_out", 1, "cmd=barrier_in");
+        ask("unpublish_result", 1, "cmd=unpublish_name service=svc-%d", rank);
+        ask("lookup_result", 0, "cmd=lookup_name service=svc-%d", rank);
+        ask("finalize_ack", -1, "cmd=finalize");
+    } else if (strcmp(mode, "bad") == 0) {
+        if (rank == 0) {
+            ask("maxes", 0, "cmd=get_maxes");
+        }
+        init1();
+        if (rank == 0) {
+            char longkey[80];
+            memset(longkey, 'k', 65);
+            longkey[65] = '\0';
+            ask("error", 0, "cmd=frobnicate");
+            ask("error", 0, "put key=a value=b");
+            ask("error", 0, "cmd=put kvsname=%s ke(y=a value=b", kvs);
+            ask("put_result", 0, "cmd=put kvsname=%s key=pmix.mine value=1", kvs);
+            ask("put_result", 0, "cmd=put kvsname=not-my-job key=a value=1");
+            ask("put_result", 0, "cmd=put kvsname=%s key=%s value=1", kvs, longkey);
+            ask("put_result", 0, "cmd=put kvsname=%s key=a", kvs);
+            ask("get_result", 0, "cmd=get kvsname=%s key=nobody-put-this", kvs);
+            ask("get_result", 0, "cmd=get kvsname=no-such-job key=a");
+            ask("response_to_init", 0, "cmd=init pmi_version=1 pmi_subversion=1");
+            ask("response_to_init", 0, "cmd=init pmi_version=3 pmi_subversion=0");
+            ask("spawn_result", 0, "mcmd=spawn\nnprocs=1\nexecname=/bin/true\nendcmd");
+        }
+        exchange();
+        printf("rank %d bad done\n", rank);
+    } else if (strcmp(mode, "pmi2-bad") == 0) {
+        ask("response_to_init", 1, "cmd=init pmi_version=2 pmi_subversion=0");
+        wire = 2;
+        if (rank == 0) {
+            ask("fullinit-response", 0, "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank + 1);
+            ask("kvs-put-response", 0, "cmd=kvs-put;key=a;value=b;");
+        }
+        ask("fullinit-response", 1, "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank);
+        strcpy(kvs, val(ask("job-getid-response", 1, "cmd=job-getid;thrid=7;"), "jobid"));
+        if (rank == 0) {
+            char *a = ask("error", 0, "cmd=frobnicate;thrid=0x1234;");
+            const char *t = val(a, "thrid");
+            if (t == NULL || strcmp(t, "0x1234") != 0) {
+                printf("FAIL thrid not echoed: %s\n", a);
+                bad = 1;
+            }
+            ask("kvs-put-response", 0, "cmd=kvs-put;key=pmix.mine;value=1;");
+            ask("spawn-response", 0, "cmd=spawn;ncmds=1;subcmd=/bin/true;maxprocs=1;argc=0;");
+            ask("info-getjobattr-response", 1, "cmd=info-getjobattr;key=no-such-attr;");
+        }
+        exchange();
+        printf("rank %d pmi2-bad done\n", rank);
+    } else if (strcmp(mode, "unframed") == 0 || strcmp(mode, "pmi2-unframed") == 0 ||
+               strcmp(mode, "notpmi") == 0) {
+        if (rank != 0) {
+            init1();
+            ask("barrier_out", 1, "cmd=barrier_in"); /* rank 0 never comes */
+            die("rank %d passed a barrier rank 0 never entered", rank);
+        }
+        if (strcmp(mode, "unframed") == 0) {
+            static char big[5000];
+            memset(big, 'x', sizeof(big));
+            memcpy(big, "cmd=put key=", 12);
+            say(big, sizeof(big));
+        } else if (strcmp(mode, "pmi2-unframed") == 0) {
+            ask("response_to_init", 1, "cmd=init pmi_version=2 pmi_subversion=0");
+            wire = 2;
+            say("abcdefcmd=kvs-fence;", 20);
+        } else {
+            say("GET / HTTP/1.0\r\n\r\n", 18);
+        }
+        return after_garbage();
+    } else if (strcmp(mode, "mixed") == 0) {
+        init1();
+        ask("put_result", 1, "cmd=put kvsname=%s key=k%d value=v%d", kvs, rank, rank);
+        ask("barrier_out", 1, "cmd=barrier_in");
+        int got = 0;
+        for (int q = 0; q < size; q++) {
+            char want[32];
+            snprintf(want, sizeof(want), "v%d", q);
+            const char *v =
+                val(ask("get_result", 1, "cmd=get kvsname=%s key=k%d", kvs, q), "value");
+            got += v != NULL && strcmp(v, want) == 0;
+        }
+        printf("pmi rank %d got %d of %d\n", rank, got, size);
+        bad = bad || got != size;
+        ask("finalize_ack", -1, "cmd=finalize");
+    } else if (strcmp(mode, "noinit-exit") == 0) {
+        init1();
+        printf("rank %d leaves without finalize\n", rank);
+        return 0;
+    } else {
+        die("unknown mode %s", mode);
+    }
+    fflush(stdout);
+    return bad ? 2 : 0;
+}
