@@ -12,6 +12,10 @@ static hwloc_topology_t topos[8];
 
 static hwloc_topology_t topo(int i, const char *synthetic)
 {
+    if (topos[i] != NULL) { /* a test that makes its nodes again */
+        hwloc_topology_destroy(topos[i]);
+        topos[i] = NULL;
+    }
     cr_assert_eq(hwloc_topology_init(&topos[i]), 0);
     cr_assert_eq(hwloc_topology_set_synthetic(topos[i], synthetic), 0);
     cr_assert_eq(hwloc_topology_load(topos[i]), 0);
