@@ -22,6 +22,8 @@ static struct event_base *base;
 static px_dvm_t *dvm;     /* the controller this command runs */
 static int ready_fd = -1; /* --daemonize: tells the waiting parent we are up */
 static char *uri_file, *pid_file;
+static px_cmd_t cmd;
+static int status = 1;
 
 static void stopped(void *arg)
 {
@@ -90,6 +92,40 @@ static int daemonize(const char *prog)
     return 0;
 }
 
+static void detach_stdio(void);
+
+/* The DVM is up (every daemon said hello) or could not start: say so and where. */
+static void ready(bool ok, void *arg)
+{
+    (void)arg;
+    if (!ok) {
+        event_base_loopbreak(base); /* the message was shown; exit 1 */
+        return;
+    }
+    char pidtext[32];
+    snprintf(pidtext, sizeof(pidtext), "%d", (int)getpid());
+    if ((cmd.report_uri != NULL &&
+         report(cmd.prog, cmd.report_uri, px_dvm_uri(dvm) ? px_dvm_uri(dvm) : "", &uri_file) !=
+             0) ||
+        (cmd.report_pid != NULL && report(cmd.prog, cmd.report_pid, pidtext, &pid_file) != 0)) {
+        event_base_loopbreak(base);
+        return;
+    }
+    status = 0;
+    if (!cmd.no_ready_msg) {
+        printf("DVM ready\n");
+        fflush(stdout);
+    }
+    if (ready_fd >= 0) {
+        detach_stdio();
+        if (write(ready_fd, "R", 1) != 1) {
+            /* the parent is gone: nobody to tell */
+        }
+        close(ready_fd);
+        ready_fd = -1;
+    }
+}
+
 static void detach_stdio(void)
 {
     int fd = open("/dev/null", O_RDWR);
@@ -105,12 +141,10 @@ static void detach_stdio(void)
 
 int main(int argc, char **argv)
 {
-    px_cmd_t cmd;
     px_opts_result_t r = px_opts_parse(PX_CMD_PRTE, argc, argv, &cmd);
     if (r != PX_OPTS_RUN) {
         return r == PX_OPTS_EXIT_OK ? 0 : 1;
     }
-    int status = 1;
     if (cmd.daemonize && daemonize(cmd.prog) != 0) {
         px_opts_fini(&cmd);
         return 1;
@@ -130,6 +164,7 @@ int main(int argc, char **argv)
         .verbose = cmd.verbose + (cmd.debug_daemons ? 1 : 0),
         .prog = cmd.prog,
         .terminate = terminate,
+        .ready = ready,
     };
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         goto out;
@@ -140,33 +175,11 @@ int main(int argc, char **argv)
         sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
         event_add(sigs[i], NULL);
     }
-    char pidtext[32];
-    snprintf(pidtext, sizeof(pidtext), "%d", (int)getpid());
-    if ((cmd.report_uri != NULL &&
-         report(cmd.prog, cmd.report_uri, px_dvm_uri(dvm) ? px_dvm_uri(dvm) : "", &uri_file) !=
-             0) ||
-        (cmd.report_pid != NULL && report(cmd.prog, cmd.report_pid, pidtext, &pid_file) != 0)) {
-        px_dvm_destroy(dvm);
-        goto out;
-    }
-    if (!cmd.no_ready_msg) {
-        printf("DVM ready\n");
-        fflush(stdout);
-    }
-    if (ready_fd >= 0) {
-        detach_stdio();
-        if (write(ready_fd, "R", 1) != 1) {
-            /* the parent is gone: nobody to tell */
-        }
-        close(ready_fd);
-        ready_fd = -1;
-    }
-    event_base_dispatch(base);
+    event_base_dispatch(base); /* ready() says when the DVM is up */
     for (int i = 0; i < 3; i++) {
         event_free(sigs[i]);
     }
     px_dvm_destroy(dvm);
-    status = 0;
 out:
     if (uri_file != NULL) {
         unlink(uri_file);

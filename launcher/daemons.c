@@ -80,7 +80,7 @@ struct px_daemons {
     size_t n;
     px_topo_t *topos;
     struct event *sigchld, *timer;
-    bool starting; /* px_daemons_start runs the loop: break it when done */
+    bool starting; /* the start-up is under way: o.started has not been called */
     bool failed;   /* a daemon failed during start-up */
     bool stopping; /* px_daemons_stop ran */
     void (*done)(void *arg);
@@ -153,11 +153,36 @@ static bool all_up(const px_daemons_t *ds)
     return true;
 }
 
-/* Every change of a daemon's state may end the start-up wait or the stop. */
+static void started(px_daemons_t *ds)
+{
+    ds->starting = false;
+    if (ds->timer != NULL) {
+        event_del(ds->timer);
+    }
+    bool ok = !ds->failed && all_up(ds);
+    if (ok) {
+        size_t ntopo = 0, nxml = 0;
+        for (px_topo_t *t = ds->topos; t != NULL; t = t->next) {
+            ntopo++;
+            nxml += t->nxml;
+        }
+        dlog(ds, "daemons: %zu up, %zu distinct topologies, %zu received as XML", ds->n, ntopo,
+             nxml);
+        for (size_t i = 0; i < ds->n; i++) {
+            dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i].id, ds->d[i].host,
+                 ds->d[i].node, ds->d[i].topo->sig);
+        }
+    }
+    if (ds->o.started != NULL) {
+        ds->o.started(ok, ds->o.arg);
+    }
+}
+
+/* Every change of a daemon's state may end the start-up or the stop. */
 static void check_progress(px_daemons_t *ds)
 {
-    if (ds->starting && (ds->failed || all_up(ds))) {
-        event_base_loopbreak(ds->o.base);
+    if (ds->starting && !ds->stopping && (ds->failed || all_up(ds))) {
+        started(ds);
     }
     if (ds->stopping && ds->done != NULL && px_daemons_stopped(ds)) {
         void (*done)(void *) = ds->done;
@@ -562,6 +587,12 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ---- start, stop ---- */
 
+/* A state change to look at from the loop (the start-up's end or the stop's). */
+static void progress_later(void *arg)
+{
+    check_progress(arg);
+}
+
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
 {
     px_daemons_t *ds = calloc(1, sizeof(*ds));
@@ -613,8 +644,13 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         }
         ds->n++;
     }
+    ds->starting = true;
     if (ds->n == 1) {
-        return ds; /* this node only: nothing to start */
+        /* this node only: nothing to start; said on the loop, not from here */
+        if (px_progress_shift(ds->prog, progress_later, ds) != 0) {
+            goto nomem;
+        }
+        return ds;
     }
     const char *agent = o->agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
     if (px_tcp_secret_new(ds->secret) != 0 ||
@@ -644,27 +680,9 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     prted = NULL;
     struct timeval tv = {START_TIMEOUT_MS / 1000, 0};
     evtimer_add(ds->timer, &tv);
-    /* start-up: the loop runs only here until every daemon is up or one failed */
-    ds->starting = true;
-    while (!ds->failed && !all_up(ds)) {
-        if (event_base_loop(o->base, EVLOOP_ONCE) < 0) {
-            break;
-        }
-    }
-    ds->starting = false;
-    event_del(ds->timer);
-    if (ds->failed || !all_up(ds)) {
+    /* the daemons come up on the caller's loop; a failure above is told from there too */
+    if (ds->failed && px_progress_shift(ds->prog, progress_later, ds) != 0) {
         goto error;
-    }
-    size_t ntopo = 0, nxml = 0;
-    for (px_topo_t *t = ds->topos; t != NULL; t = t->next) {
-        ntopo++;
-        nxml += t->nxml;
-    }
-    dlog(ds, "daemons: %zu up, %zu distinct topologies, %zu received as XML", ds->n, ntopo, nxml);
-    for (size_t i = 0; i < ds->n; i++) {
-        dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i].id, ds->d[i].host,
-             ds->d[i].node, ds->d[i].topo->sig);
     }
     return ds;
 nomem:

@@ -879,8 +879,9 @@ static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o)
 /* The DVM's nodes, one per daemon (id order): name and topology from the daemon table;
  * slots as --host/--hostfile gave them for that host (an entry without a count is one
  * slot, entries of the same host add up), else the node's cores. */
-static int make_nodes(px_dvm_t *dvm, const px_dvm_opts_t *o)
+static int make_nodes(px_dvm_t *dvm)
 {
+    const px_dvm_opts_t *o = &dvm->opts;
     size_t n = px_daemons_count(dvm->daemons);
     dvm->nodes = calloc(n ? n : 1, sizeof(*dvm->nodes));
     if (dvm->nodes == NULL) {
@@ -934,6 +935,27 @@ static void on_daemon_lost(unsigned id, void *arg)
     px_job_daemon_lost(arg, id);
 }
 
+/* The daemons' start-up ended: the DVM is up (its nodes known) or failed. */
+static void on_daemons_started(bool ok, void *arg)
+{
+    px_dvm_t *dvm = arg;
+    if (ok && make_nodes(dvm) != 0) {
+        px_show_help("help-prte.txt", "server-init", dvm->prog, strerror(ENOMEM));
+        ok = false;
+    }
+    dvm->up = ok;
+    dvm->start_failed = !ok;
+    if (ok) {
+        px_dvm_log(dvm, 1, "DVM %s up at %s (%zu nodes, %d slots here%s)", dvm->nspace,
+                   dvm->uri ? dvm->uri : "?", dvm->nnodes, dvm->nodes[0].slots,
+                   dvm->nodes[0].slots_given ? ", given" : " from hwloc");
+    }
+    px_job_dvm_started(dvm, ok); /* the jobs asked for meanwhile */
+    if (dvm->ready != NULL) {
+        dvm->ready(ok, dvm->ready_arg);
+    }
+}
+
 static char *read_uri(const px_dvm_t *dvm)
 {
     const char *tmp = getenv("TMPDIR");
@@ -973,6 +995,9 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     dvm->verbose = o->verbose;
     dvm->terminate = o->terminate;
     dvm->terminate_arg = o->terminate_arg;
+    dvm->ready = o->ready;
+    dvm->ready_arg = o->ready_arg;
+    dvm->opts = *o; /* its hosts are the caller's, borrowed until the DVM is up */
     dvm->prog = strdup(o->prog ? o->prog : "prte");
     dvm->progress = px_progress_create(base);
     if (dvm->progress == NULL || dvm->prog == NULL) {
@@ -1087,18 +1112,12 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
                                .self_fd = sv[0],
                                .msg = on_daemon_msg,
                                .lost = on_daemon_lost,
+                               .started = on_daemons_started,
                                .arg = dvm,
                                .verbose = dvm->verbose};
     if ((dvm->daemons = px_daemons_start(&dopts)) == NULL) {
         goto error;
     }
-    if (make_nodes(dvm, o) != 0) {
-        px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
-        goto error;
-    }
-    px_dvm_log(dvm, 1, "DVM %s up at %s (%zu nodes, %d slots here%s)", dvm->nspace,
-               dvm->uri ? dvm->uri : "?", dvm->nnodes, dvm->nodes[0].slots,
-               dvm->nodes[0].slots_given ? ", given" : " from hwloc");
     return dvm;
 
 error:
@@ -1147,6 +1166,9 @@ void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg)
     dvm->shutting_down = true;
     dvm->shutdown_done = done;
     dvm->shutdown_arg = arg;
+    if (!dvm->up && !dvm->start_failed) {
+        px_job_dvm_started(dvm, false); /* the jobs waiting for the daemons end */
+    }
     px_daemons_stop(dvm->daemons, daemons_stopped, dvm); /* daemons: send the exit */
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (!px_job_ending(j)) {

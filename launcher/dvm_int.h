@@ -96,6 +96,7 @@ struct px_job {
     size_t nstarting;       /* processes forked whose exec is not confirmed yet */
     size_t nalive;          /* processes forked and not reaped yet */
     bool launched;          /* its LAUNCH went to the daemons (JOB_CLEANUP follows) */
+    bool waiting_dvm;       /* asked for before the DVM was up: mapped once it is */
     bool *node_over;        /* owned, by daemon id: the node has more processes than slots */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;
@@ -144,6 +145,11 @@ struct px_dvm {
     unsigned next_jobid;
     unsigned next_tool;
     bool shutting_down;
+    px_dvm_opts_t opts; /* as given (its pointers borrowed: the hosts until the DVM is up) */
+    bool up;            /* every daemon is up: jobs are mapped and launched */
+    bool start_failed;  /* the daemons could not start: jobs end at once */
+    void (*ready)(bool ok, void *arg); /* opts.ready */
+    void *ready_arg;
     void (*shutdown_done)(void *);
     void *shutdown_arg;
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
@@ -231,6 +237,9 @@ const char *px_job_node_name(const px_job_t *j, pmix_rank_t rank);
  * handed to fence.c and dvm.c. A malformed one is logged and dropped. */
 void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
                        pmix_data_buffer_t *payload);
+/* The DVM's start ended (ok: every daemon up): the jobs asked for meanwhile go on, or end
+ * (dvm-not-started). */
+void px_job_dvm_started(px_dvm_t *dvm, bool ok);
 /* Daemon id is gone: the jobs with live processes on its node end (job-daemon-lost). */
 void px_job_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Send a message to the daemon of rank (WILDCARD: to every daemon up). */
@@ -349,10 +358,13 @@ void px_out_flush_held(px_job_t *j, bool drop);
  * when complete; call cbfunc(PMIX_SUCCESS, cbdata) exactly once, when every daemon
  * answered that its target's queue is below its mark or the target is gone (later, on
  * the loop; from here when there is no live target; source NULL: a push of this
- * process). data and targets are borrowed for the call only. */
+ * process). A push for a job not launched yet is held (copied) until it is. data and
+ * targets are borrowed for the call only. */
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A job was launched or ended: the pushes held for it go out now (in order). */
+void px_job_stdin_launched(px_dvm_t *dvm);
 /* Release every push held for this tool (its connection is gone). */
 void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source);
 /* Release every held push (the controller is finalizing); their requests' answers are

@@ -634,6 +634,7 @@ static void job_end(px_job_t *j)
     px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
     px_dvm_t *dvm = j->dvm;
     job_free(j);
+    px_job_stdin_launched(dvm); /* pushes held for it go to what is left */
     px_dvm_maybe_shutdown_done(dvm);
 }
 
@@ -1199,6 +1200,7 @@ static void start_procs(px_job_t *j, const pmix_info_t *setup, size_t nsetup)
     j->launched = true;
     px_job_to_daemons(j->dvm, NULL, PMIX_RANK_WILDCARD, PX_DP_LAUNCH, &buf);
     px_bfrops_buf_free(&buf);
+    px_job_stdin_launched(j->dvm); /* the stdin pushed meanwhile, after the LAUNCH */
 }
 
 static void show_map(px_job_t *j)
@@ -1245,6 +1247,7 @@ static void show_bindings(px_job_t *j)
 }
 
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo);
+static void spawn_map(px_job_t *j);
 
 /* The job could not be mapped, set up or registered: it ends with msg (owned) or a
  * generic message. */
@@ -1377,17 +1380,45 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         rc = PMIX_ERR_JOB_CANCELED;
         msg = px_help_render("help-prte.txt", "dvm-terminating", j->dvm->nspace);
     }
-    if (rc == PMIX_SUCCESS) {
-        px_pool_t pool; /* one pool: map onto what the running jobs leave free */
-        if (px_pool_get(j->dvm, &pool) < 0) {
-            rc = PMIX_ERR_NOMEM;
-        } else {
-            rc = px_map_job(pool.nodes, pool.nnodes, apps, napps, info, ninfo, &j->map, &msg);
-            if (rc == PMIX_SUCCESS) {
-                rc = node_facts(j, &pool);
-            }
-            px_pool_put(&pool);
+    j->apps = apps;
+    j->napps = napps;
+    j->info = info;
+    j->ninfo = ninfo;
+    if (rc == PMIX_SUCCESS && !dvm->up && !dvm->start_failed) {
+        /* the daemons are still coming up: mapped once they are (px_job_dvm_started) */
+        j->waiting_dvm = true;
+        px_dvm_log(dvm, 1, "%s waits for the daemons to come up", j->nspace);
+        free(msg);
+        return PMIX_SUCCESS;
+    }
+    if (rc == PMIX_SUCCESS && dvm->start_failed) {
+        rc = PMIX_ERR_UNREACH;
+        msg = px_help_render("help-prte.txt", "dvm-not-started", j->nspace, dvm->nspace);
+    }
+    if (rc != PMIX_SUCCESS) {
+        setup_failed(j, rc, msg);
+        return PMIX_SUCCESS; /* answered through the callback */
+    }
+    spawn_map(j);
+    return PMIX_SUCCESS;
+}
+
+/* Map the job onto the pool, check what it names, ask for its application setup; a
+ * failure ends it (its requester is told). */
+static void spawn_map(px_job_t *j)
+{
+    char *msg = NULL;
+    pmix_status_t rc = PMIX_SUCCESS;
+    px_pool_t pool; /* one pool: map onto what the running jobs leave free */
+    if (px_pool_get(j->dvm, &pool) < 0) {
+        rc = PMIX_ERR_NOMEM;
+    } else {
+        rc = px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo, &j->map,
+                        &msg);
+        if (rc == PMIX_SUCCESS) {
+            rc = node_facts(j, &pool);
         }
+        px_pool_put(&pool);
     }
     if (rc == PMIX_SUCCESS) {
         j->nprocs = j->map.nprocs;
@@ -1398,22 +1429,38 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         j->procs[r].job = j;
         PMIx_Load_procid(&j->procs[r].proc, j->nspace, (pmix_rank_t)r);
     }
-    j->apps = apps;
-    j->napps = napps;
-    j->info = info;
-    j->ninfo = ninfo;
     if (rc == PMIX_SUCCESS) {
-        rc = check_request(j, apps, napps, &msg);
+        rc = check_request(j, j->apps, j->napps, &msg);
     }
     if (rc == PMIX_SUCCESS) {
         rc = setup_app(j);
     }
     if (rc != PMIX_SUCCESS) {
         setup_failed(j, rc, msg);
-        return PMIX_SUCCESS; /* answered through the callback */
+        return;
     }
     free(msg);
-    return PMIX_SUCCESS;
+}
+
+void px_job_dvm_started(px_dvm_t *dvm, bool ok)
+{
+    for (px_job_t *j = dvm->jobs, *next; j != NULL; j = next) {
+        next = j->next;
+        if (!j->waiting_dvm) {
+            continue;
+        }
+        j->waiting_dvm = false;
+        if (ok) {
+            spawn_map(j);
+        } else if (dvm->shutting_down) {
+            setup_failed(j, PMIX_ERR_JOB_CANCELED,
+                         px_help_render("help-prte.txt", "dvm-terminating", dvm->nspace));
+        } else {
+            setup_failed(j, PMIX_ERR_UNREACH,
+                         px_help_render("help-prte.txt", "dvm-not-started", j->nspace,
+                                        dvm->nspace)); /* frees j */
+        }
+    }
 }
 
 /* The library's application setup is there: define the psets, then LAUNCH (Server

@@ -19,14 +19,21 @@
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
 
-/* A push waiting for its daemons' answers. Freed when the last answer came; its
- * completion may run before (released: its tool left, or the DVM finalizes). */
+/* A push waiting for a target job's launch (held: its bytes and targets copied), or for
+ * its daemons' answers. Freed when the last answer came; its completion may run before
+ * (released: its tool left, or the DVM finalizes). */
 struct px_stdin_push {
     px_stdin_push_t *next;
     px_dvm_t *dvm;
     bool has_source;
-    pmix_proc_t source;      /* the tool that pushed */
-    size_t waiting;          /* requests not answered yet */
+    pmix_proc_t source;   /* the tool that pushed */
+    size_t waiting;       /* requests not answered yet */
+    bool held;            /* a target job is not launched yet: nothing sent */
+    pmix_proc_t *targets; /* owned while held */
+    size_t ntargets;
+    char *data; /* owned copy while held */
+    size_t len;
+    bool complete;
     pmix_op_cbfunc_t cbfunc; /* NULL once called */
     void *cbdata;            /* borrowed: the pusher's */
 };
@@ -48,7 +55,20 @@ static void push_unlink_free(px_stdin_push_t *w)
             break;
         }
     }
+    free(w->targets);
+    free(w->data);
     free(w);
+}
+
+/* Append w to the DVM's pushes (arrival order). */
+static void push_link(px_stdin_push_t *w)
+{
+    px_stdin_push_t **pp = &w->dvm->stdin_pushes;
+    while (*pp != NULL) {
+        pp = &(*pp)->next;
+    }
+    w->next = NULL;
+    *pp = w;
 }
 
 /* A daemon's answer (or its loss): the bytes were taken or dropped. */
@@ -101,6 +121,34 @@ static void job_stdin(px_stdin_push_t *w, px_job_t *j, pmix_rank_t rank, const c
     }
 }
 
+/* A job a push must wait for: there, not launched yet, not ending. */
+static bool unlaunched(px_dvm_t *dvm, const pmix_proc_t *target)
+{
+    px_job_t *j = px_job_find(dvm, target->nspace);
+    return j != NULL && !j->launched && !px_job_ending(j);
+}
+
+/* Send w's requests (w is linked); it completes and goes when there is nothing to wait
+ * for. */
+static void push_send(px_stdin_push_t *w, const pmix_proc_t *targets, size_t ntargets,
+                      const char *data, size_t len, bool complete)
+{
+    for (size_t i = 0; i < ntargets; i++) {
+        px_job_t *j = px_job_find(w->dvm, targets[i].nspace);
+        if (j != NULL && j->launched) {
+            job_stdin(w, j, targets[i].rank, data, len, complete);
+        }
+    }
+    if (w->waiting == 0) {
+        push_complete(w); /* no live target: nothing to wait for */
+        push_unlink_free(w);
+        return;
+    }
+    px_dvm_log(w->dvm, 3, "stdin push from %s:%u waits for %zu answers",
+               w->has_source ? w->source.nspace : "local", w->has_source ? w->source.rank : 0,
+               w->waiting);
+}
+
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -117,21 +165,58 @@ void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc
     }
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    for (size_t i = 0; i < ntargets; i++) {
-        px_job_t *j = px_job_find(dvm, targets[i].nspace);
-        if (j != NULL && j->launched) {
-            job_stdin(w, j, targets[i].rank, data, len, complete);
+    push_link(w);
+    /* held while a target job is not launched yet, or an earlier push is held: its
+     * processes get the bytes once they exist, in the order pushed */
+    bool hold = false;
+    for (px_stdin_push_t *o = dvm->stdin_pushes; o != w && !hold; o = o->next) {
+        hold = o->held;
+    }
+    for (size_t i = 0; i < ntargets && !hold; i++) {
+        hold = unlaunched(dvm, &targets[i]);
+    }
+    if (hold) {
+        w->targets = calloc(ntargets ? ntargets : 1, sizeof(*targets));
+        w->data = len > 0 ? malloc(len) : NULL;
+        if (w->targets != NULL && (len == 0 || w->data != NULL)) {
+            memcpy(w->targets, targets, ntargets * sizeof(*targets));
+            w->ntargets = ntargets;
+            if (len > 0) {
+                memcpy(w->data, data, len);
+            }
+            w->len = len;
+            w->complete = complete;
+            w->held = true;
+            px_dvm_log(dvm, 3, "stdin push from %s:%u held until its job is launched",
+                       source ? source->nspace : "local", source ? source->rank : 0);
+            return;
         }
+        /* cannot copy: sent to what exists now */
     }
-    if (w->waiting == 0) {
-        push_complete(w); /* no live target: nothing to wait for */
-        free(w);
-        return;
+    push_send(w, targets, ntargets, data, len, complete);
+}
+
+void px_job_stdin_launched(px_dvm_t *dvm)
+{
+    for (px_stdin_push_t *w = dvm->stdin_pushes, *next; w != NULL; w = next) {
+        next = w->next;
+        if (!w->held) {
+            continue;
+        }
+        for (size_t i = 0; i < w->ntargets; i++) {
+            if (unlaunched(dvm, &w->targets[i])) {
+                return; /* still waiting; the later ones wait behind it */
+            }
+        }
+        w->held = false;
+        pmix_proc_t *targets = w->targets;
+        char *data = w->data;
+        w->targets = NULL;
+        w->data = NULL;
+        push_send(w, targets, w->ntargets, data, w->len, w->complete); /* may free w */
+        free(targets);
+        free(data);
     }
-    w->next = dvm->stdin_pushes;
-    dvm->stdin_pushes = w;
-    px_dvm_log(dvm, 3, "stdin push from %s:%u waits for %zu answers",
-               source ? source->nspace : "local", source ? source->rank : 0, w->waiting);
 }
 
 /* Complete now the pushes that match (all, or those of source); their answers are
@@ -156,12 +241,25 @@ static void release_matching(px_dvm_t *dvm, const pmix_proc_t *source, bool all)
     free(go);
 }
 
+/* Held pushes that were released are dropped (nothing was sent for them). */
+static void drop_released_held(px_dvm_t *dvm)
+{
+    for (px_stdin_push_t *w = dvm->stdin_pushes, *next; w != NULL; w = next) {
+        next = w->next;
+        if (w->held && w->cbfunc == NULL) {
+            push_unlink_free(w);
+        }
+    }
+}
+
 void px_job_stdin_forget(px_dvm_t *dvm, const pmix_proc_t *source)
 {
     release_matching(dvm, source, false);
+    drop_released_held(dvm);
 }
 
 void px_job_stdin_release_all(px_dvm_t *dvm)
 {
     release_matching(dvm, NULL, true);
+    drop_released_held(dvm);
 }

@@ -48,6 +48,10 @@ typedef struct {
     int self_fd;
     px_daemons_msg_fn msg;
     px_daemons_lost_fn lost;
+    /* The start-up's end, on the loop (never inside px_daemons_start), at most once:
+     * every daemon up (ok), or one failed to start (ok false, its message shown). Not
+     * called when px_daemons_stop comes first. */
+    void (*started)(bool ok, void *arg);
     void *arg;
     int verbose;
 } px_daemons_opts_t;
@@ -56,11 +60,11 @@ typedef struct {
 bool px_daemons_is_here(const char *name, const char *node);
 
 /* Start a prted on every host of o->hosts that is not this node (through the agent;
- * the caller has refused such hosts when there is none) and wait, on base, until each
- * has said hello and its topology is known, or one fails (its agent exits, its
- * connection is refused or lost, or the start timeout passes: a message says which and
- * why). This runs base's loop until then and must be called before the caller runs the
- * loop itself (controller start-up). The table, or NULL after the message. */
+ * the caller has refused such hosts when there is none). The daemons come up on base's
+ * loop, which the caller runs: once each has said hello and its topology is known, or
+ * one fails (its agent exits, its connection is refused or lost, or the start timeout
+ * passes: a message says which and why), o->started tells. The table, or NULL after the
+ * message when the start cannot even begin. */
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o);
 
 /* Daemons in the table (daemon 0 included); ids are 0 .. count-1. */

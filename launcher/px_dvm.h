@@ -38,9 +38,16 @@ typedef struct {
      * runs px_dvm_shutdown and exits. */
     void (*terminate)(void *arg);
     void *terminate_arg;
+    /* Called on the loop, once, when the DVM is up (ok: every daemon said hello; jobs
+     * asked for meanwhile start now) or could not start (ok false: a message said why;
+     * jobs asked for meanwhile end with dvm-not-started; the command then stops the loop
+     * and destroys the DVM). Never inside px_dvm_create. May be NULL. */
+    void (*ready)(bool ok, void *arg);
+    void *ready_arg;
 } px_dvm_opts_t;
 
-/* Start a controller on base (the caller runs that loop). The handle, or NULL after
+/* Start a controller on base (the caller runs that loop): its PMIx server is up when
+ * this returns, its daemons come up on the loop (opts.ready). The handle, or NULL after
  * printing a clear message. One per process: it runs the process's PMIx server. */
 px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o);
 /* Run fn(arg) on the controller's loop, in call order, never inside this call

@@ -135,11 +135,11 @@ wait_for() {
 pps_now() { run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR >"$T/pps" 2>&1; }
 pps_lists() {
     pps_now
-    [ "$(grep -- "$1" "$T/pps" | awk '$3 != 0' | wc -l)" = "$2" ]
+    [ "$(awk -v p="$1" 'index($0, p) && $3 != 0' "$T/pps" | wc -l)" = "$2" ]
 }
 
-# wait_pps PATTERN COUNT : until pps lists exactly COUNT started processes (a pid, not 0:
-# a process is listed from its job's launch, before it is forked) matching PATTERN
+# wait_pps PATTERN COUNT : until pps lists exactly COUNT processes matching PATTERN whose
+# pid is known (a process reported but not yet started by its daemon shows pid 0)
 wait_pps() {
     poll_until pps_lists "$1" "$2" ||
         fail "pps must list $2 processes matching '$1': $(cat "$T/pps" 2>/dev/null)"

@@ -8,7 +8,8 @@
 # prte makes every prted exit (it loses its controller); without an agent the built-in
 # ssh client is used (a host that does not resolve is reported); an agent that fails is
 # reported and the DVM does not start; the agent may come from --prtemca plm_ssh_agent
-# alone (no environment variable), and runs a job there.
+# alone (no environment variable), and runs a job there; a job asked for while a daemon
+# is still starting waits for it, or ends saying the DVM could not start.
 . "$(dirname "$0")/lib.sh"
 AGENT=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 HERE=$(hostname)
@@ -102,6 +103,47 @@ left=$(leftovers)
 # 1's other half); remove them so the check below sees only what the daemons leave
 rm -rf "${TMPDIR:?}"/*
 check_clean
+
+# ---- a job asked for while the daemons come up waits for them (the DVM's start runs
+# on its loop); when they cannot start, it ends saying so ----
+# the gate agent holds the daemon's start until $T/go exists (bounded: 30 s), then fails
+# if $T/nogo exists, else runs the local agent
+cat >"$T/gate_agent.sh" <<EOF
+#!/bin/sh
+i=0
+while [ ! -e "$T/go" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done
+[ -e "$T/nogo" ] && exit 1
+exec "$AGENT" "\$@"
+EOF
+chmod +x "$T/gate_agent.sh"
+tool_file() { ls "$TMPDIR"/pmix.*.tool.[0-9]* >/dev/null 2>&1; }
+for outcome in go nogo; do
+    rm -f "$T/go" "$T/nogo" "$PX_AGENT_PIDS"/*.pid
+    [ $outcome = nogo ] && : >"$T/nogo"
+    PRTE_MCA_plm_ssh_agent="$T/gate_agent.sh" "$PRTE" $RR -v --host "$HERE,fake1" \
+        >"$T/gate.out" 2>&1 &
+    gpid=$!
+    poll_until tool_file || fail "prte's server never came up: $(cat "$T/gate.out")"
+    "$PRUN" $RR -n 2 --map-by node "$APP" xnode >"$T/gjob" 2>&1 &
+    jpid=$!
+    wait_for "$T/gate.out" "waits for the daemons to come up"
+    grep -q "DVM ready" "$T/gate.out" && fail "ready before its daemon: $(cat "$T/gate.out")"
+    : >"$T/go"
+    if [ $outcome = go ]; then
+        wait $jpid || fail "the held job failed: $(cat "$T/gjob")"
+        expect_in "$T/gjob" "xnode rank 1 host fake1 nodeid 1"
+        expect_in "$T/gate.out" "DVM ready"
+        run_to 20 "$PTERM" $RR || fail "pterm failed"
+        wait $gpid || fail "prte exited $?"
+    else
+        wait $jpid && fail "the held job ran without its daemons: $(cat "$T/gjob")"
+        expect_in "$T/gjob" "was not started: the DVM"
+        wait $gpid && fail "prte said nothing of its failed start"
+        expect_in "$T/gate.out" "the daemon 1 on host fake1 did not start"
+    fi
+    poll_until all_gone || fail "prted left: $(prted_pids)"
+    check_clean
+done
 
 # ---- an agent that fails: reported, the DVM does not start, nothing left ----
 for agent in false /nonexistent/agent; do
