@@ -1145,17 +1145,26 @@ static void shutdown_done_cb(void *arg)
     }
 }
 
-void px_dvm_maybe_shutdown_done(px_dvm_t *dvm)
-{
-    if (dvm->shutting_down && dvm->jobs == NULL && dvm->shutdown_done != NULL &&
-        px_daemons_stopped(dvm->daemons)) {
-        px_dvm_shift(dvm, shutdown_done_cb, dvm);
-    }
-}
-
 static void daemons_stopped(void *arg)
 {
     px_dvm_maybe_shutdown_done(arg);
+}
+
+/* Shutting down: once no job is left (their processes' ends came from their daemons),
+ * the daemons are told to exit; once they are gone, the shutdown is done. */
+void px_dvm_maybe_shutdown_done(px_dvm_t *dvm)
+{
+    if (!dvm->shutting_down || dvm->jobs != NULL) {
+        return;
+    }
+    if (!dvm->daemons_stopping) {
+        dvm->daemons_stopping = true;
+        px_daemons_stop(dvm->daemons, daemons_stopped, dvm); /* done comes later */
+        return;
+    }
+    if (dvm->shutdown_done != NULL && px_daemons_stopped(dvm->daemons)) {
+        px_dvm_shift(dvm, shutdown_done_cb, dvm);
+    }
 }
 
 void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg)
@@ -1169,7 +1178,6 @@ void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg)
     if (!dvm->up && !dvm->start_failed) {
         px_job_dvm_started(dvm, false); /* the jobs waiting for the daemons end */
     }
-    px_daemons_stop(dvm->daemons, daemons_stopped, dvm); /* daemons: send the exit */
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (!px_job_ending(j)) {
             px_job_kill(j, PX_WHY_KILLED, false);

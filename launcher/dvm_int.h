@@ -145,9 +145,10 @@ struct px_dvm {
     unsigned next_jobid;
     unsigned next_tool;
     bool shutting_down;
-    px_dvm_opts_t opts; /* as given (its pointers borrowed: the hosts until the DVM is up) */
-    bool up;            /* every daemon is up: jobs are mapped and launched */
-    bool start_failed;  /* the daemons could not start: jobs end at once */
+    bool daemons_stopping; /* shutting down and no job left: the daemons were told to exit */
+    px_dvm_opts_t opts;    /* as given (its pointers borrowed: the hosts until the DVM is up) */
+    bool up;               /* every daemon is up: jobs are mapped and launched */
+    bool start_failed;     /* the daemons could not start: jobs end at once */
     void (*ready)(bool ok, void *arg); /* opts.ready */
     void *ready_arg;
     void (*shutdown_done)(void *);

@@ -7,8 +7,8 @@
 # --map-by node, slot and ppr:2:node (dvm_app xnode, on real separate hostnames); a fence
 # with data and a direct modex across nodes; output from every node byte-exact; an exit
 # code from another node; kill -9 of node3's prted ends its job with a message naming
-# node3 and its ranks; pterm leaves no process in any namespace and no file. Needs root
-# (skips with 77 otherwise, with a SKIP line).
+# node3 and its ranks; pterm during a job leaves no process in any namespace and no
+# file. Needs root (skips with 77 otherwise, with a SKIP line).
 set -u
 SRC=${PX_SRC:?PX_SRC must name the source directory}
 CL=$SRC/scripts/cluster.sh
@@ -101,7 +101,12 @@ poll_until app_none sleep || fail "processes left after the loss of node3: $(app
 # next daemon on that node would (their pid is gone)
 rm -rf "$TMPDIR/pmix-$prted3.sock" "$TMPDIR"/prte."$prted3".*
 
+# pterm while a job runs on node1 and node2: the job ends, then every daemon exits
+on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 4 --map-by node "$APP" sleep 60 >"$T/term" 2>&1 &
+p=$!
+wait_app_pids sleep 4
 on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
+wait $p && fail "the job outlived pterm: $(cat "$T/term")"
 poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
 DVM_PID=""
 ns_empty() {

@@ -12,7 +12,7 @@
 # signals and PMIx_Abort from another node end the job with the node named; signals
 # forwarded by prun reach every node; a prted killed with kill -9 ends its job with a
 # message naming the node and the ranks, and the DVM goes on without that node; pterm
-# leaves no process.
+# during a job on several nodes ends it and leaves no process.
 . "$(dirname "$0")/lib.sh"
 export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 export PX_AGENT_PIDS=$T/pids
@@ -136,7 +136,14 @@ rm -rf "$TMPDIR/pmix-$dead.sock" "$TMPDIR"/prte."$dead".*
 P -n 4 "$APP" xnode >"$T/after" 2>&1 || fail "a job after the loss: $(cat "$T/after")"
 grep -q "host fake1" "$T/after" && fail "a job was placed on the lost node: $(cat "$T/after")"
 expect_in "$T/after" "xnode rank 3 exchanged with 4 ranks"
+# pterm while a job runs on two nodes: the job is terminated, then the daemons exit
+"$PRUN" $RR -n 4 --map-by node "$APP" sleep 60 >"$T/term" 2>&1 &
+p=$!
+wait_app_pids sleep 4
 stop_dvm
+wait $p && fail "the job outlived pterm: $(cat "$T/term")"
+expect_in "$T/term" "was terminated"
+poll_until app_none sleep || fail "processes left after pterm: $(app_pids sleep)"
 pids_gone() {
     local f
     for f in "$PX_AGENT_PIDS"/*.pid; do gone "$(cat "$f")" || return 1; done
