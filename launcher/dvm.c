@@ -1,5 +1,7 @@
-/* launcher: the controller — server init with tool support, the host upcalls (spawn,
- * abort, client connected/finalized, tool approval, query, job control, stdin), the lost
+/* launcher: the controller — server init with tool support, daemon 0's link and the
+ * daemons' start (on the loop: opts.ready), the host upcalls (spawn, abort, client
+ * connected/finalized, tool approval, query, job control, stdin, fence, direct modex,
+ * events beyond this node), a remote daemon's abort / job control / events, the lost
  * launcher rule, and DVM shutdown. Upcalls arrive on the server library's thread and are
  * shifted to the controller's loop (main thread), where all state lives.
  */

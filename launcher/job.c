@@ -1,6 +1,7 @@
-/* launcher: a job's life on this node — map, register the namespace and its clients,
- * define its process sets, start its processes through the node agent, forward their
- * output, watch them end, and tell the requester how the job ended. Controller loop only.
+/* launcher: a job's life across the DVM's nodes — map, define its process sets, send its
+ * LAUNCH to every daemon (whose node agent registers it and starts its part), take the
+ * daemons' reports and output, watch the processes end (or their daemon be lost), and
+ * tell the requester how the job ended. Controller loop only.
  */
 #include <errno.h>
 #include <limits.h>

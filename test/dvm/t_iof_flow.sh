@@ -5,14 +5,8 @@
 # A prun killed while its job is blocked that way does not leave the job hanging, and
 # a third Ctrl-C makes such a prun leave.
 . "$(dirname "$0")/lib.sh"
-# Under AddressSanitizer freed memory waits in a quarantine (256 MB), so the DVM's RSS
-# would count every byte that went through it, not what it holds: the DVM of this test
-# runs without the quarantine (every other check of the sanitizers stays on).
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-    ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0" start_dvm
-else
-    start_dvm
-fi
+asan_rss_as_held # (lib.sh) RSS counts what the DVM holds, also under AddressSanitizer
+start_dvm
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DVM_PID/status"; }
 # no_writer : none of our processes runs "dvm_app write" any more
 no_writer() { [ -z "$(app_pids write)" ]; }

@@ -6,6 +6,7 @@
 # one back to the slowest; a target that exits while prun pushes, a prun killed while its
 # push is held, and pterm with a push held end cleanly.
 . "$(dirname "$0")/lib.sh"
+asan_rss_as_held # (lib.sh) RSS counts what the DVM holds, also under AddressSanitizer
 
 # The memory bound: held data is one queue of ~1 MiB per target; without backpressure
 # the DVM grows by hundreds of MB per second here.
