@@ -1,5 +1,5 @@
-/* cli: what the tool commands (prun, pterm, pps, pquery, pattrs) share — finding and connecting to a DVM
- * through the tool connection chain, and small process helpers. Main thread only.
+/* cli: what the tool commands (prun, pterm, pps, pquery, pattrs) share — finding and connecting to
+ * a DVM through the tool connection chain, and small process helpers. Main thread only.
  */
 #ifndef PX_CLI_H
 #define PX_CLI_H

@@ -31,15 +31,15 @@ typedef enum {
 
 typedef enum {
     PX_WHY_NONE,
-    PX_WHY_START,   /* could not start */
-    PX_WHY_EXIT,    /* non-zero exit */
-    PX_WHY_SIGNAL,  /* killed by a signal */
-    PX_WHY_ABORT,   /* PMIx_Abort */
-    PX_WHY_NOFINAL, /* PMIx_Init without PMIx_Finalize, exit 0 */
-    PX_WHY_TIMEOUT, /* --timeout */
-    PX_WHY_KILLED,  /* by its launcher (signal forwarding, lost launcher, pterm) */
-    PX_WHY_SETUP,   /* could not be mapped, registered or given its psets */
-    PX_WHY_DAEMON,  /* the daemon of a node running some of its processes was lost */
+    PX_WHY_START,     /* could not start */
+    PX_WHY_EXIT,      /* non-zero exit */
+    PX_WHY_SIGNAL,    /* killed by a signal */
+    PX_WHY_ABORT,     /* PMIx_Abort */
+    PX_WHY_NOFINAL,   /* PMIx_Init without PMIx_Finalize, exit 0 */
+    PX_WHY_TIMEOUT,   /* --timeout */
+    PX_WHY_KILLED,    /* by its launcher (signal forwarding, lost launcher, pterm) */
+    PX_WHY_SETUP,     /* could not be mapped, registered or given its psets */
+    PX_WHY_DAEMON,    /* the daemon of a node running some of its processes was lost */
     PX_WHY_CONNECTED, /* a process of a job it is connected to failed (dvm_group.c) */
 } px_why_t;
 

@@ -30,15 +30,15 @@ int main(int argc, char **argv)
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             for (int i = 0; i < COUNT; i++)
                 if (in[i] != (int)((lap + 1) * sum) + i)
-                    ompi_fail("ompi_ring", "lap %d: element %d is %d, expected %ld", lap, i,
-                              in[i], (lap + 1) * sum + i);
+                    ompi_fail("ompi_ring", "lap %d: element %d is %d, expected %ld", lap, i, in[i],
+                              (lap + 1) * sum + i);
         } else {
             long before = lap * sum + (long)rank * (rank - 1) / 2; /* ranks 1..rank-1 added */
             MPI_Recv(in, COUNT, MPI_INT, prev, lap, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             for (int i = 0; i < COUNT; i++) {
                 if (in[i] != (int)before + i)
-                    ompi_fail("ompi_ring", "lap %d: element %d is %d, expected %ld", lap, i,
-                              in[i], before + i);
+                    ompi_fail("ompi_ring", "lap %d: element %d is %d, expected %ld", lap, i, in[i],
+                              before + i);
                 out[i] = in[i] + rank;
             }
             MPI_Send(out, COUNT, MPI_INT, next, lap, MPI_COMM_WORLD);
