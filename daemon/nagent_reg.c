@@ -17,6 +17,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "util/px_info_list.h"
 #include "common/px_common.h"
 #include "daemon/nagent_int.h"
 
@@ -186,24 +187,6 @@ out:
 
 /* ---- registration ---- */
 
-static pmix_status_t add_u32(void *list, const char *key, uint32_t v)
-{
-    return PMIx_Info_list_add(list, key, &v, PMIX_UINT32);
-}
-
-/* Move the inner list into outer as one key holding a PMIX_INFO array (inner freed). */
-static pmix_status_t add_array(void *outer, const char *key, void *inner)
-{
-    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
-    pmix_status_t rc = PMIx_Info_list_convert(inner, &da);
-    PMIx_Info_list_release(inner);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(outer, key, &da, PMIX_DATA_ARRAY);
-        PMIx_Data_array_destruct(&da);
-    }
-    return rc;
-}
-
 /* Per node of the launch: its ranks (PMIX_LOCAL_PEERS), their count, the first. */
 typedef struct {
     char *peers; /* owned */
@@ -240,17 +223,17 @@ static pmix_status_t node_realm(px_nagent_t *a, const px_dp_launch_t *l, node_ra
         void *nl = PMIx_Info_list_start();
         bool over = (l->nodes[i].flags & PX_DP_NODE_OVERSUB) != 0;
         PMIx_Info_list_add(nl, PMIX_HOSTNAME, l->nodes[i].name, PMIX_STRING);
-        add_u32(nl, PMIX_NODEID, l->nodes[i].daemon);
-        add_u32(nl, PMIX_LOCAL_SIZE, nr[i].n);
+        px_ilist_add_u32(nl, PMIX_NODEID, l->nodes[i].daemon);
+        px_ilist_add_u32(nl, PMIX_LOCAL_SIZE, nr[i].n);
         PMIx_Info_list_add(nl, PMIX_NODE_OVERSUBSCRIBED, &over, PMIX_BOOL);
         if (nr[i].n > 0) {
             PMIx_Info_list_add(nl, PMIX_LOCAL_PEERS, nr[i].peers, PMIX_STRING);
             PMIx_Info_list_add(nl, PMIX_LOCALLDR, &nr[i].first, PMIX_PROC_RANK);
         }
         if (i == mine) {
-            add_u32(nl, PMIX_NODE_SIZE, node_size);
+            px_ilist_add_u32(nl, PMIX_NODE_SIZE, node_size);
         }
-        rc = add_array(list, PMIX_NODE_INFO_ARRAY, nl);
+        rc = px_ilist_add_array(list, PMIX_NODE_INFO_ARRAY, nl);
     }
     (void)a;
     return rc;
@@ -268,12 +251,12 @@ static pmix_status_t job_realm(px_nagent_t *a, na_job_t *j, const px_dp_launch_t
     }
     pmix_rank_t me = a->o.self;
     PMIx_Info_list_add(list, PMIX_SERVER_RANK, &me, PMIX_PROC_RANK);
-    add_u32(list, PMIX_NUM_NODES, (uint32_t)l->nnodes);
-    add_u32(list, PMIX_NODEID, a->o.self);
+    px_ilist_add_u32(list, PMIX_NUM_NODES, (uint32_t)l->nnodes);
+    px_ilist_add_u32(list, PMIX_NODEID, a->o.self);
     PMIx_Info_list_add(list, PMIX_HOSTNAME, a->o.node, PMIX_STRING);
     uint32_t nlocal = mine < l->nnodes ? nr[mine].n : 0;
-    add_u32(list, PMIX_LOCAL_SIZE, nlocal);
-    add_u32(list, PMIX_NODE_SIZE, node_size);
+    px_ilist_add_u32(list, PMIX_LOCAL_SIZE, nlocal);
+    px_ilist_add_u32(list, PMIX_NODE_SIZE, node_size);
     bool over = mine < l->nnodes && (l->nodes[mine].flags & PX_DP_NODE_OVERSUB) != 0;
     PMIx_Info_list_add(list, PMIX_NODE_OVERSUBSCRIBED, &over, PMIX_BOOL);
     if (nlocal > 0) {
@@ -319,12 +302,12 @@ static pmix_status_t proc_realm(na_job_t *j, const px_dp_launch_t *l, void *list
         pmix_rank_t rank = (pmix_rank_t)r, app_rank = app_next[lp->app]++;
         void *pl = PMIx_Info_list_start();
         PMIx_Info_list_add(pl, PMIX_RANK, &rank, PMIX_PROC_RANK);
-        add_u32(pl, PMIX_APPNUM, lp->app);
+        px_ilist_add_u32(pl, PMIX_APPNUM, lp->app);
         PMIx_Info_list_add(pl, PMIX_APP_RANK, &app_rank, PMIX_PROC_RANK);
         PMIx_Info_list_add(pl, PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
         PMIx_Info_list_add(pl, PMIX_LOCAL_RANK, &lp->local_rank, PMIX_UINT16);
         PMIx_Info_list_add(pl, PMIX_NODE_RANK, &lp->node_rank, PMIX_UINT16);
-        add_u32(pl, PMIX_NODEID, node->daemon);
+        px_ilist_add_u32(pl, PMIX_NODEID, node->daemon);
         PMIx_Info_list_add(pl, PMIX_HOSTNAME, node->name, PMIX_STRING);
         if (p->local) {
             char *dir = NULL;
@@ -341,7 +324,7 @@ static pmix_status_t proc_realm(na_job_t *j, const px_dp_launch_t *l, void *list
                 PMIx_Info_list_add(pl, PMIX_CPUSET, p->cpuset, PMIX_STRING);
             }
         }
-        rc = add_array(list, PMIX_PROC_INFO_ARRAY, pl);
+        rc = px_ilist_add_array(list, PMIX_PROC_INFO_ARRAY, pl);
     }
     free(app_next);
     return rc;

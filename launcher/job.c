@@ -15,6 +15,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "util/px_info_list.h"
 #include "common/px_common.h"
 #include "help/px_help.h"
 #include "bfrops/px_bfrops.h"
@@ -707,23 +708,6 @@ static void job_settle(px_job_t *j)
 
 /* ---- spawn ---- */
 
-static pmix_status_t add_u32(void *list, const char *key, uint32_t v)
-{
-    return PMIx_Info_list_add(list, key, &v, PMIX_UINT32);
-}
-
-static pmix_status_t add_array(void *outer, const char *key, void *inner)
-{
-    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
-    pmix_status_t rc = PMIx_Info_list_convert(inner, &da);
-    PMIx_Info_list_release(inner);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Info_list_add(outer, key, &da, PMIX_DATA_ARRAY);
-        PMIx_Data_array_destruct(&da);
-    }
-    return rc;
-}
-
 /* The process set an app's processes join (--pset, PMIX_PSET_NAME), or NULL. */
 static const char *app_pset(const pmix_app_t *app)
 {
@@ -814,10 +798,10 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     PMIx_Info_list_add(list, PMIX_JOBID, j->nspace, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, j->dvm->nspace, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_SESSION_ID, &session, PMIX_UINT32);
-    add_u32(list, PMIX_JOB_SIZE, size);
-    add_u32(list, PMIX_UNIV_SIZE, size);
-    add_u32(list, PMIX_MAX_PROCS, size);
-    add_u32(list, PMIX_JOB_NUM_APPS, (uint32_t)napps);
+    px_ilist_add_u32(list, PMIX_JOB_SIZE, size);
+    px_ilist_add_u32(list, PMIX_UNIV_SIZE, size);
+    px_ilist_add_u32(list, PMIX_MAX_PROCS, size);
+    px_ilist_add_u32(list, PMIX_JOB_NUM_APPS, (uint32_t)napps);
     PMIx_Info_list_add(list, PMIX_NODE_LIST, j->node_list, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_NODE_MAP, j->node_map, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_PROC_MAP, j->proc_map, PMIX_STRING);
@@ -837,11 +821,11 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
-        add_u32(al, PMIX_APPNUM, (uint32_t)a);
-        add_u32(al, PMIX_APP_SIZE, j->map.app_nprocs[a]);
+        px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
+        px_ilist_add_u32(al, PMIX_APP_SIZE, j->map.app_nprocs[a]);
         rc = app_realm(j, apps, a, al);
         if (rc == PMIX_SUCCESS) {
-            rc = add_array(list, PMIX_APP_INFO_ARRAY, al);
+            rc = px_ilist_add_array(list, PMIX_APP_INFO_ARRAY, al);
         } else {
             PMIx_Info_list_release(al);
         }

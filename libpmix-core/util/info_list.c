@@ -332,3 +332,20 @@ size_t PMIx_Info_list_get_size(void *ptr)
 
     return l != NULL ? l->len : 0;
 }
+
+pmix_status_t px_ilist_add_u32(void *list, const char *key, uint32_t v)
+{
+    return PMIx_Info_list_add(list, key, &v, PMIX_UINT32);
+}
+
+pmix_status_t px_ilist_add_array(void *outer, const char *key, void *inner)
+{
+    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
+    pmix_status_t rc = PMIx_Info_list_convert(inner, &da);
+    PMIx_Info_list_release(inner);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Info_list_add(outer, key, &da, PMIX_DATA_ARRAY);
+        PMIx_Data_array_destruct(&da);
+    }
+    return rc;
+}
