@@ -355,6 +355,20 @@ static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 
 /* The lifecycle events of this process's own jobs (prterun) come back to it, as they
  * come to prun: logged (developer log). Library thread: reads only what create set. */
+/* A JOB_END delivered to our own handler, on its way to the loop (job.c waits for it
+ * before a job of this process is told it ended). */
+typedef struct {
+    px_dvm_t *dvm;
+    pmix_nspace_t nspace;
+} end_seen_t;
+
+static void end_seen_on_loop(void *arg)
+{
+    end_seen_t *e = arg;
+    px_job_end_delivered(e->dvm, e->nspace);
+    free(e);
+}
+
 static void on_lifecycle(size_t id, pmix_status_t status, const pmix_proc_t *source,
                          pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -371,6 +385,16 @@ static void on_lifecycle(size_t id, pmix_status_t status, const pmix_proc_t *sou
     }
     if (served != NULL) {
         px_dvm_log(served, 1, "%s: event %s", ns, PMIx_Error_string(status));
+        if (status == PMIX_EVENT_JOB_END) {
+            end_seen_t *e = malloc(sizeof(*e));
+            if (e != NULL) {
+                e->dvm = served;
+                PMIX_LOAD_NSPACE(e->nspace, ns);
+                if (px_dvm_shift(served, end_seen_on_loop, e) != 0) {
+                    free(e);
+                }
+            }
+        }
     }
     if (cbfunc != NULL) {
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
@@ -1215,6 +1239,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
     px_dvm_auth_fini(dvm);
     px_out_fini(dvm);
     px_progress_destroy(dvm->progress); /* shifts that never ran are dropped */
+    px_job_local_ends_free(dvm);        /* local job ends whose shift was dropped */
     if (dvm->topo_loaded) {
         hwloc_topology_destroy(dvm->topo);
     }

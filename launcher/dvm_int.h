@@ -155,8 +155,10 @@ struct px_dvm {
     void *shutdown_arg;
     void (*terminate)(void *); /* a tool asked the DVM to terminate */
     void *terminate_arg;
-    size_t evhdlr;          /* PMIX_ERR_LOST_CONNECTION */
-    size_t evhdlr_life;     /* the lifecycle events of this process's jobs (logged) */
+    size_t evhdlr;                /* PMIX_ERR_LOST_CONNECTION */
+    size_t evhdlr_life;           /* the lifecycle events of this process's jobs (logged) */
+    struct local_end *local_ends; /* owned: jobs of this process told of their end once
+                                     JOB_END is delivered to us too (job.c) */
     bool swept_stale_dirs;  /* the dead controllers' job directories were removed (job_reg.c) */
     px_pubsub_t *pubsub;    /* owned: the name service's datastore (dvm_pubsub.c) */
     px_dvm_auth_t *auth;    /* owned: the allow-lists and other users' tools (dvm_auth.c) */
@@ -256,6 +258,10 @@ const pmix_proc_t *px_job_parent(const px_job_t *j);
 /* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID goes in the LAUNCH's
  * job data, job.c). */
 void px_job_adopt(px_job_t *j);
+/* JOB_END of nspace reached this process's own lifecycle handler (loop). */
+void px_job_end_delivered(px_dvm_t *dvm, const char *nspace);
+/* Free the job ends still waiting (px_dvm_destroy, after the loop's last shift). */
+void px_job_local_ends_free(px_dvm_t *dvm);
 /* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
 void px_job_end_children(px_job_t *pj);
 

@@ -495,19 +495,35 @@ static pmix_status_t notify_end(px_job_t *j, const px_job_result_t *r, pmix_op_c
 }
 
 /* A job of this process ended: its ended() runs once the library has taken the JOB_END
- * event (whose delivery to our own handlers it queues then), so a finalize that follows
- * comes after that delivery. */
-typedef struct {
+ * event and delivered it to the DVM's own lifecycle handler (px_job_end_delivered), so
+ * the shutdown that follows (prterun) cannot overtake that delivery. Bounded: if the
+ * delivery does not come within END_DELIVERY_MS of the library's completion (no handler
+ * registered, say), ended() runs anyway. Loop, except local_end_notified. */
+#define END_DELIVERY_MS 5000
+
+typedef struct local_end {
+    struct local_end *next; /* in dvm->local_ends while it waits */
     px_dvm_t *dvm;
     px_dvm_local_t cb;
     pmix_nspace_t nspace;
     px_job_result_t r;
-    char *msg; /* owned: r.message */
+    char *msg;           /* owned: r.message */
+    bool notified;       /* the library completed PMIx_Notify_event */
+    bool delivered;      /* our own handler saw the event */
+    struct event *timer; /* owned: the bound on the delivery */
 } local_end_t;
 
-static void local_end_on_loop(void *arg)
+static void local_end_finish(local_end_t *e)
 {
-    local_end_t *e = arg;
+    for (local_end_t **pp = &e->dvm->local_ends; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == e) {
+            *pp = e->next;
+            break;
+        }
+    }
+    if (e->timer != NULL) {
+        event_free(e->timer);
+    }
     if (e->cb.ended != NULL) {
         e->cb.ended(e->nspace, &e->r, e->cb.arg);
     }
@@ -515,15 +531,63 @@ static void local_end_on_loop(void *arg)
     free(e);
 }
 
+static void local_end_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    local_end_t *e = arg;
+    px_dvm_log(e->dvm, 1, "%s: JOB_END not seen by our own handler; ending anyway", e->nspace);
+    local_end_finish(e);
+}
+
+static void local_end_on_loop(void *arg)
+{
+    local_end_t *e = arg;
+    e->notified = true;
+    if (e->delivered || e->dvm->evhdlr_life == 0) {
+        local_end_finish(e);
+        return;
+    }
+    struct timeval tv = {END_DELIVERY_MS / 1000, (END_DELIVERY_MS % 1000) * 1000};
+    e->timer = evtimer_new(e->dvm->base, local_end_timeout, e);
+    if (e->timer == NULL || evtimer_add(e->timer, &tv) != 0) {
+        local_end_finish(e);
+    }
+}
+
+void px_job_end_delivered(px_dvm_t *dvm, const char *nspace)
+{
+    for (local_end_t *e = dvm->local_ends; e != NULL; e = e->next) {
+        if (PMIx_Check_nspace(e->nspace, nspace)) {
+            e->delivered = true;
+            if (e->notified) {
+                local_end_finish(e);
+            }
+            return;
+        }
+    }
+}
+
+void px_job_local_ends_free(px_dvm_t *dvm)
+{
+    while (dvm->local_ends != NULL) {
+        local_end_t *e = dvm->local_ends;
+        dvm->local_ends = e->next;
+        if (e->timer != NULL) {
+            event_free(e->timer);
+        }
+        free(e->msg);
+        free(e);
+    }
+}
+
 /* Library thread. */
 static void local_end_notified(pmix_status_t status, void *cbdata)
 {
     (void)status;
     local_end_t *e = cbdata;
-    if (px_dvm_shift(e->dvm, local_end_on_loop, e) != 0) {
-        free(e->msg);
-        free(e); /* the DVM is going already */
-    }
+    /* on failure the DVM is going already: e stays listed, freed by px_job_local_ends_free */
+    (void)px_dvm_shift(e->dvm, local_end_on_loop, e);
 }
 
 static void local_end(px_job_t *j, const px_job_result_t *r)
@@ -542,7 +606,10 @@ static void local_end(px_job_t *j, const px_job_result_t *r)
     e->r = *r;
     e->msg = r->message != NULL ? strdup(r->message) : NULL;
     e->r.message = e->msg;
+    e->next = j->dvm->local_ends;
+    j->dvm->local_ends = e;
     if (notify_end(j, r, local_end_notified, e) != PMIX_SUCCESS) {
+        e->delivered = true; /* nothing will be delivered */
         local_end_on_loop(e);
     }
 }
