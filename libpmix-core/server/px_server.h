@@ -38,7 +38,8 @@ typedef struct px_srv_client {
     int refs;
     char **cleanup_files; /* owned argv: PMIX_REGISTER_CLEANUP */
     char **cleanup_dirs;  /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
-    bool cleanup_recursive;
+    char **cleanup_ignore; /* owned argv: PMIX_CLEANUP_IGNORE (names or absolute paths) */
+    bool cleanup_recursive, cleanup_empty, cleanup_leave_top;
     bool is_tool;  /* a tool connection (server_tool.c); lives on px_srv->tools */
     bool approved; /* tools: the host's tool_connected approved it (clients: unused) */
     /* events (server_event.c): codes it registered for, and the cached events already

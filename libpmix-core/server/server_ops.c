@@ -325,37 +325,83 @@ static bool cleanup_key(const pmix_info_t *in)
            PMIX_CHECK_KEY(in, PMIX_CLEANUP_IGNORE) || PMIX_CHECK_KEY(in, PMIX_CLEANUP_LEAVE_TOPDIR);
 }
 
+/* Cleanup requests name paths on this node, removed when the client leaves. The server
+ * may run with more rights than the client (root, or the DVM's owner), so it removes only
+ * what the client's registered uid owns, never follows a symbolic link, and takes
+ * absolute paths only (a relative one would resolve against the server's directory). */
+static pmix_status_t add_paths(char ***to, const pmix_value_t *v)
+{
+    if (v->type != PMIX_STRING || v->data.string == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    char **paths = PMIx_Argv_split(v->data.string, ',');
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t k = 0; rc == PMIX_SUCCESS && paths != NULL && paths[k] != NULL; k++) {
+        rc = paths[k][0] == '/' ? PMIx_Argv_append_nosize(to, paths[k]) : PMIX_ERR_BAD_PARAM;
+    }
+    PMIx_Argv_free(paths);
+    return rc;
+}
+
 static pmix_status_t register_cleanup(px_srv_client_t *c, const pmix_info_t *info, size_t ninfo)
 {
     for (size_t i = 0; i < ninfo; i++) {
         const pmix_info_t *in = &info[i];
-        bool files = PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP);
-        bool dirs = PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP_DIR);
+        pmix_status_t rc = PMIX_SUCCESS;
         if (PMIX_CHECK_KEY(in, PMIX_CLEANUP_RECURSIVE)) {
             c->cleanup_recursive = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_CLEANUP_EMPTY)) {
+            c->cleanup_empty = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_CLEANUP_LEAVE_TOPDIR)) {
+            c->cleanup_leave_top = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_CLEANUP_IGNORE)) {
+            /* file names (no '/') or absolute paths */
+            char **names = in->value.type == PMIX_STRING && in->value.data.string != NULL
+                               ? PMIx_Argv_split(in->value.data.string, ',')
+                               : NULL;
+            rc = names != NULL ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
+            for (size_t k = 0; rc == PMIX_SUCCESS && names[k] != NULL; k++) {
+                rc = PMIx_Argv_append_nosize(&c->cleanup_ignore, names[k]);
+            }
+            PMIx_Argv_free(names);
+        } else if (PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP)) {
+            rc = add_paths(&c->cleanup_files, &in->value);
+        } else if (PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP_DIR)) {
+            rc = add_paths(&c->cleanup_dirs, &in->value);
         }
-        if (!files && !dirs) {
-            continue;
+        if (rc != PMIX_SUCCESS) {
+            return rc;
         }
-        if (in->value.type != PMIX_STRING || in->value.data.string == NULL) {
-            return PMIX_ERR_BAD_PARAM;
-        }
-        char **paths = PMIx_Argv_split(in->value.data.string, ',');
-        for (size_t k = 0; paths != NULL && paths[k] != NULL; k++) {
-            PMIx_Argv_append_nosize(files ? &c->cleanup_files : &c->cleanup_dirs, paths[k]);
-        }
-        PMIx_Argv_free(paths);
     }
     return PMIX_SUCCESS;
 }
 
+/* nftw has no user argument: the client being cleaned up (server thread only). */
+static const px_srv_client_t *cleaning;
+
+static bool ignored(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    for (size_t i = 0; cleaning->cleanup_ignore != NULL && cleaning->cleanup_ignore[i]; i++) {
+        const char *n = cleaning->cleanup_ignore[i];
+        if (strcmp(n, strchr(n, '/') != NULL ? path : base) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-    (void)sb;
-    (void)ftw;
+    if (sb->st_uid != cleaning->uid || ignored(path)) {
+        return 0; /* not the client's to remove; its directory stays (not empty) */
+    }
     if (type == FTW_DP) {
-        rmdir(path);
-    } else {
+        if (ftw->level > 0 || !cleaning->cleanup_leave_top) {
+            rmdir(path);
+        }
+    } else if (type != FTW_DNR && type != FTW_NS && !cleaning->cleanup_empty) {
         unlink(path);
     }
     return 0;
@@ -363,21 +409,31 @@ static int rm_one(const char *path, const struct stat *sb, int type, struct FTW 
 
 void px_srv_run_cleanup(px_srv_client_t *c)
 {
+    cleaning = c;
+    struct stat st;
     for (size_t i = 0; c->cleanup_files != NULL && c->cleanup_files[i] != NULL; i++) {
-        if (unlink(c->cleanup_files[i]) == 0) {
-            px_debug(2, "server", "cleanup: removed %s", c->cleanup_files[i]);
+        const char *f = c->cleanup_files[i];
+        if (lstat(f, &st) == 0 && st.st_uid == c->uid && !S_ISDIR(st.st_mode) && !ignored(f) &&
+            unlink(f) == 0) {
+            px_debug(2, "server", "cleanup: removed %s", f);
         }
     }
     for (size_t i = 0; c->cleanup_dirs != NULL && c->cleanup_dirs[i] != NULL; i++) {
+        const char *d = c->cleanup_dirs[i];
+        if (lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != c->uid) {
+            continue;
+        }
         if (c->cleanup_recursive) {
-            nftw(c->cleanup_dirs[i], rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        } else {
-            rmdir(c->cleanup_dirs[i]);
+            nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        } else if (!c->cleanup_leave_top && !ignored(d)) {
+            rmdir(d);
         }
     }
+    cleaning = NULL;
     PMIx_Argv_free(c->cleanup_files);
     PMIx_Argv_free(c->cleanup_dirs);
-    c->cleanup_files = c->cleanup_dirs = NULL;
+    PMIx_Argv_free(c->cleanup_ignore);
+    c->cleanup_files = c->cleanup_dirs = c->cleanup_ignore = NULL;
 }
 
 static pmix_status_t call_job_control(up_t *u)

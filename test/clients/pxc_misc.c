@@ -3,7 +3,12 @@
  * PMIx_Get_version, optional and timed-out gets, PMIx_Get_nb, PMIx_Store_internal,
  * PMIx_Resolve_peers/nodes, PMIX_PSET_NAMES, PMIx_Job_control(PMIX_REGISTER_CLEANUP),
  * PMIx_Job_control_nb(PMIX_REGISTER_CLEANUP_DIR, recursive: PATH.d), PMIx_Log_nb(PMIX_LOG_STDERR).
+ * --cleanup-guard G: rank 0 builds G/ (mine, keep, sub/x, other: owned by uid 65534 when
+ * run as root) and a file G.o owned by 65534 (root only), and registers G recursively with
+ * PMIX_CLEANUP_IGNORE=keep and PMIX_CLEANUP_LEAVE_TOPDIR, and G.o as a file; a relative
+ * path must be refused. Afterwards G, G/keep (and G/other, G.o) remain; G/mine, G/sub go.
  * Usage: pxc_misc [--nodes K] [--pset NAME:R,R,...]... [--cleanup-file PATH]
+ *                 [--cleanup-guard PATH]
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -313,6 +318,67 @@ static void cleanup_dir_nb(const char *path)
     PMIx_Info_destruct(&info[1]);
 }
 
+static void make_file(const char *path, bool foreign)
+{
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    if (fd < 0)
+        pxc_fail("cannot create %s", path);
+    close(fd);
+    if (foreign && chown(path, 65534, 65534) != 0)
+        pxc_fail("cannot give %s to uid 65534", path);
+}
+
+static void cleanup_guard(const char *g)
+{
+    char p[1100];
+    bool yes = true, root = geteuid() == 0;
+    pmix_info_t info[4], *results = NULL;
+    size_t nresults = 0;
+    pmix_status_t rc;
+
+    if (!g || me.rank != 0)
+        return;
+    snprintf(p, sizeof(p), "%s/sub", g);
+    if (mkdir(g, 0700) != 0 || mkdir(p, 0700) != 0)
+        pxc_fail("cannot create %s", p);
+    snprintf(p, sizeof(p), "%s/sub/x", g);
+    make_file(p, false);
+    snprintf(p, sizeof(p), "%s/mine", g);
+    make_file(p, false);
+    snprintf(p, sizeof(p), "%s/keep", g);
+    make_file(p, false);
+    if (root) {
+        snprintf(p, sizeof(p), "%s/other", g);
+        make_file(p, true);
+        snprintf(p, sizeof(p), "%s.o", g);
+        make_file(p, true);
+    }
+    PMIx_Info_load(&info[0], PMIX_REGISTER_CLEANUP, "relative/file", PMIX_STRING);
+    rc = PMIx_Job_control(&me, 1, info, 1, &results, &nresults);
+    check(rc, PMIX_ERR_BAD_PARAM, "PMIx_Job_control(PMIX_REGISTER_CLEANUP, a relative path)");
+    PMIx_Info_destruct(&info[0]);
+    PMIx_Info_load(&info[0], PMIX_REGISTER_CLEANUP_DIR, g, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_CLEANUP_RECURSIVE, &yes, PMIX_BOOL);
+    PMIx_Info_load(&info[2], PMIX_CLEANUP_IGNORE, "keep", PMIX_STRING);
+    PMIx_Info_load(&info[3], PMIX_CLEANUP_LEAVE_TOPDIR, &yes, PMIX_BOOL);
+    rc = PMIx_Job_control(&me, 1, info, 4, &results, &nresults);
+    check(rc, PMIX_SUCCESS, "PMIx_Job_control(PMIX_REGISTER_CLEANUP_DIR, ignore, leave top)");
+    for (int i = 0; i < 4; i++)
+        PMIx_Info_destruct(&info[i]);
+    if (results)
+        PMIx_Info_free(results, nresults);
+    results = NULL;
+    if (root) {
+        snprintf(p, sizeof(p), "%s.o", g);
+        PMIx_Info_load(&info[0], PMIX_REGISTER_CLEANUP, p, PMIX_STRING);
+        rc = PMIx_Job_control(&me, 1, info, 1, &results, &nresults);
+        check(rc, PMIX_SUCCESS, "PMIx_Job_control(PMIX_REGISTER_CLEANUP, another user's file)");
+        PMIx_Info_destruct(&info[0]);
+        if (results)
+            PMIx_Info_free(results, nresults);
+    }
+}
+
 static void log_nb(void)
 {
     pmix_info_t info;
@@ -361,7 +427,7 @@ static void spawn(const char *mode)
 
 int main(int argc, char **argv)
 {
-    char *specs[16], *cleanup_path = NULL, *spawn_mode = NULL;
+    char *specs[16], *cleanup_path = NULL, *spawn_mode = NULL, *guard_path = NULL;
     int nspecs = 0;
     pmix_proc_t all;
     pmix_status_t rc;
@@ -374,6 +440,8 @@ int main(int argc, char **argv)
             specs[nspecs++] = argv[++i];
         else if (strcmp(argv[i], "--cleanup-file") == 0 && i + 1 < argc)
             cleanup_path = argv[++i];
+        else if (strcmp(argv[i], "--cleanup-guard") == 0 && i + 1 < argc)
+            guard_path = argv[++i];
         else if (strcmp(argv[i], "--spawn") == 0 && i + 1 < argc)
             spawn_mode = argv[++i];
         else {
@@ -392,6 +460,7 @@ int main(int argc, char **argv)
     psets(specs, nspecs);
     cleanup(cleanup_path);
     cleanup_dir_nb(cleanup_path);
+    cleanup_guard(guard_path);
     log_nb();
     spawn(spawn_mode);
     PMIx_Load_procid(&all, me.nspace, PMIX_RANK_WILDCARD);

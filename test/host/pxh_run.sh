@@ -1,11 +1,12 @@
 #!/bin/sh
 # Runs one pxhost job for the 'server' test suite and checks it.
 # Usage: pxh_run.sh [--status N|nonzero] [--match ERE]... [--no-match ERE]...
-#                   [--gone PATH]... -- PXHOST [ARGS...]
+#                   [--gone PATH]... [--kept PATH]... -- PXHOST [ARGS...]
 #   --status   expected exit status (default 0); 77 from pxhost is passed on (skip)
 #   --match    an extended regular expression the output (stdout+stderr) must match
 #   --no-match one it must not match
 #   --gone     a file that must not exist after the job (created by the job)
+#   --kept     a path the job creates that must still exist after it (then removed)
 # Every process of the job carries a unique token in its environment: any process still
 # holding it after pxhost exited is reported as leaked (and killed).
 set -u
@@ -13,6 +14,7 @@ want=0
 matches=""
 nomatches=""
 gone=""
+kept=""
 nl='
 '
 while [ $# -gt 0 ]; do
@@ -21,13 +23,14 @@ while [ $# -gt 0 ]; do
     --match) matches="$matches$2$nl"; shift 2 ;;
     --no-match) nomatches="$nomatches$2$nl"; shift 2 ;;
     --gone) gone="$gone$2$nl"; shift 2 ;;
+    --kept) kept="$kept$2$nl"; shift 2 ;;
     --) shift; break ;;
     *) echo "pxh_run.sh: unknown option $1"; exit 2 ;;
     esac
 done
 fail=0
 token="pxhrun.$$.$(date +%s%N)"
-echo "$gone" | while IFS= read -r f; do [ -n "$f" ] && rm -f "$f"; done
+echo "$gone$kept" | while IFS= read -r f; do [ -n "$f" ] && rm -rf "$f"; done
 out=$(env PXH_TEST_TOKEN="$token" timeout -s KILL 55 "$@" 2>&1)
 status=$?
 printf '%s\n' "$out"
@@ -74,5 +77,12 @@ while IFS= read -r f; do
 done <<EOF
 $gone
 EOF
+while IFS= read -r f; do
+    [ -n "$f" ] || continue
+    [ -e "$f" ] || { echo "FAIL: $f is gone after the job, it should remain"; fail=1; }
+done <<EOF
+$kept
+EOF
+echo "$kept" | while IFS= read -r f; do [ -n "$f" ] && rm -rf "$f"; done
 [ "$fail" -eq 0 ] && echo "ok"
 exit "$fail"
