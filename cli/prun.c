@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +89,28 @@ static void registered(pmix_status_t status, size_t ref, void *cbdata)
     }
 }
 
+/* A forwarded signal the DVM did not take is said, never silently lost. cbdata: the
+ * signal number (0: the kill request). */
+static void jctl_refused(int sig, pmix_status_t status)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "%s", sig > 0 ? sigabbrev_np(sig) : "KILL");
+    pthread_mutex_lock(&lock);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, job_nspace);
+    pthread_mutex_unlock(&lock);
+    px_show_help("help-prte.txt", "signal-not-forwarded", "prun", name, ns,
+                 PMIx_Error_string(status));
+}
+
 static void jctl_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    (void)status;
     (void)info;
     (void)ninfo;
-    (void)cbdata;
+    if (status != PMIX_SUCCESS && status != PMIX_OPERATION_SUCCEEDED) {
+        jctl_refused((int)(intptr_t)cbdata, status);
+    }
     if (release_fn != NULL) {
         release_fn(release_cbdata);
     }
@@ -111,8 +127,12 @@ static void forward_signal(int sig, bool kill_job)
     } else {
         PMIX_INFO_LOAD(&dir, PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
     }
-    PMIx_Job_control_nb(&target, 1, &dir, 1, jctl_done, NULL);
+    void *tag = (void *)(intptr_t)(kill_job ? 0 : sig);
+    pmix_status_t rc = PMIx_Job_control_nb(&target, 1, &dir, 1, jctl_done, tag);
     PMIX_INFO_DESTRUCT(&dir);
+    if (rc != PMIX_SUCCESS) {
+        jctl_refused(kill_job ? 0 : sig, rc);
+    }
 }
 
 typedef struct {

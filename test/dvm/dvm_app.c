@@ -246,32 +246,37 @@ static void realm(void)
     fini();
 }
 
-static volatile sig_atomic_t got;
+/* one flag per signal: a SIGINT then a SIGTERM within one tick are both printed */
+static volatile sig_atomic_t got[NSIG];
 
 static void on_sig(int sig)
 {
-    got = sig;
+    got[sig] = 1;
 }
 
 static void trap(void)
 {
-    signal(SIGINT, on_sig);
-    signal(SIGTERM, on_sig);
-    signal(SIGHUP, on_sig);
+    const int sigs[] = {SIGINT, SIGHUP, SIGTERM};
+    for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+        signal(sigs[k], on_sig);
+    }
     printf("ready\n");
     fflush(stdout);
     for (int i = 0; i < 3000; i++) {
-        if (got != 0) {
-            int sig = got;
-            got = 0;
-            printf("got signal %d\n", sig);
-            fflush(stdout);
-            if (sig == SIGTERM) {
-                exit(0);
+        for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+            if (got[sigs[k]]) {
+                got[sigs[k]] = 0;
+                printf("got signal %d\n", sigs[k]);
+                fflush(stdout);
+                if (sigs[k] == SIGTERM) {
+                    exit(0);
+                }
             }
         }
         usleep(10000);
     }
+    printf("trap: no signal ended me within 3000 ticks\n");
+    fflush(stdout);
     exit(3);
 }
 

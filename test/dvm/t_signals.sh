@@ -8,7 +8,8 @@ start_dvm
 p=$!
 wait_for "$T/out" "ready" 2
 kill -INT $p
-wait_for "$T/out" "got signal 2" 2
+poll_until has_count "$T/out" "got signal 2" 2 ||
+    fail "SIGINT did not reach both ranks: $(cat "$T/out" "$T/err")"
 kill -HUP $p
 wait_for "$T/out" "got signal 1" 2
 kill -TERM $p
@@ -19,7 +20,8 @@ wait $p; rc=$?
 p=$!
 wait_for "$T/out" "ready" 2
 kill -INT $p
-wait_for "$T/out" "got signal 2" 2
+poll_until has_count "$T/out" "got signal 2" 2 ||
+    fail "SIGINT did not reach both ranks: $(cat "$T/out" "$T/err")"
 kill -INT $p
 wait $p; rc=$?
 [ $rc != 0 ] || fail "killed job must fail"
