@@ -696,6 +696,9 @@ void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *
 void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
                   pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
 {
+    if (px_jdbg_event(dvm, code, source, info, ninfo)) {
+        return; /* a target at its stop point: the job's PMIX_READY_FOR_DEBUG tells it */
+    }
     if (from != 0) {
         /* not this server's own source: delivered here, not sent up again */
         PMIx_Notify_event(code, source, range, (pmix_info_t *)info, ninfo, NULL, NULL);
