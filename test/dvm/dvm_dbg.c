@@ -14,10 +14,11 @@
  *                       number: that rank) in the job info (LEVEL job) or the app's info
  *                       (app); print "spawned NS", wait for the ready event (60 s) and
  *                       print "ready ns=ok|NS breakpoint=BP", each rank's proc table row
- *                       "ptab R STATE", "marker R init|none" (DIR/init.R), then release
+ *                       "ptab R STATE pid=P", "marker R init|none" (DIR/init.R), release
  *                       HOW: event (PMIX_DEBUGGER_RELEASE, custom range = the job), cont
  *                       (SIGCONT to each pid of the proc table), resume
- *                       (PMIx_Job_control PMIX_JOB_CTRL_RESUME of the job); print
+ *                       (PMIx_Job_control PMIX_JOB_CTRL_RESUME of the job), leave (none:
+ *                       finalize and exit 0); HOW+wait: first wait (60 s) for DIR/go; print
  *                       "released STATUS", wait for JOB_END (60 s) and print "end STATUS",
  *                       then "ready events N" (how many for this job)
  *   watch FILE          as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
@@ -271,7 +272,8 @@ static void print_ptab(const char *ns, pid_t *pids, size_t npids)
     if (pt != NULL && pt->value.type == PMIX_DATA_ARRAY && pt->value.data.darray != NULL) {
         const pmix_proc_info_t *pi = pt->value.data.darray->array;
         for (size_t i = 0; i < pt->value.data.darray->size; i++) {
-            printf("ptab %u %s\n", pi[i].proc.rank, PMIx_Proc_state_string(pi[i].state));
+            printf("ptab %u %s pid=%d\n", pi[i].proc.rank, PMIx_Proc_state_string(pi[i].state),
+                   (int)pi[i].pid);
             if (pi[i].proc.rank < npids) {
                 pids[pi[i].proc.rank] = pi[i].pid;
             }
@@ -332,6 +334,20 @@ static int tool(char **argv, const char *self)
         printf("marker %d %s\n", r, access(path, F_OK) == 0 ? "init" : "none");
     }
     fflush(stdout);
+    char base[16];
+    snprintf(base, sizeof(base), "%.*s", (int)strcspn(how, "+"), how);
+    if (strstr(how, "+wait") != NULL) { /* the driver looks at the held processes first */
+        char go[4096];
+        snprintf(go, sizeof(go), "%s/go", dir);
+        for (int i = 0; i < 6000 && access(go, F_OK) != 0; i++) {
+            usleep(10000);
+        }
+    }
+    how = base;
+    if (strcmp(how, "leave") == 0) { /* the debugger goes away: the DVM ends its job */
+        PMIx_tool_finalize();
+        return 0;
+    }
     pmix_status_t rc = PMIX_SUCCESS;
     if (strcmp(how, "event") == 0) {
         pmix_proc_t all;
