@@ -23,6 +23,8 @@
  *                       then "ready events N" (how many for this job)
  *   watch FILE          as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
  *                       wait (60 s) for the event and print "watch ready NS", exit
+ *   release NS [R]      as a PMIx tool: PMIX_DEBUGGER_RELEASE in the custom range NS:R
+ *                       (default: every rank); print "release STATUS"
  *   bad                 as a PMIx tool: spawns the DVM must refuse (a stop value that is
  *                       a string, a rank beyond the job, two stop points for a rank, an
  *                       app-level rank of another app): "CASE: STATUS" and "msg: TEXT"
@@ -416,6 +418,23 @@ static int watch(const char *file)
     return ready_ns[0] ? 0 : 1;
 }
 
+static int release(const char *ns, const char *rank)
+{
+    tool_start();
+    pmix_proc_t who;
+    PMIx_Load_procid(&who, ns,
+                     rank != NULL ? (pmix_rank_t)strtoul(rank, NULL, 10) : PMIX_RANK_WILDCARD);
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_EVENT_CUSTOM_RANGE, &who, PMIX_PROC);
+    pmix_status_t rc =
+        PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, &me, PMIX_RANGE_CUSTOM, &info, 1, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&info);
+    printf("release %s\n", PMIx_Error_string(rc));
+    fflush(stdout);
+    PMIx_tool_finalize();
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
 static void bad(const char *self)
 {
     tool_start();
@@ -462,6 +481,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && strcmp(argv[1], "watch") == 0) {
         return watch(argv[2]);
+    }
+    if (argc >= 3 && strcmp(argv[1], "release") == 0) {
+        return release(argv[2], argc >= 4 ? argv[3] : NULL);
     }
     if (argc >= 2 && strcmp(argv[1], "bad") == 0) {
         bad(argv[0]);

@@ -73,5 +73,27 @@ expect_in "$T/bad.out" "two stops: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/bad.out" "rank 1 would stop at two points (pmix.dbg.exec and pmix.dbg.init)"
 expect_in "$T/bad.out" "other app's rank: PMIX_ERR_BAD_PARAM"
 expect_in "$T/bad.out" "of the application it was given for (app 1)"
+# the command line: prun --stop-in-init; pps shows the held processes STOPPED; a tool
+# releases them by their namespace (rank 1, then all) and the job ends well
+"$PRUN" $RR -n 2 --stop-in-init "$APP" hello >"$T/cli.out" 2>&1 &
+PRUN_PID=$!
+held_in_pps() {
+    pps_now
+    [ "$(grep -F "$APP hello" "$T/pps" | grep -c ' STOPPED ')" = "$1" ]
+}
+poll_until held_in_pps 2 || fail "pps must show 2 held processes: $(cat "$T/pps")"
+ns=$(grep -F "$APP hello" "$T/pps" | head -1 | awk '{print $1}')
+run_to 30 "$DBG" release "$ns" 1 >"$T/rel1.out" 2>&1 || fail "release: $(cat "$T/rel1.out")"
+poll_until held_in_pps 1 || fail "pps must show rank 0 alone held: $(cat "$T/pps")"
+grep -F "$APP hello" "$T/pps" | grep ' STOPPED ' | awk '$2 == 0 {ok = 1} END {exit !ok}' ||
+    fail "rank 0 must be the one held: $(cat "$T/pps")"
+run_to 30 "$DBG" release "$ns" >"$T/rel.out" 2>&1 || fail "release: $(cat "$T/rel.out")"
+wait "$PRUN_PID" || fail "prun --stop-in-init: $(cat "$T/cli.out")"
+expect_in "$T/cli.out" "hello rank 0 of 2"
+expect_in "$T/cli.out" "hello rank 1 of 2"
+# two stop points cannot be honoured: the spawn fails, with the reason
+run_to 30 "$PRUN" $RR -n 1 --stop-on-exec --stop-in-app "$APP" hello >"$T/two.out" 2>&1 &&
+    fail "two stop points were accepted: $(cat "$T/two.out")"
+expect_in "$T/two.out" "rank 0 would stop at two points (pmix.dbg.exec and pmix.dbg.notify)"
 stop_dvm
 pass

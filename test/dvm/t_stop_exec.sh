@@ -82,5 +82,19 @@ job_gone() {
     ! grep -qF "$ns " "$T/pps"
 }
 poll_until job_gone || fail "the left job still runs: $(cat "$T/pps")"
+# the command line: prun --stop-on-exec; pps lists them STOPPED; SIGCONT to each pid
+"$PRUN" $RR -n 2 --stop-on-exec "$APP" hello >"$T/cli.out" 2>&1 &
+PRUN_PID=$!
+held_in_pps() {
+    pps_now
+    [ "$(grep -F "$APP hello" "$T/pps" | grep -c ' STOPPED ')" = 2 ]
+}
+poll_until held_in_pps || fail "pps must show 2 processes stopped at exec: $(cat "$T/pps")"
+for pid in $(grep -F "$APP hello" "$T/pps" | awk '{print $3}'); do
+    [ "$(pstate "$pid")" = T ] || fail "pid $pid is in state $(pstate "$pid")"
+    kill -CONT "$pid"
+done
+wait "$PRUN_PID" || fail "prun --stop-on-exec: $(cat "$T/cli.out")"
+expect_in "$T/cli.out" "hello rank 1 of 2"
 stop_dvm
 pass
