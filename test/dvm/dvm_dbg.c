@@ -25,6 +25,9 @@
  *                       wait (60 s) for the event and print "watch ready NS", exit
  *   release NS [R]      as a PMIx tool: PMIX_DEBUGGER_RELEASE in the custom range NS:R
  *                       (default: every rank); print "release STATUS"
+ *   jobctl OP T...      as a PMIx tool: PMIx_Job_control of the targets T (NS or NS:RANK)
+ *                       with OP: pause, resume, kill, terminate, signal:N, pauseresume
+ *                       (both: refused); print "jobctl OP STATUS"
  *   bad                 as a PMIx tool: spawns the DVM must refuse (a stop value that is
  *                       a string, a rank beyond the job, two stop points for a rank, an
  *                       app-level rank of another app): "CASE: STATUS" and "msg: TEXT"
@@ -435,6 +438,50 @@ static int release(const char *ns, const char *rank)
     return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
+static int jobctl(const char *op, char **targets, int n)
+{
+    tool_start();
+    pmix_proc_t *procs = PMIx_Proc_create((size_t)n);
+    for (int i = 0; i < n; i++) {
+        char *colon = strrchr(targets[i], ':');
+        pmix_rank_t r = PMIX_RANK_WILDCARD;
+        if (colon != NULL && strchr(targets[i], '@') != NULL && colon > strchr(targets[i], '@')) {
+            r = (pmix_rank_t)strtoul(colon + 1, NULL, 10);
+            *colon = '\0';
+        }
+        PMIx_Load_procid(&procs[i], targets[i], r);
+    }
+    bool yes = true;
+    pmix_info_t d[2];
+    size_t nd = 1;
+    if (strncmp(op, "signal:", 7) == 0) {
+        int sig = atoi(op + 7);
+        PMIX_INFO_LOAD(&d[0], PMIX_JOB_CTRL_SIGNAL, &sig, PMIX_INT);
+    } else if (strcmp(op, "pauseresume") == 0) {
+        PMIX_INFO_LOAD(&d[0], PMIX_JOB_CTRL_PAUSE, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&d[1], PMIX_JOB_CTRL_RESUME, &yes, PMIX_BOOL);
+        nd = 2;
+    } else {
+        const char *key = strcmp(op, "pause") == 0    ? PMIX_JOB_CTRL_PAUSE
+                          : strcmp(op, "resume") == 0 ? PMIX_JOB_CTRL_RESUME
+                          : strcmp(op, "kill") == 0   ? PMIX_JOB_CTRL_KILL
+                                                      : PMIX_JOB_CTRL_TERMINATE;
+        PMIX_INFO_LOAD(&d[0], key, &yes, PMIX_BOOL);
+    }
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = PMIx_Job_control(procs, (size_t)n, d, nd, &res, &nres);
+    printf("jobctl %s %s\n", op, PMIx_Error_string(rc));
+    fflush(stdout);
+    PMIx_Info_free(res, nres);
+    for (size_t i = 0; i < nd; i++) {
+        PMIX_INFO_DESTRUCT(&d[i]);
+    }
+    PMIx_Proc_free(procs, (size_t)n);
+    PMIx_tool_finalize();
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
 static void bad(const char *self)
 {
     tool_start();
@@ -484,6 +531,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && strcmp(argv[1], "release") == 0) {
         return release(argv[2], argc >= 4 ? argv[3] : NULL);
+    }
+    if (argc >= 4 && strcmp(argv[1], "jobctl") == 0) {
+        return jobctl(argv[2], argv + 3, argc - 3);
     }
     if (argc >= 2 && strcmp(argv[1], "bad") == 0) {
         bad(argv[0]);
