@@ -54,6 +54,8 @@ run_dbg init1 init true 1 job
 held init1 1 init 0
 run_dbg init16 init wild 16 job
 held init16 16 init $(seq 0 15)
+run_dbg init64 init true 64 job
+held init64 64 init $(seq 0 63)
 # one rank, given at the app level: the others run through
 run_dbg initone init 2 4 app
 held initone 4 init 2

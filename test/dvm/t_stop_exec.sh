@@ -69,6 +69,14 @@ exec_case() {
 exec_case one 1 true job 0
 exec_case all16 16 wild job $(seq 0 15)
 exec_case rank1 3 1 app 1
+# 64 processes, resumed by job control (PMIX_JOB_CTRL_RESUME of the namespace)
+mkdir -p "$T/r64"
+run_to 200 "$DBG" tool exec wild 64 job "$T/r64" resume >"$T/r64.out" 2>&1 ||
+    fail "64 held at exec: $(cat "$T/r64.out")"
+[ "$(grep -c ' STOPPED pid=' "$T/r64.out")" = 64 ] || fail "64 held expected: $(cat "$T/r64.out")"
+expect_in "$T/r64.out" "ready events 1"
+expect_in "$T/r64.out" "released PMIX_SUCCESS"
+[ "$(ls "$T/r64" | grep -c '^done\.')" = 64 ] || fail "not every one of 64 finished"
 
 # the debugger leaves without resuming: its job is ended (SIGTERM, then SIGCONT so the
 # stopped processes take it), nothing of it is left
