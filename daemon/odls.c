@@ -419,11 +419,15 @@ static void px_odls_finish(px_odls_t *o, px_child_t *c)
 
 /* A traced child (stop_on_exec) stopped: at its exec (SIGTRAP), it is detached with
  * SIGSTOP and stays stopped at its first instruction; any other signal came before the
- * exec and is passed on. Loop thread only (the tracer is the thread that forked). */
+ * exec and is passed on (a stop signal is dropped). Loop thread only (the tracer is the thread that
+ * forked). */
 static void px_odls_trace_stop(px_child_t *c, int sig)
 {
     if (sig != SIGTRAP) {
-        ptrace(PTRACE_CONT, c->pid, NULL, (void *)(intptr_t)sig);
+        /* a stop signal is not passed on: injected, it would stop the tracee again, which
+         * reports the same stop (a loop); it is held at its exec anyway */
+        bool stop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+        ptrace(PTRACE_CONT, c->pid, NULL, (void *)(intptr_t)(stop ? 0 : sig));
         return;
     }
     /* ESRCH: it was killed meanwhile; its reap follows */
@@ -479,8 +483,11 @@ static void px_odls_reap_pass(px_odls_t *o)
         }
         int note = c->note;
         c->note = 0;
-        if (note != 0 && o->cbs.stopped != NULL)
+        if (note != 0 && o->cbs.stopped != NULL) {
+            /* seen stopped: it exec'd (the fork returned after the exec), started() first */
+            px_odls_resolve_started(c, true);
             o->cbs.stopped(c, note == 1, o->cbdata);
+        }
     }
     while (done != NULL) {
         px_child_t *c = done;

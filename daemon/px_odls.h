@@ -11,8 +11,9 @@
  *                                    "setup": moving its stdio descriptors in place)
  *   stopped(child, true|false)*      it stopped (SIGSTOP, SIGTSTP...) or continued (SIGCONT):
  *                                    what waitpid's WUNTRACED / WCONTINUED tell, as they
- *                                    come (a stop and a continue between two looks may be
- *                                    told as the continue alone); optional callback
+ *                                    come, always after started() (a stop and a continue
+ *                                    between two looks may be told as the continue
+ *                                    alone); optional callback (NULL: not told)
  *   output(child, channel, data)*    bytes read from its stdout/stderr pipes, as read
  *   exited(child, wait status)       it was reaped (waitpid(pid)) AND both pipes reached
  *                                    end of file or were drained; nothing follows.

@@ -349,12 +349,10 @@ static int tool(char **argv, const char *self)
         }
     }
     how = base;
-    if (strcmp(how, "leave") == 0) { /* the debugger goes away: the DVM ends its job */
-        PMIx_tool_finalize();
-        return 0;
-    }
+    bool leave = strcmp(how, "leave") == 0; /* the debugger goes away: the DVM ends its job */
     pmix_status_t rc = PMIX_SUCCESS;
-    if (strcmp(how, "event") == 0) {
+    if (leave) {
+    } else if (strcmp(how, "event") == 0) {
         pmix_proc_t all;
         PMIx_Load_procid(&all, ns, PMIX_RANK_WILDCARD);
         pmix_info_t info[2];
@@ -380,10 +378,14 @@ static int tool(char **argv, const char *self)
         PMIx_Info_free(res, nres);
         PMIX_INFO_DESTRUCT(&d);
     }
+    bool got = false;
+    if (leave) {
+        goto out;
+    }
     printf("released %s\n", PMIx_Error_string(rc));
     fflush(stdout);
     pthread_mutex_lock(&lock);
-    bool got = wait_flag(&ended, 60);
+    got = wait_flag(&ended, 60);
     printf("end %s\n", got ? PMIx_Error_string(end_status) : "(none)");
     int nready = 0;
     for (int i = 0; i < nready_all; i++) {
@@ -391,6 +393,7 @@ static int tool(char **argv, const char *self)
     }
     printf("ready events %d\n", nready);
     pthread_mutex_unlock(&lock);
+out:
     free(pids);
     PMIX_INFO_DESTRUCT(&jinfo[0]);
     a.info = NULL;
@@ -398,7 +401,7 @@ static int tool(char **argv, const char *self)
     PMIX_APP_DESTRUCT(&a);
     PMIX_INFO_DESTRUCT(&stop);
     PMIx_tool_finalize();
-    return got && end_status == PMIX_SUCCESS ? 0 : 1;
+    return leave || (got && end_status == PMIX_SUCCESS) ? 0 : 1;
 }
 
 static int watch(const char *file)
