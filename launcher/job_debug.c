@@ -203,28 +203,6 @@ void px_jdbg_os_state(px_proc_t *p, bool stopped)
     }
 }
 
-/* The processes a custom range names (one proc or an array of them), or NULL. */
-static const pmix_proc_t *custom_range(const pmix_info_t *info, size_t ninfo, size_t *n)
-{
-    for (size_t i = 0; i < ninfo; i++) {
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
-            continue;
-        }
-        const pmix_value_t *v = &info[i].value;
-        if (v->type == PMIX_PROC && v->data.proc != NULL) {
-            *n = 1;
-            return v->data.proc;
-        }
-        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-            v->data.darray->type == PMIX_PROC) {
-            *n = v->data.darray->size;
-            return v->data.darray->array;
-        }
-    }
-    *n = 0;
-    return NULL;
-}
-
 bool px_jdbg_event(px_dvm_t *dvm, pmix_status_t code, const pmix_proc_t *source,
                    const pmix_info_t *info, size_t ninfo)
 {
@@ -245,7 +223,7 @@ bool px_jdbg_event(px_dvm_t *dvm, pmix_status_t code, const pmix_proc_t *source,
         return false;
     }
     size_t n;
-    const pmix_proc_t *procs = custom_range(info, ninfo, &n);
+    const pmix_proc_t *procs = px_event_custom_range(info, ninfo, &n);
     for (size_t i = 0; i < n; i++) {
         px_job_t *j = px_job_find(dvm, procs[i].nspace);
         for (size_t r = 0; j != NULL && r < j->nprocs; r++) {

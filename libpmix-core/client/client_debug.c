@@ -30,25 +30,11 @@ static hold_t *holding;
  * event only to the processes it names; a release in another range is not ours. */
 static bool names_me(const pmix_info_t info[], size_t ninfo)
 {
-    for (size_t i = 0; i < ninfo; i++) {
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
-            continue;
-        }
-        const pmix_value_t *v = &info[i].value;
-        const pmix_proc_t *p = NULL;
-        size_t n = 0;
-        if (v->type == PMIX_PROC && v->data.proc != NULL) {
-            p = v->data.proc;
-            n = 1;
-        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-                   v->data.darray->type == PMIX_PROC) {
-            p = v->data.darray->array;
-            n = v->data.darray->size;
-        }
-        for (size_t k = 0; p != NULL && k < n; k++) {
-            if (PMIx_Check_procid(&p[k], &px_cl.myproc)) {
-                return true;
-            }
+    size_t n;
+    const pmix_proc_t *p = px_event_custom_range(info, ninfo, &n);
+    for (size_t k = 0; k < n; k++) {
+        if (PMIx_Check_procid(&p[k], &px_cl.myproc)) {
+            return true;
         }
     }
     return false;

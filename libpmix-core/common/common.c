@@ -287,3 +287,25 @@ int px_debug_stop_rank(const pmix_value_t *v, pmix_rank_t *rank)
         return -1;
     }
 }
+
+const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        const pmix_value_t *v = &info[i].value;
+        if (v->type == PMIX_PROC && v->data.proc != NULL) {
+            *n = 1;
+            return v->data.proc;
+        }
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+            v->data.darray->type == PMIX_PROC) {
+            *n = v->data.darray->size;
+            return v->data.darray->array;
+        }
+        return NULL;
+    }
+    return NULL;
+}

@@ -64,6 +64,11 @@ bool px_key_reserved(const char *key);
  * (PMIX_ERR_NOT_SUPPORTED here). Borrowed from info. */
 const char *px_info_unhonoured(const pmix_info_t *info, size_t ninfo, const char *const honoured[]);
 
+/* The processes an event's PMIX_EVENT_CUSTOM_RANGE names (one proc, or an array of
+ * them; borrowed from info), *n of them; NULL (and *n 0) without one, or when its value is
+ * of another type. */
+const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, size_t *n);
+
 /* A process stopped (by a signal, or held at a debugger's stop point) in a proc table
  * (pmix_proc_info_t.state). The Standard has no such state: this value lies among the
  * live ones (below PMIX_PROC_STATE_UNTERMINATED, the Standard's boundary between live
