@@ -52,6 +52,9 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
     {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
     {PX_O_NOHUP, "nohup", 0, NULL, PX_ARG_NONE, JOB, "opt-nohup"},
+    {PX_O_STOP_ON_EXEC, "stop-on-exec", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-on-exec"},
+    {PX_O_STOP_IN_INIT, "stop-in-init", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-in-init"},
+    {PX_O_STOP_IN_APP, "stop-in-app", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-in-app"},
     {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM, "opt-host"},
     {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM, "opt-hosts"},
     {PX_O_HOSTFILE, "hostfile", 0, "hostfile", PX_ARG_REQ, DVM, "opt-hostfile"},
@@ -528,7 +531,7 @@ int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, 
         default:
             break;
         }
-        if (d->id >= PX_O_NP && d->id <= PX_O_NOHUP) {
+        if (d->id >= PX_O_NP && d->id <= PX_O_STOP_IN_APP) { /* the job options */
             if (px_opts_job_option(cmd, js, d->id, name, val) < 0)
                 return -1;
         } else if (px_opts_apply(cmd, d, name, val, count) < 0) {

@@ -41,6 +41,9 @@ typedef enum {
     PX_O_PPN,  /* Hydra's -ppn N: --map-by ppr:N:node */
     PX_O_GENV, /* Hydra's -genv NAME VALUE: -x for every executable */
     PX_O_NOHUP,
+    PX_O_STOP_ON_EXEC, /* a debugger's stop points (PMIX_DEBUG_STOP_*), every rank */
+    PX_O_STOP_IN_INIT,
+    PX_O_STOP_IN_APP, /* the last job option (opts.c dispatches the range to opts_job.c) */
     /* DVM (prte, prterun) */
     PX_O_HOST,
     PX_O_HOSTS, /* Hydra's -hosts: --host */
@@ -111,7 +114,8 @@ typedef struct {
     int ngenv;
     bool ppn; /* mapby came from -ppn (for the conflict message) */
     bool nohup;
-    char *appfile; /* owned */
+    bool stop_exec, stop_init, stop_app; /* --stop-on-exec, --stop-in-init, --stop-in-app */
+    char *appfile;                       /* owned */
 } px_job_state_t;
 
 /* opts.c */

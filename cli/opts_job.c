@@ -402,6 +402,15 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
     case PX_O_NOHUP:
         js->nohup = true;
         return 0;
+    case PX_O_STOP_ON_EXEC:
+        js->stop_exec = true;
+        return 0;
+    case PX_O_STOP_IN_INIT:
+        js->stop_init = true;
+        return 0;
+    case PX_O_STOP_IN_APP:
+        js->stop_app = true;
+        return 0;
     default:
         return 0;
     }
@@ -577,6 +586,13 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_NOHUP, &yes, PMIX_BOOL};
     if (js->personality != NULL)
         kv[n++] = (px_kv_t){PMIX_PERSONALITY, js->personality, PMIX_STRING};
+    /* every rank; the DVM refuses two stop points for one process */
+    if (js->stop_exec)
+        kv[n++] = (px_kv_t){PMIX_DEBUG_STOP_ON_EXEC, &yes, PMIX_BOOL};
+    if (js->stop_init)
+        kv[n++] = (px_kv_t){PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL};
+    if (js->stop_app)
+        kv[n++] = (px_kv_t){PMIX_DEBUG_STOP_IN_APP, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDOUT, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDERR, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL};

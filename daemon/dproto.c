@@ -495,7 +495,7 @@ pmix_status_t px_dp_pstate_unpack(pmix_data_buffer_t *buf, px_dp_pstate_t *ps)
         if (rc == PMIX_SUCCESS) {
             rc = px_dpi_unpack_str_opt(buf, &o->stage);
         }
-        if (rc == PMIX_SUCCESS && (o->state < PX_DP_PS_STARTED || o->state > PX_DP_PS_FINALIZED)) {
+        if (rc == PMIX_SUCCESS && (o->state < PX_DP_PS_STARTED || o->state > PX_DP_PS_CONTINUED)) {
             rc = PMIX_ERR_UNPACK_FAILURE;
         }
     }

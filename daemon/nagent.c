@@ -211,6 +211,15 @@ static void on_output(px_child_t *child, int channel, const char *data, size_t l
     }
 }
 
+/* Stopped or continued (SIGSTOP and SIGCONT, from job control, a debugger or a user). */
+static void on_stopped(px_child_t *child, bool stopped, void *cbdata)
+{
+    (void)cbdata;
+    na_proc_t *p = px_child_user(child);
+    report(p->job, p->rank, stopped ? PX_DP_PS_STOPPED : PX_DP_PS_CONTINUED, px_child_pid(child), 0,
+           NULL);
+}
+
 static void on_exited(px_child_t *child, int wstatus, void *cbdata)
 {
     (void)cbdata;
@@ -310,6 +319,7 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         .wdir = app->cwd,
         .cpuset = cpuset,
         .stdin_pipe = in_tgt == PMIX_RANK_WILDCARD || in_tgt == r,
+        .stop_on_exec = (l->procs[r].flags & PX_DP_PROC_STOP_EXEC) != 0,
         .pass_fd = px_pmi_child_fd(&pmi),
         .user = p,
     };
@@ -539,7 +549,8 @@ px_nagent_t *px_nagent_create(const px_nagent_opts_t *o, const px_nagent_cbs_t *
     a->cbs = *cbs;
     a->node = strdup(o->node);
     a->o.node = a->node;
-    px_odls_cbs_t ocbs = {.started = on_started, .output = on_output, .exited = on_exited};
+    px_odls_cbs_t ocbs = {
+        .started = on_started, .output = on_output, .exited = on_exited, .stopped = on_stopped};
     a->odls = a->node != NULL ? px_odls_create(o->base, o->topo, &ocbs, a) : NULL;
     if (a->odls == NULL) {
         free(a->node);

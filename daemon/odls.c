@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +30,7 @@
 #define PX_ODLS_DRAIN_MAX (4 * 1024 * 1024)
 
 /* What a child that fails before exec writes on its status pipe. */
-enum { PX_STAGE_CHDIR = 1, PX_STAGE_BIND, PX_STAGE_EXEC, PX_STAGE_SETUP };
+enum { PX_STAGE_CHDIR = 1, PX_STAGE_BIND, PX_STAGE_EXEC, PX_STAGE_SETUP, PX_STAGE_TRACE };
 typedef struct {
     int32_t stage;
     int32_t err;
@@ -41,8 +42,11 @@ struct px_child {
     void *user; /* borrowed: the caller's */
     bool reaped;
     int wstatus;
-    bool started;  /* started() was delivered */
-    int status_fd; /* read end of the status pipe, -1 once resolved */
+    bool started;   /* started() was delivered */
+    bool tracing;   /* stop_on_exec: traced until its exec stop, then detached */
+    bool exec_held; /* detached with SIGSTOP at its first instruction: started() is due */
+    int note;       /* a stop (1) or continue (2) to tell, or 0 */
+    int status_fd;  /* read end of the status pipe, -1 once resolved */
     struct event *ev_status;
     px_odls_status_t rec;
     size_t rec_len;
@@ -62,6 +66,7 @@ struct px_child {
     size_t in_mark;
     struct px_child *prev, *next; /* the tracked list */
     struct px_child *done_next;   /* the reaped list of one pass */
+    struct px_child *note_next;   /* the list of one pass with something to tell */
 };
 
 struct px_odls {
@@ -112,6 +117,8 @@ static const char *px_odls_stage_name(int stage)
         return "bind";
     case PX_STAGE_EXEC:
         return "exec";
+    case PX_STAGE_TRACE:
+        return "ptrace";
     default:
         return "setup";
     }
@@ -143,8 +150,8 @@ static int px_odls_status_read(px_child_t *c)
  * end for a moment. */
 static void px_odls_resolve_started(px_child_t *c, bool force)
 {
-    if (c->started)
-        return;
+    if (c->started || c->tracing)
+        return; /* a traced child's exec is told once it is held (px_odls_reap_pass) */
     if (!px_odls_status_read(c) && !force)
         return;
     px_odls_free_event(&c->ev_status);
@@ -410,26 +417,76 @@ static void px_odls_finish(px_odls_t *o, px_child_t *c)
     px_odls_child_free(c);
 }
 
-/* waitpid(pid, WNOHANG) every tracked child; then finish those reaped. Callbacks may
- * start or signal children: the reaped ones are first moved to their own list. */
+/* A traced child (stop_on_exec) stopped: at its exec (SIGTRAP), it is detached with
+ * SIGSTOP and stays stopped at its first instruction; any other signal came before the
+ * exec and is passed on (a stop signal is dropped). Loop thread only (the tracer is the thread that
+ * forked). */
+static void px_odls_trace_stop(px_child_t *c, int sig)
+{
+    if (sig != SIGTRAP) {
+        /* a stop signal is not passed on: injected, it would stop the tracee again, which
+         * reports the same stop (a loop); it is held at its exec anyway */
+        bool stop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+        ptrace(PTRACE_CONT, c->pid, NULL, (void *)(intptr_t)(stop ? 0 : sig));
+        return;
+    }
+    /* ESRCH: it was killed meanwhile; its reap follows */
+    ptrace(PTRACE_DETACH, c->pid, NULL, (void *)(intptr_t)SIGSTOP);
+    c->tracing = false;
+    c->exec_held = true;
+}
+
+/* waitpid(pid, WNOHANG | WUNTRACED | WCONTINUED) every tracked child; then tell the
+ * stops, continues and exec holds seen, and finish those reaped. Callbacks may start or
+ * signal children: the children concerned are first moved to lists of their own. */
 static void px_odls_reap_pass(px_odls_t *o)
 {
     px_child_t *done = NULL, **tail = &done;
+    px_child_t *noted = NULL, **ntail = &noted;
     for (px_child_t *c = o->head; c != NULL; c = c->next) {
         if (c->reaped)
             continue;
         int st;
         pid_t r;
         do {
-            r = waitpid(c->pid, &st, WNOHANG);
+            r = waitpid(c->pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
         } while (r < 0 && errno == EINTR);
+        if (r == c->pid && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
+            if (c->tracing && WIFSTOPPED(st)) {
+                px_odls_trace_stop(c, WSTOPSIG(st));
+            } else {
+                c->note = WIFSTOPPED(st) ? 1 : 2;
+            }
+            if (c->exec_held || c->note != 0) {
+                c->note_next = NULL;
+                *ntail = c;
+                ntail = &c->note_next;
+            }
+            continue;
+        }
         if (r == c->pid || (r < 0 && errno == ECHILD)) {
             /* ECHILD: someone else reaped it (should not happen); report it gone. */
             c->reaped = true;
+            c->tracing = false;
             c->wstatus = r == c->pid ? st : 0xff00; /* as if exit(255) */
             c->done_next = NULL;
             *tail = c;
             tail = &c->done_next;
+        }
+    }
+    while (noted != NULL) {
+        px_child_t *c = noted;
+        noted = c->note_next;
+        if (c->exec_held) {
+            c->exec_held = false;
+            px_odls_resolve_started(c, true); /* it exec'd: the trap comes at its end */
+        }
+        int note = c->note;
+        c->note = 0;
+        if (note != 0 && o->cbs.stopped != NULL) {
+            /* seen stopped: it exec'd (the fork returned after the exec), started() first */
+            px_odls_resolve_started(c, true);
+            o->cbs.stopped(c, note == 1, o->cbdata);
         }
     }
     while (done != NULL) {
@@ -545,6 +602,7 @@ typedef struct {
     size_t affinity_size;
     long max_fd;
     pid_t parent; /* the daemon: the child's life is tied to it */
+    bool trace;   /* stop_on_exec: PTRACE_TRACEME before exec */
 } px_odls_exec_t;
 
 static const char *px_odls_env_path(char *const *env)
@@ -670,6 +728,9 @@ static void px_odls_child(const px_odls_exec_t *x)
         px_odls_child_fail(st, PX_STAGE_CHDIR, errno);
     if (x->affinity != NULL && sched_setaffinity(0, x->affinity_size, x->affinity) < 0)
         px_odls_child_fail(st, PX_STAGE_BIND, errno ? errno : EINVAL);
+    /* last before exec: a successful execve then stops us with SIGTRAP for our tracer */
+    if (x->trace && ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+        px_odls_child_fail(st, PX_STAGE_TRACE, errno);
 
     int failed = ENOENT;
     bool eacces = false;
@@ -783,6 +844,8 @@ px_child_t *px_odls_start(px_odls_t *o, const px_child_spec_t *spec)
     }
     x.max_fd = o->max_fd;
     x.parent = getpid();
+    x.trace = spec->stop_on_exec;
+    c->tracing = spec->stop_on_exec;
 
     /* Block every signal around fork: no handler of the daemon runs in the child. */
     sigset_t all, old;

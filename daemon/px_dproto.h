@@ -87,9 +87,10 @@ pmix_status_t px_dp_exit_unpack(pmix_data_buffer_t *buf, int32_t *reason);
 /* Flags of a node, a process and the job in a LAUNCH. */
 #define PX_DP_NODE_OVERSUB     0x1 /* more processes (of all jobs) than slots on the node */
 #define PX_DP_PROC_BIND_LATER  0x1 /* bound by its node's daemon (bind_obj, pe) */
+#define PX_DP_PROC_STOP_EXEC   0x2 /* stopped at its first instruction (PMIX_DEBUG_STOP_ON_EXEC) */
 #define PX_DP_JOB_SPAWNED      0x1 /* requested by a process of another job (PMIX_SPAWNED) */
 #define PX_DP_NODE_FLAGS_KNOWN PX_DP_NODE_OVERSUB
-#define PX_DP_PROC_FLAGS_KNOWN PX_DP_PROC_BIND_LATER
+#define PX_DP_PROC_FLAGS_KNOWN (PX_DP_PROC_BIND_LATER | PX_DP_PROC_STOP_EXEC)
 #define PX_DP_JOB_FLAGS_KNOWN  PX_DP_JOB_SPAWNED
 
 /* What a daemon binds a PX_DP_PROC_BIND_LATER process to (with pe > 0: pe cores). */
@@ -151,11 +152,14 @@ void px_dp_launch_free(px_dp_launch_t *l); /* accepts NULL; leaves *l zeroed */
 /* ---- PX_DP_PSTATE: process states, daemon -> controller, batched per job ---- */
 
 typedef enum {
-    PX_DP_PS_STARTED = 1,   /* forked and exec'd: pid set */
+    PX_DP_PS_STARTED = 1,   /* forked and exec'd: pid set (a PX_DP_PROC_STOP_EXEC process:
+                             * and held stopped at its first instruction) */
     PX_DP_PS_EXITED = 2,    /* reaped: status is the wait status */
     PX_DP_PS_FAILED = 3,    /* could not start: status is the errno, stage where */
     PX_DP_PS_CONNECTED = 4, /* called PMIx_Init (its server's client_connected) */
     PX_DP_PS_FINALIZED = 5, /* called PMIx_Finalize */
+    PX_DP_PS_STOPPED = 6,   /* stopped by a signal (SIGSTOP, SIGTSTP...; waitpid WUNTRACED) */
+    PX_DP_PS_CONTINUED = 7, /* continued after a stop (SIGCONT; waitpid WCONTINUED) */
 } px_dp_ps_t;
 
 typedef struct {

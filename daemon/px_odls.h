@@ -6,12 +6,24 @@
  * Lifecycle of a child, in callback order (each exactly once, never from inside
  * px_odls_start):
  *   started(child, 0, NULL)          the exec succeeded, or
- *   started(child, errno, "stage")   it failed before exec ("chdir", "bind", "exec", or
+ *   started(child, errno, "stage")   it failed before exec ("chdir", "bind", "exec",
+ *                                    "ptrace" (stop_on_exec refused by the kernel), or
  *                                    "setup": moving its stdio descriptors in place)
+ *   stopped(child, true|false)*      it stopped (SIGSTOP, SIGTSTP...) or continued (SIGCONT):
+ *                                    what waitpid's WUNTRACED / WCONTINUED tell, as they
+ *                                    come, always after started() (a stop and a continue
+ *                                    between two looks may be told as the continue
+ *                                    alone); optional callback (NULL: not told)
  *   output(child, channel, data)*    bytes read from its stdout/stderr pipes, as read
  *   exited(child, wait status)       it was reaped (waitpid(pid)) AND both pipes reached
  *                                    end of file or were drained; nothing follows.
  * A child that fails before exec still gets exited() (status of its _exit(127)).
+ * stop_on_exec: the child asks to be traced (PTRACE_TRACEME) right before exec, so the
+ * kernel stops it at the new program's first instruction; the loop thread (its tracer,
+ * as the thread that forked it) then detaches with SIGSTOP, which leaves it stopped and
+ * untraced: a debugger may attach, SIGCONT resumes it. Its started(0) comes only once
+ * it is detached, so a caller that waits for every started() knows every such child is
+ * held at its first instruction. Signals it gets before the exec are passed on.
  * The child is freed by the library right after exited() returns.
  * output() may come before the child is reaped; after the reap, both pipes are drained
  * of what they hold (bounded: a grandchild keeping them open and writing does not delay
@@ -41,6 +53,7 @@ typedef struct {
     void (*started)(px_child_t *child, int err, const char *stage, void *cbdata);
     void (*output)(px_child_t *child, int channel, const char *data, size_t len, void *cbdata);
     void (*exited)(px_child_t *child, int wstatus, void *cbdata);
+    void (*stopped)(px_child_t *child, bool stopped, void *cbdata); /* NULL: not told */
 } px_odls_cbs_t;
 
 /* What to start. Every pointer is borrowed for the duration of px_odls_start only. */
@@ -51,6 +64,7 @@ typedef struct {
     hwloc_const_cpuset_t cpuset; /* NULL: not bound; else hwloc turns it into the
                                   * affinity mask the child applies before exec */
     bool stdin_pipe;             /* a pipe for stdin (px_odls_stdin_*); else /dev/null */
+    bool stop_on_exec;           /* held at its first instruction (see above) */
     const int *pass_fd;          /* NULL, or an fd the child inherits as PX_ODLS_PASS_FD
                                   * (open across exec: PMI_FD); the caller keeps its copy */
     void *user;                  /* the caller's, returned by px_child_user() */

@@ -497,7 +497,7 @@ typedef struct {
     pmix_proc_t *targets;
     size_t ntargets;
     int signal;
-    bool kill, terminate;
+    bool kill, terminate, pause, resume;
     pmix_info_cbfunc_t cbfunc;
     void *cbdata;
     pmix_info_t result[2];
@@ -520,11 +520,58 @@ static void shutdown_after_reply(void *arg)
     }
 }
 
+/* One target (a namespace with a rank or the wildcard): kill or terminate (the whole
+ * job ends as killed; one process gets SIGKILL, or SIGTERM then SIGCONT, and its end is
+ * judged as any process's), pause (SIGSTOP) or resume (SIGCONT), or a signal. Every kind
+ * goes to the target's daemon as SIGNAL (to the process group). false: no such job or
+ * rank. */
+static bool jctl_one(jctl_req_t *c, px_job_t *j, pmix_rank_t rank)
+{
+    if (rank != PMIX_RANK_WILDCARD && rank >= j->nprocs) {
+        return false;
+    }
+    if ((c->kill || c->terminate) && rank == PMIX_RANK_WILDCARD) {
+        px_job_kill(j, PX_WHY_KILLED, c->kill);
+    } else if (c->kill) {
+        px_job_signal(j, rank, SIGKILL);
+    } else if (c->terminate) {
+        px_job_signal(j, rank, SIGTERM);
+        px_job_signal(j, rank, SIGCONT); /* a stopped process takes it then */
+    } else if (c->pause) {
+        j->sent_stop = true; /* its end needs a SIGCONT after the SIGTERM (px_job_kill) */
+        px_job_signal(j, rank, SIGSTOP);
+    } else if (c->resume) {
+        px_job_signal(j, rank, SIGCONT);
+    } else {
+        px_job_signal(j, rank, c->signal);
+    }
+    return true;
+}
+
+/* Every target of c (none given by a process of a job: its own job, as the Standard
+ * says of a NULL target). false when none names a job (or a rank) of the DVM. */
+static bool jctl_targets(px_dvm_t *dvm, jctl_req_t *c)
+{
+    bool found = false;
+    if (c->ntargets == 0) {
+        px_job_t *j = px_job_find(dvm, c->requester.nspace);
+        return j != NULL && jctl_one(c, j, PMIX_RANK_WILDCARD);
+    }
+    for (size_t i = 0; i < c->ntargets; i++) {
+        px_job_t *j = px_job_find(dvm, c->targets[i].nspace);
+        if (j != NULL && jctl_one(c, j, c->targets[i].rank)) {
+            found = true;
+        }
+    }
+    return found;
+}
+
 static void jctl_on_loop(void *arg)
 {
     jctl_req_t *c = arg;
     px_dvm_t *dvm = c->dvm;
-    bool whole_dvm = c->ntargets == 0;
+    /* no target: the DVM for a tool (pterm), the caller's own job for its processes */
+    bool whole_dvm = c->ntargets == 0 && px_job_find(dvm, c->requester.nspace) == NULL;
     uint32_t njobs = 0;
     if (!px_dvm_auth_may_act(dvm, &c->requester, "job control")) {
         c->cbfunc(PMIX_ERR_NO_PERMISSIONS, NULL, 0, c->cbdata, jctl_release, c);
@@ -548,34 +595,23 @@ static void jctl_on_loop(void *arg)
         px_dvm_shift(dvm, shutdown_after_reply, dvm);
         return;
     }
-    bool found = false;
-    for (size_t i = 0; i < c->ntargets; i++) {
-        px_job_t *j = px_job_find(dvm, c->targets[i].nspace);
-        if (j == NULL) {
-            continue;
-        }
-        found = true;
-        if (c->kill || c->terminate) {
-            px_job_kill(j, PX_WHY_KILLED, c->kill);
-        } else if (c->signal > 0) {
-            px_job_signal(j, c->targets[i].rank, c->signal);
-        }
-    }
-    if (!found) {
-        rc = PMIX_ERR_NOT_FOUND;
-    } else if (!c->kill && !c->terminate && c->signal <= 0) {
-        rc = PMIX_ERR_NOT_SUPPORTED;
+    if (c->pause && c->resume) {
+        rc = PMIX_ERR_BAD_PARAM; /* one or the other */
+    } else if (!c->kill && !c->terminate && !c->pause && !c->resume && c->signal <= 0) {
+        rc = PMIX_ERR_NOT_SUPPORTED; /* nothing the DVM acts on */
+    } else {
+        rc = jctl_targets(dvm, c) ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
     }
     c->cbfunc(rc, NULL, 0, c->cbdata, jctl_release, c);
 }
 
 /* The job-control directives the DVM acts on: the one table up_jobctl reads with and
  * px_dvm_jobctl_keys lists (the host attributes of PMIx_Job_control, dvm_attrs.c). */
-enum { JC_KILL, JC_TERMINATE, JC_SIGNAL, JC_COUNT };
+enum { JC_KILL, JC_TERMINATE, JC_SIGNAL, JC_PAUSE, JC_RESUME, JC_COUNT };
 static const char *const jctl_keys[JC_COUNT] = {
-    [JC_KILL] = PMIX_JOB_CTRL_KILL,
-    [JC_TERMINATE] = PMIX_JOB_CTRL_TERMINATE,
-    [JC_SIGNAL] = PMIX_JOB_CTRL_SIGNAL,
+    [JC_KILL] = PMIX_JOB_CTRL_KILL,     [JC_TERMINATE] = PMIX_JOB_CTRL_TERMINATE,
+    [JC_SIGNAL] = PMIX_JOB_CTRL_SIGNAL, [JC_PAUSE] = PMIX_JOB_CTRL_PAUSE,
+    [JC_RESUME] = PMIX_JOB_CTRL_RESUME,
 };
 
 char **px_dvm_jobctl_keys(void)
@@ -622,6 +658,10 @@ static jctl_req_t *jctl_new(px_dvm_t *dvm, const pmix_proc_t *requestor,
             c->terminate = PMIX_INFO_TRUE(&directives[i]);
         } else if (k == JC_SIGNAL) {
             PMIx_Value_get_number(&directives[i].value, &c->signal, PMIX_INT);
+        } else if (k == JC_PAUSE) {
+            c->pause = PMIX_INFO_TRUE(&directives[i]);
+        } else if (k == JC_RESUME) {
+            c->resume = PMIX_INFO_TRUE(&directives[i]);
         }
     }
     c->cbfunc = cbfunc;
@@ -696,6 +736,9 @@ void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *
 void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
                   pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
 {
+    if (px_jdbg_event(dvm, code, source, info, ninfo)) {
+        return; /* a target at its stop point: the job's PMIX_READY_FOR_DEBUG tells it */
+    }
     if (from != 0) {
         /* not this server's own source: delivered here, not sent up again */
         PMIx_Notify_event(code, source, range, (pmix_info_t *)info, ninfo, NULL, NULL);

@@ -61,7 +61,21 @@ typedef struct {
     px_iof_stream_t *out, *err; /* owned */
     size_t out_pending;         /* output bytes held or in the server library's hands */
     bool out_paused;            /* its pipes are not read (flow control, output.c) */
+    /* debugger stop points (job_debug.c) */
+    uint8_t stop;      /* px_stop_t: the stop point asked of it, PX_STOP_NONE if none */
+    bool stop_reached; /* it reached that point (counted once in the job's stop_reached) */
+    bool at_stop;      /* held there: not released or continued since */
+    bool os_stopped;   /* its daemon saw it stopped (a signal) and not continued since */
 } px_proc_t;
+
+/* The stop points a debugger may ask for (Tools chapter, "Debugger Support"). */
+typedef enum {
+    PX_STOP_NONE,
+    PX_STOP_EXEC, /* PMIX_DEBUG_STOP_ON_EXEC: stopped by its daemon at its first instruction */
+    PX_STOP_INIT, /* PMIX_DEBUG_STOP_IN_INIT: held by the client library in PMIx_Init */
+    PX_STOP_APP,  /* PMIX_DEBUG_STOP_IN_APP: held where the application decides */
+    PX_STOP_KINDS
+} px_stop_t;
 
 typedef struct px_pset {
     char *name;
@@ -107,6 +121,14 @@ struct px_job {
     px_pset_t *psets;
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
+
+    /* debugger stop points (job_debug.c): per app and kind, the rank named (one, or
+     * WILDCARD) or PMIX_RANK_INVALID; NULL when the spawn asked for none */
+    pmix_rank_t (*stops)[PX_STOP_KINDS]; /* owned, napps */
+    size_t stop_targets;                 /* processes with a stop point */
+    size_t stop_reached;                 /* of those, how many reached it */
+    char *breakpoint;                    /* owned: the first PMIX_BREAKPOINT reported */
+    bool sent_stop;                      /* SIGSTOP went to it (job control) */
 
     /* output held while the spawn reply is pending (requester jobs) */
     px_dlv_t *held, *held_tail;
@@ -264,6 +286,35 @@ void px_job_end_delivered(px_dvm_t *dvm, const char *nspace);
 void px_job_local_ends_free(px_dvm_t *dvm);
 /* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
 void px_job_end_children(px_job_t *pj);
+
+/* job_debug.c: a debugger's stop points (PMIX_DEBUG_STOP_ON_EXEC/_IN_INIT/_IN_APP) and
+ * PMIX_READY_FOR_DEBUG (controller loop) */
+/* Read the spawn's stop directives (job and app level) once j is mapped: which process
+ * stops where. PMIX_SUCCESS, or a refusal with *msg (owned by the caller): a value not
+ * read (PMIX_ERR_NOT_SUPPORTED), a rank not in the job or app (PMIX_ERR_BAD_PARAM), two
+ * stop points for one process (PMIX_ERR_NOT_SUPPORTED). */
+pmix_status_t px_jdbg_read(px_job_t *j, char **msg);
+/* The stop directives of app a for its application realm (the client library and the
+ * application read them with PMIx_Get): each as a PMIX_PROC_RANK. */
+void px_jdbg_app_realm(const px_job_t *j, size_t a, void *list);
+/* Process p reached its stop point (its exec hold is confirmed, or it said
+ * PMIX_READY_FOR_DEBUG); once every target has, the running job moves to HELD. */
+void px_jdbg_reached(px_proc_t *p);
+/* The job just moved to RUNNING: HELD at once when every target is at its stop point. */
+void px_jdbg_running(px_job_t *j);
+/* Entering HELD: raise PMIX_READY_FOR_DEBUG for the job. */
+void px_jdbg_tell_ready(px_job_t *j);
+/* Its daemon saw p stop (true) or continue (false). */
+void px_jdbg_os_state(px_proc_t *p, bool stopped);
+/* An event beyond a node passing through the controller (px_dvm_event): a target's
+ * PMIX_READY_FOR_DEBUG is taken here (true: not to be relayed); a
+ * PMIX_DEBUGGER_RELEASE releases the held processes its custom range names (false:
+ * relayed as usual). */
+bool px_jdbg_event(px_dvm_t *dvm, pmix_status_t code, const pmix_proc_t *source,
+                   const pmix_info_t *info, size_t ninfo);
+/* Whether some process of j may be stopped by a signal (held at exec, paused, seen
+ * stopped): a SIGTERM then needs a SIGCONT to act. */
+bool px_jdbg_maybe_stopped(const px_job_t *j);
 
 /* fence.c: fences and direct modex across daemons (controller loop) */
 /* Daemon id's contribution to the fence over procs (its local data, len bytes; daemon 0

@@ -10,6 +10,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/px_common.h"
 #include "launcher/dvm_int.h"
 
 typedef struct {
@@ -43,6 +44,9 @@ static pmix_proc_state_t proc_state(const px_job_t *j, const px_proc_t *p)
     case PX_PROC_STARTING:
         return PMIX_PROC_STATE_LAUNCH_UNDERWAY;
     case PX_PROC_RUNNING:
+        if (p->at_stop || p->os_stopped) { /* held at a stop point, or by a signal */
+            return PX_PROC_STATE_STOPPED;
+        }
         return p->connected ? PMIX_PROC_STATE_CONNECTED : PMIX_PROC_STATE_RUNNING;
     case PX_PROC_FAILED_START:
         return PMIX_PROC_STATE_FAILED_TO_START;

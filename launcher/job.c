@@ -102,6 +102,9 @@ static void proc_started(px_proc_t *p, int err, const char *stage, pid_t pid)
         job_fail(j, PX_WHY_START, p->proc.rank, err, stage ? stage : "setup");
     } else {
         p->state = PX_PROC_RUNNING; /* apply_pstate calls this for a STARTING process only */
+        if (p->stop == PX_STOP_EXEC && pid != 0) {
+            px_jdbg_reached(p); /* its daemon tells the start once it holds it at exec */
+        }
     }
     px_dvm_log(j->dvm, 2, "%s rank %u: %s", j->nspace, p->proc.rank,
                err ? "start failed" : "started");
@@ -143,6 +146,12 @@ static void apply_pstate(px_job_t *j, const px_dp_pstate_one_t *o)
          * come straight to dvm.c) */
         p->connected = true;
         p->finalized |= o->state == PX_DP_PS_FINALIZED;
+        return;
+    }
+    if (p != NULL && (o->state == PX_DP_PS_STOPPED || o->state == PX_DP_PS_CONTINUED)) {
+        if (proc_alive(p)) { /* a report after the exit's is out of date */
+            px_jdbg_os_state(p, o->state == PX_DP_PS_STOPPED);
+        }
         return;
     }
     bool fits = p != NULL &&
@@ -243,7 +252,7 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now)
     if (j->why == PX_WHY_NONE) {
         j->why = why;
     }
-    if (j->state == PX_JOB_RUNNING) {
+    if (j->state == PX_JOB_RUNNING || j->state == PX_JOB_HELD) {
         px_job_move(j, PX_JOB_TERMINATING, "killed");
     }
     if (now) {
@@ -251,6 +260,9 @@ void px_job_kill(px_job_t *j, px_why_t why, bool now)
         return;
     }
     send_signal(j, PMIX_RANK_WILDCARD, SIGTERM);
+    if (px_jdbg_maybe_stopped(j)) {
+        send_signal(j, PMIX_RANK_WILDCARD, SIGCONT); /* a stopped process takes it then */
+    }
     if (j->kill_ev == NULL) {
         j->kill_ev = evtimer_new(j->dvm->base, kill_now, j);
     }
@@ -671,6 +683,8 @@ static void job_free(px_job_t *j)
     PMIx_Argv_free(j->wdirs);
     PMIx_Argv_free(j->paths);
     free(j->procs);
+    free(j->stops);
+    free(j->breakpoint);
     free(j->why_text);
     free(j->why_msg);
     free(j);
@@ -744,8 +758,10 @@ int px_job_move(px_job_t *j, px_job_state_t to, const char *reason)
              px_job_state_name(to), reason);
     px_dvm_log(j->dvm, 2, "%s: %s -> %s (%s)", j->nspace, px_job_state_name(from),
                px_job_state_name(to), reason);
-    if (to == PX_JOB_RUNNING) {
+    if (to == PX_JOB_RUNNING && from == PX_JOB_LAUNCHING) {
         job_launched(j);
+    } else if (to == PX_JOB_HELD) {
+        px_jdbg_tell_ready(j); /* job_debug.c */
     } else if (to == PX_JOB_ENDED) {
         job_end(j); /* frees j */
     }
@@ -764,11 +780,13 @@ static void job_settle(px_job_t *j)
             px_job_move(j, PX_JOB_RUNNING, "every process started");
             if (j->why != PX_WHY_NONE) {
                 px_job_move(j, PX_JOB_TERMINATING, "failed or killed while launching");
+            } else {
+                px_jdbg_running(j); /* HELD when every target already is */
             }
         }
     }
-    if ((j->state == PX_JOB_RUNNING || j->state == PX_JOB_TERMINATING) && j->nalive == 0 &&
-        j->nstarting == 0) {
+    if ((j->state == PX_JOB_RUNNING || j->state == PX_JOB_HELD || j->state == PX_JOB_TERMINATING) &&
+        j->nalive == 0 && j->nstarting == 0) {
         px_job_move(j, PX_JOB_ENDED, j->why == PX_WHY_NONE ? "every process ended" : "terminated");
     }
 }
@@ -891,6 +909,7 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
         px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
         px_ilist_add_u32(al, PMIX_APP_SIZE, j->map.app_nprocs[a]);
         rc = app_realm(j, apps, a, al);
+        px_jdbg_app_realm(j, a, al); /* the stop points asked of it */
         if (rc == PMIX_SUCCESS) {
             rc = px_ilist_add_array(list, PMIX_APP_INFO_ARRAY, al);
         } else {
@@ -1007,15 +1026,17 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
-    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP},        /* the node agent: daemon/personality.c */
+    {PMIX_DEBUG_STOP_ON_EXEC, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the node agent's odls */
+    {PMIX_DEBUG_STOP_IN_INIT, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the client library */
+    {PMIX_DEBUG_STOP_IN_APP, PX_AT_JOB | PX_AT_APP},  /* job_debug.c, the application */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
  * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
  * is worse than a refusal. */
 static const char *const debugger_attrs[] = {
-    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP, PMIX_DEBUGGER_DAEMONS,
-    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,        PMIX_SPAWN_TOOL,
+    PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_TARGET, PMIX_FORKEXEC_AGENT, PMIX_EXEC_AGENT, PMIX_SPAWN_TOOL,
 };
 
 char *px_job_spawn_support(void)
@@ -1186,11 +1207,13 @@ static pmix_status_t launch_msg(px_job_t *j, const pmix_info_t *setup, size_t ns
     l.nodes = nodes;
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         const px_map_proc_t *mp = &j->map.procs[r];
-        l.procs[r] = (px_dp_lproc_t){.node = idx[mp->node] - 1,
-                                     .local_rank = mp->local_rank,
-                                     .node_rank = mp->node_rank,
-                                     .app = mp->app,
-                                     .flags = mp->bind_deferred ? PX_DP_PROC_BIND_LATER : 0};
+        l.procs[r] =
+            (px_dp_lproc_t){.node = idx[mp->node] - 1,
+                            .local_rank = mp->local_rank,
+                            .node_rank = mp->node_rank,
+                            .app = mp->app,
+                            .flags = (mp->bind_deferred ? PX_DP_PROC_BIND_LATER : 0) |
+                                     (j->procs[r].stop == PX_STOP_EXEC ? PX_DP_PROC_STOP_EXEC : 0)};
         char *list = NULL;
         if (mp->cpuset != NULL && (hwloc_bitmap_list_asprintf(&list, mp->cpuset) < 0 ||
                                    asprintf(&l.procs[r].cpuset, "hwloc:%s", list) < 0)) {
@@ -1480,6 +1503,9 @@ static void spawn_map(px_job_t *j)
     for (size_t r = 0; rc == PMIX_SUCCESS && r < j->nprocs; r++) {
         j->procs[r].job = j;
         PMIx_Load_procid(&j->procs[r].proc, j->nspace, (pmix_rank_t)r);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_jdbg_read(j, &msg); /* its stop points (job_debug.c) */
     }
     if (rc == PMIX_SUCCESS) {
         rc = check_request(j, j->apps, j->napps, &msg);

@@ -4,11 +4,8 @@
 #include "launcher/px_job_state.h"
 
 static const char *const names[PX_JOB_NSTATES] = {
-    [PX_JOB_INIT] = "init",
-    [PX_JOB_SETUP] = "setup",
-    [PX_JOB_LAUNCHING] = "launching",
-    [PX_JOB_RUNNING] = "running",
-    [PX_JOB_TERMINATING] = "terminating",
+    [PX_JOB_INIT] = "init",       [PX_JOB_SETUP] = "setup", [PX_JOB_LAUNCHING] = "launching",
+    [PX_JOB_RUNNING] = "running", [PX_JOB_HELD] = "held",   [PX_JOB_TERMINATING] = "terminating",
     [PX_JOB_ENDED] = "ended",
 };
 
@@ -22,8 +19,12 @@ static const unsigned allowed[PX_JOB_NSTATES] = {
     [PX_JOB_SETUP] = B(PX_JOB_LAUNCHING) | B(PX_JOB_ENDED),
     /* LAUNCHING: every start settled and none failed, or a start failed */
     [PX_JOB_LAUNCHING] = B(PX_JOB_RUNNING) | B(PX_JOB_TERMINATING),
-    /* RUNNING: a failure or kill, or every process ended well */
-    [PX_JOB_RUNNING] = B(PX_JOB_TERMINATING) | B(PX_JOB_ENDED),
+    /* RUNNING: every target at its stop point (once), a failure or kill, or every
+     * process ended well */
+    [PX_JOB_RUNNING] = B(PX_JOB_HELD) | B(PX_JOB_TERMINATING) | B(PX_JOB_ENDED),
+    /* HELD: a target released or continued, a failure or kill, or every process ended
+     * well (released in a way the DVM does not see, e.g. by a debugger's ptrace) */
+    [PX_JOB_HELD] = B(PX_JOB_RUNNING) | B(PX_JOB_TERMINATING) | B(PX_JOB_ENDED),
     /* TERMINATING: nothing left */
     [PX_JOB_TERMINATING] = B(PX_JOB_ENDED),
     /* ENDED: final */

@@ -9,16 +9,15 @@
 #include <stdbool.h>
 
 typedef enum {
-    PX_JOB_INIT,      /* created: directives checked, mapped, requests checked */
-    PX_JOB_SETUP,     /* waiting for PMIx_server_setup_application's answer */
-    PX_JOB_LAUNCHING, /* registered; processes forked, waiting for each exec (a failure
-                       * or kill meanwhile is recorded in why and signalled at once; the
-                       * job leaves this state only once every start is settled) */
-    /* Reserved for the debugger support: PX_JOB_HELD, "every process held at its stop
-     * point" (PMIX_DEBUG_STOP_ON_EXEC / _IN_INIT), would sit between LAUNCHING and
-     * RUNNING, left on the debugger's release. Not used yet: those directives are
-     * refused (job.c, debugger_attrs). */
+    PX_JOB_INIT,        /* created: directives checked, mapped, requests checked */
+    PX_JOB_SETUP,       /* waiting for PMIx_server_setup_application's answer */
+    PX_JOB_LAUNCHING,   /* registered; processes forked, waiting for each exec (a failure
+                         * or kill meanwhile is recorded in why and signalled at once; the
+                         * job leaves this state only once every start is settled) */
     PX_JOB_RUNNING,     /* launched: spawn answered, JOB_START and LAUNCH_COMPLETE raised */
+    PX_JOB_HELD,        /* every process a debugger's stop point names is held there
+                         * (PMIX_DEBUG_STOP_*, job_debug.c): PMIX_READY_FOR_DEBUG raised;
+                         * back to RUNNING once one is released or continued */
     PX_JOB_TERMINATING, /* being ended (first failure, timeout, kill): its processes are
                          * signalled; ends when none is left and no answer is pending */
     PX_JOB_ENDED,       /* the result was told (JOB_END raised); freed right after */

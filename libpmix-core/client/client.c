@@ -511,6 +511,15 @@ pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info
     px_cl.refs = 1;
     pthread_mutex_unlock(&px_cl.lock);
     px_debug(2, "client", "%s:%u started", px_cl.myproc.nspace, px_cl.myproc.rank);
+    if (side->hold != NULL && (rc = side->hold()) != PMIX_SUCCESS) {
+        pthread_mutex_lock(&px_cl.lock);
+        px_cl.refs = 0;
+        pthread_mutex_unlock(&px_cl.lock);
+        if (side->release != NULL) {
+            side->release();
+        }
+        px_cl_teardown();
+    }
 out:
     if (rc == PMIX_SUCCESS && proc != NULL) {
         *proc = px_cl.myproc;
@@ -603,6 +612,7 @@ static const px_cl_side_t client_side = {
     .join = client_join,
     .leave = client_leave,
     .release = NULL,
+    .hold = px_cl_debug_hold, /* PMIX_DEBUG_STOP_IN_INIT (client_debug.c) */
 };
 
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)

@@ -98,6 +98,10 @@ typedef struct px_cl_side {
     void (*leave)(void);
     /* NULL, or undo what join left on the loop or in side state, before the teardown. */
     void (*release)(void);
+    /* NULL, or run once the first start succeeded (the API usable, init_lock still held,
+     * so a concurrent init waits too): a debugger's stop point. An error undoes the
+     * start (release, teardown) and is the init's answer. */
+    pmix_status_t (*hold)(void);
 } px_cl_side_t;
 
 /* PMIx_Init / PMIx_tool_init: refcounted; the first call runs identify, sets up the
@@ -106,6 +110,13 @@ pmix_status_t px_cl_start(const px_cl_side_t *side, pmix_proc_t *proc, pmix_info
                           size_t ninfo);
 /* PMIx_Finalize / PMIx_tool_finalize: the last call runs leave, release, teardown. */
 pmix_status_t px_cl_stop(const px_cl_side_t *side);
+
+/* ---- client_debug.c ---- */
+/* PMIX_DEBUG_STOP_IN_INIT: when the launcher registered this process as a target, say
+ * PMIX_READY_FOR_DEBUG (breakpoint "pmix-init") and wait for a PMIX_DEBUGGER_RELEASE
+ * whose custom range names us. PMIX_SUCCESS (released or not a target), or
+ * PMIX_ERR_LOST_CONNECTION when the server went while we waited. The client side's hold. */
+pmix_status_t px_cl_debug_hold(void);
 
 /* ---- client_group.c ---- */
 /* Drop what we kept of our groups (at finalize). */

@@ -251,3 +251,61 @@ const char *px_info_unhonoured(const pmix_info_t *info, size_t ninfo, const char
     }
     return NULL;
 }
+
+int px_debug_stop_rank(const pmix_value_t *v, pmix_rank_t *rank)
+{
+    switch (v->type) {
+    case PMIX_UNDEF: /* a bare key: true (PMIX_INFO_TRUE) */
+        *rank = PMIX_RANK_WILDCARD;
+        return 1;
+    case PMIX_BOOL:
+        *rank = PMIX_RANK_WILDCARD;
+        return v->data.flag ? 1 : 0;
+    case PMIX_PROC_RANK:
+        *rank = v->data.rank;
+        return v->data.rank == PMIX_RANK_WILDCARD || v->data.rank < PMIX_RANK_VALID ? 1 : -1;
+    case PMIX_INT:
+    case PMIX_INT8:
+    case PMIX_INT16:
+    case PMIX_INT32:
+    case PMIX_INT64:
+    case PMIX_UINT:
+    case PMIX_UINT8:
+    case PMIX_UINT16:
+    case PMIX_UINT32:
+    case PMIX_UINT64:
+    case PMIX_SIZE: {
+        uint32_t r = 0;
+        if (PMIx_Value_get_number(v, &r, PMIX_UINT32) != PMIX_SUCCESS ||
+            (r >= PMIX_RANK_VALID && r != PMIX_RANK_WILDCARD)) {
+            return -1;
+        }
+        *rank = r;
+        return 1;
+    }
+    default:
+        return -1;
+    }
+}
+
+const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        const pmix_value_t *v = &info[i].value;
+        if (v->type == PMIX_PROC && v->data.proc != NULL) {
+            *n = 1;
+            return v->data.proc;
+        }
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+            v->data.darray->type == PMIX_PROC) {
+            *n = v->data.darray->size;
+            return v->data.darray->array;
+        }
+        return NULL;
+    }
+    return NULL;
+}

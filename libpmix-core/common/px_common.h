@@ -64,4 +64,22 @@ bool px_key_reserved(const char *key);
  * (PMIX_ERR_NOT_SUPPORTED here). Borrowed from info. */
 const char *px_info_unhonoured(const pmix_info_t *info, size_t ninfo, const char *const honoured[]);
 
+/* The processes an event's PMIX_EVENT_CUSTOM_RANGE names (one proc, or an array of
+ * them; borrowed from info), *n of them; NULL (and *n 0) without one, or when its value is
+ * of another type. */
+const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, size_t *n);
+
+/* A process stopped (by a signal, or held at a debugger's stop point) in a proc table
+ * (pmix_proc_info_t.state). The Standard has no such state: this value lies among the
+ * live ones (below PMIX_PROC_STATE_UNTERMINATED, the Standard's boundary between live
+ * and ended processes), unused by the Standard's table; PMIx_Proc_state_string names it
+ * "STOPPED". */
+#define PX_PROC_STATE_STOPPED 7
+
+/* The ranks a stop directive's value names (PMIX_DEBUG_STOP_ON_EXEC/_IN_INIT/_IN_APP):
+ * 1 and *rank set: one rank, or PMIX_RANK_WILDCARD for every rank (bool true, a bare
+ * key); 0: none (bool false); -1: a value this runtime does not read (a process array,
+ * a string, a negative number). Used by the launcher and the client library alike. */
+int px_debug_stop_rank(const pmix_value_t *v, pmix_rank_t *rank);
+
 #endif /* PX_COMMON_H */

@@ -469,7 +469,9 @@ typedef struct {
 
 /* What client/ handles itself (see client/README.md and docs/ARCHITECTURE.md). */
 static const lib_fn_t client_fns[] = {
-    {"PMIx_Init", NULL},
+    /* read from the job's data its launcher registered, not from PMIx_Init's info: the
+     * hold of client/client_debug.c (the Tools chapter has debuggers look for it here) */
+    {"PMIx_Init", ATTRS(PMIX_DEBUG_STOP_IN_INIT)},
     {"PMIx_Finalize", NULL},
     {"PMIx_Abort", NULL},
     {"PMIx_Put", NULL},

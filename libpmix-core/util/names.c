@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "pmix.h"
+#include "common/px_common.h"
 #include "util/px_names.h"
 
 /* Longest flag-set text: all single-bit names of the largest table plus a hex tail. */
@@ -159,6 +160,9 @@ pmix_status_t PMIx_Error_code(const char *errname)
 
 const char *PMIx_Proc_state_string(pmix_proc_state_t state)
 {
+    if (state == PX_PROC_STATE_STOPPED) {
+        return "STOPPED"; /* ours (common/px_common.h): the Standard has no stopped state */
+    }
     return px_names_or(&px_abi_proc_state, state, "UNKNOWN PROC STATE");
 }
 

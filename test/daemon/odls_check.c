@@ -35,6 +35,7 @@ typedef struct {
     char *out; /* collected stdout when not a pattern (bounded) */
     size_t out_cap;
     pid_t pid;
+    int stops, conts; /* stopped(true) / stopped(false) */
 } rec_t;
 
 static struct event_base *base;
@@ -105,6 +106,18 @@ static void cb_exited(px_child_t *c, int wstatus, void *cbdata)
     if (r->started_n != 1 || r->exited_n++ != 0)
         fail("exited() without started() or twice");
     r->wstatus = wstatus;
+}
+
+static void cb_stopped(px_child_t *c, bool stopped, void *cbdata)
+{
+    (void)cbdata;
+    rec_t *r = px_child_user(c);
+    if (r->started_n != 1 || r->exited_n != 0)
+        fail("stopped() before started() or after exited()");
+    if (stopped)
+        r->stops++;
+    else
+        r->conts++;
 }
 
 static double now(void)
@@ -373,6 +386,133 @@ static void case_many(void)
             return;
     }
     fprintf(stderr, "%d x %d children in %.2f s\n", N, ROUNDS, now() - t);
+}
+
+/* ---- stop on exec, stops and continues ---- */
+
+static bool held_pred(void *arg)
+{
+    rec_t *r = arg;
+    for (int i = 0; i < 8; i++)
+        if (r[i].started_n != 1 || r[i].stops != 1)
+            return false;
+    return true;
+}
+
+static char proc_state_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' ? p[2] : '?';
+}
+
+static int tracer_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int t = -1;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, "TracerPid:", 10) == 0)
+            t = atoi(line + 10);
+    if (f)
+        fclose(f);
+    return t;
+}
+
+/* 8 writers held at their first instruction: started(0) only once held, state T, not
+ * traced, their program exec'd, nothing written, stopped(true) told; SIGCONT: each writes
+ * its bytes and exits 0. A held program that cannot be exec'd fails as usual. */
+static void case_stop_exec(void)
+{
+    rec_t r[8];
+    char exe[4096];
+    if (realpath(writer, exe) == NULL)
+        fail("realpath %s", writer);
+    for (int i = 0; i < 8; i++) {
+        char nb[32], sb[32];
+        snprintf(nb, sizeof(nb), "%d", 1000 + i);
+        snprintf(sb, sizeof(sb), "%d", 40 + i);
+        char *argv[] = {(char *)writer, nb, sb, "out", NULL};
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].check_pattern = true;
+        px_pattern_init(&r[i].po, 40 + i);
+        px_pattern_init(&r[i].pe, 41 + i);
+        px_child_spec_t spec = {.argv = argv, .env = environ, .stop_on_exec = true, .user = &r[i]};
+        px_child_t *c = px_odls_start(odls, &spec);
+        if (c == NULL) {
+            fail("px_odls_start: %s", strerror(errno));
+            return;
+        }
+        r[i].pid = px_child_pid(c);
+    }
+    if (!run_until(held_pred, r, 20)) {
+        fail("not every child was held and told stopped");
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        char link[64], got[4096];
+        snprintf(link, sizeof(link), "/proc/%d/exe", (int)r[i].pid);
+        ssize_t n = readlink(link, got, sizeof(got) - 1);
+        got[n > 0 ? n : 0] = '\0';
+        if (r[i].err != 0 || proc_state_of(r[i].pid) != 'T' || tracer_of(r[i].pid) != 0 ||
+            strcmp(got, exe) != 0 || r[i].out_len != 0)
+            fail("child %d: err %d state %c tracer %d exe %s, %zu bytes out", i, r[i].err,
+                 proc_state_of(r[i].pid), tracer_of(r[i].pid), got, r[i].out_len);
+    }
+    for (int i = 0; i < 8; i++)
+        kill(r[i].pid, SIGCONT);
+    run_until_idle(20);
+    for (int i = 0; i < 8; i++) {
+        check_pattern_rec("held then continued", &r[i], 1000 + (size_t)i, 0);
+        if (r[i].conts > 1)
+            fail("child %d: %d continues told", i, r[i].conts);
+    }
+    rec_t bad = {0};
+    char *argv[] = {"/nonexistent/prog", NULL};
+    px_child_spec_t spec = {.argv = argv, .env = environ, .stop_on_exec = true, .user = &bad};
+    if (px_odls_start(odls, &spec) == NULL)
+        fail("px_odls_start: %s", strerror(errno));
+    run_until_idle(20);
+    expect_start_error("held, not found", bad, ENOENT, "exec");
+}
+
+static bool stops_pred(void *arg)
+{
+    rec_t *r = arg;
+    return r->stops == 1;
+}
+
+static bool conts_pred(void *arg)
+{
+    rec_t *r = arg;
+    return r->conts == 1;
+}
+
+/* A running child stopped and continued by signals: each told once. */
+static void case_stop_cont(void)
+{
+    rec_t r = {0};
+    char *argv[] = {"/bin/sleep", "30", NULL};
+    px_child_t *c = start(&r, argv, NULL, NULL, NULL, false);
+    if (c == NULL)
+        return;
+    px_odls_signal(c, SIGSTOP);
+    if (!run_until(stops_pred, &r, 20))
+        fail("a stop was not told (stops %d)", r.stops);
+    px_odls_signal(c, SIGCONT);
+    if (!run_until(conts_pred, &r, 20))
+        fail("a continue was not told (conts %d)", r.conts);
+    px_odls_signal(c, SIGTERM);
+    run_until_idle(20);
+    if (!WIFSIGNALED(r.wstatus) || WTERMSIG(r.wstatus) != SIGTERM || r.stops != 1 || r.conts != 1)
+        fail("status %#x, %d stops, %d continues", r.wstatus, r.stops, r.conts);
 }
 
 static void case_stdin(void)
@@ -797,7 +937,7 @@ int main(int argc, char **argv)
     base = event_base_new();
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
-    px_odls_cbs_t cbs = {cb_started, cb_output, cb_exited};
+    px_odls_cbs_t cbs = {cb_started, cb_output, cb_exited, cb_stopped};
     odls = px_odls_create(base, topo, &cbs, NULL);
     if (base == NULL || odls == NULL) {
         fprintf(stderr, "setup failed: %s\n", strerror(errno));
@@ -828,6 +968,8 @@ int main(int argc, char **argv)
         {"messages", case_messages},
         {"stdin_flow", case_stdin_flow},
         {"stdin_gone", case_stdin_gone},
+        {"stop_exec", case_stop_exec},
+        {"stop_cont", case_stop_cont},
     };
     bool found = false;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

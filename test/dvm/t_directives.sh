@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Never silently ignore a directive: PMIx_Init / PMIx_tool_init refuse a required one
 # they do not act on; the DVM refuses a spawn carrying a required directive it does not
-# honour (job or app level) and every debugger attribute, naming it; it answers
+# honour (job or app level) and every debugger attribute it does not support yet, naming
+# it (the stop points are supported: t_stop.sh); it answers
 # PMIX_QUERY_SPAWN_SUPPORT from the table its job-info reader uses.
 . "$(dirname "$0")/lib.sh"
 start_dvm
@@ -11,13 +12,15 @@ expect_in "$T/init" "PMIx_Init: the directive pmix.pgm.model is marked required"
 run_to 60 "$APP" toolreqd >"$T/out" 2>&1 || fail "toolreqd: $(cat "$T/out")"
 expect_in "$T/out" "tool_init required model: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "PMIx_tool_init: the directive pmix.pgm.model is marked required"
-# the support list is the reader's table: output, mapping and pset keys; no debugger keys
+# the support list is the reader's table: output, mapping, pset and stop-point keys; no
+# other debugger keys
 sup=$(sed -n 's/^support=//p' "$T/out" | tr ',' '\n')
 for k in pmix.mapby pmix.rankby pmix.bindto pmix.cpuperproc pmix.iof.rank pmix.iof.file \
-    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout; do
+    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout \
+    pmix.dbg.exec pmix.dbg.init pmix.dbg.notify; do
     grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
 done
-for k in pmix.dbg.exec pmix.debugger pmix.spwn.tool pmix.wdir; do
+for k in pmix.debugger pmix.spwn.tool pmix.wdir; do
     grep -qx "$k" <<<"$sup" && fail "spawn support lists $k, which the DVM does not honour"
 done
 expect_in "$T/out" "optional max-restarts: PMIX_SUCCESS"
@@ -25,8 +28,7 @@ expect_in "$T/out" "required max-restarts: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "required app max-restarts: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "requires pmix.maxrestarts (marked PMIX_INFO_REQD)"
 expect_in "$T/out" "required notify-completion: PMIX_SUCCESS"
-for k in pmix.dbg.exec pmix.dbg.init pmix.dbg.notify pmix.debugger pmix.dbg.tgt pmix.fe.agnt \
-    pmix.exec.agnt pmix.spwn.tool; do
+for k in pmix.debugger pmix.dbg.tgt pmix.fe.agnt pmix.exec.agnt pmix.spwn.tool; do
     expect_in "$T/out" "debugger $k: PMIX_ERR_NOT_SUPPORTED"
     expect_in "$T/out" "asks for $k, debugger support"
 done

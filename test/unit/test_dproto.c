@@ -263,7 +263,11 @@ static void launch_buf(pmix_data_buffer_t *b)
                               {.name = "n1", .daemon = 3, .flags = PX_DP_NODE_OVERSUB}};
     px_dp_lproc_t procs[3] = {
         {.node = 0, .local_rank = 0, .node_rank = 0, .app = 0, .cpuset = "hwloc:0-1"},
-        {.node = 1, .local_rank = 0, .node_rank = 2, .app = 0, .flags = PX_DP_PROC_BIND_LATER},
+        {.node = 1,
+         .local_rank = 0,
+         .node_rank = 2,
+         .app = 0,
+         .flags = PX_DP_PROC_BIND_LATER | PX_DP_PROC_STOP_EXEC},
         {.node = 0, .local_rank = 1, .node_rank = 1, .app = 1, .cpuset = NULL},
     };
     char *argv0[] = {"hostname", NULL}, *argv1[] = {"true", "x", NULL};
@@ -326,7 +330,7 @@ Test(dproto, launch_roundtrip)
     cr_assert_str_eq(l->info[0].value.data.string, "node");
     cr_assert_eq(l->nodes[0].flags, 0);
     cr_assert_eq(l->nodes[1].flags, PX_DP_NODE_OVERSUB);
-    cr_assert_eq(l->procs[1].flags, PX_DP_PROC_BIND_LATER);
+    cr_assert_eq(l->procs[1].flags, PX_DP_PROC_BIND_LATER | PX_DP_PROC_STOP_EXEC);
     cr_assert_eq(l->procs[0].flags, 0);
     cr_assert_eq(l->bind_obj, PX_DP_BIND_CORE);
     cr_assert_eq(l->pe, 2);
@@ -486,6 +490,16 @@ Test(dproto, pstate_roundtrip_and_refusals)
     cr_assert_eq(out.procs[0].state, PX_DP_PS_FINALIZED);
     px_dp_pstate_free(&out);
     px_bfrops_buf_free(&full);
+    /* stopped and continued (waitpid WUNTRACED / WCONTINUED) too */
+    for (uint8_t st = PX_DP_PS_STOPPED; st <= PX_DP_PS_CONTINUED; st++) {
+        one[0].state = st;
+        px_bfrops_buf_init(&full);
+        cr_assert_eq(px_dp_pstate_pack(&full, &ps), PMIX_SUCCESS);
+        cr_assert_eq(px_dp_pstate_unpack(&full, &out), PMIX_SUCCESS);
+        cr_assert_eq(out.procs[0].state, st);
+        px_dp_pstate_free(&out);
+        px_bfrops_buf_free(&full);
+    }
     one[0].state = 9;
     ps.n = 1;
     px_bfrops_buf_init(&full);

@@ -13,6 +13,8 @@ static const struct {
     {PX_JOB_SETUP, PX_JOB_LAUNCHING},     {PX_JOB_SETUP, PX_JOB_ENDED},
     {PX_JOB_LAUNCHING, PX_JOB_RUNNING},   {PX_JOB_LAUNCHING, PX_JOB_TERMINATING},
     {PX_JOB_RUNNING, PX_JOB_TERMINATING}, {PX_JOB_RUNNING, PX_JOB_ENDED},
+    {PX_JOB_RUNNING, PX_JOB_HELD},        {PX_JOB_HELD, PX_JOB_RUNNING},
+    {PX_JOB_HELD, PX_JOB_TERMINATING},    {PX_JOB_HELD, PX_JOB_ENDED},
     {PX_JOB_TERMINATING, PX_JOB_ENDED},
 };
 
@@ -58,6 +60,9 @@ Test(job_state, no_stay_no_way_back)
     cr_expect(!px_job_state_allowed(PX_JOB_TERMINATING, PX_JOB_RUNNING));
     /* a launch is settled before the job can end: LAUNCHING never ends directly */
     cr_expect(!px_job_state_allowed(PX_JOB_LAUNCHING, PX_JOB_ENDED));
+    /* held only once launched (the spawn answered), never while ending */
+    cr_expect(!px_job_state_allowed(PX_JOB_LAUNCHING, PX_JOB_HELD));
+    cr_expect(!px_job_state_allowed(PX_JOB_TERMINATING, PX_JOB_HELD));
 }
 
 Test(job_state, out_of_range)
@@ -71,6 +76,7 @@ Test(job_state, names)
 {
     cr_expect_str_eq(px_job_state_name(PX_JOB_INIT), "init");
     cr_expect_str_eq(px_job_state_name(PX_JOB_RUNNING), "running");
+    cr_expect_str_eq(px_job_state_name(PX_JOB_HELD), "held");
     cr_expect_str_eq(px_job_state_name(PX_JOB_ENDED), "ended");
     for (int s = 0; s < PX_JOB_NSTATES; s++) {
         cr_expect(strcmp(px_job_state_name(s), "?") != 0, "state %d has no name", s);

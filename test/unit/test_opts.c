@@ -498,6 +498,24 @@ Test(opts, prefix_nohup_and_always_keys)
     px_opts_fini(&c);
 }
 
+/* a debugger's stop points: each a job-level bool true (every rank); not given, absent */
+Test(opts, stop_points)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--stop-on-exec", "./a");
+    jtrue(&c, PMIX_DEBUG_STOP_ON_EXEC);
+    cr_assert_null(jget(&c, PMIX_DEBUG_STOP_IN_INIT));
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--stop-in-init", "-n", "2", "./a");
+    jtrue(&c, PMIX_DEBUG_STOP_IN_INIT);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--stop-in-app", "./a");
+    jtrue(&c, PMIX_DEBUG_STOP_IN_APP);
+    cr_assert_null(jget(&c, PMIX_DEBUG_STOP_ON_EXEC));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PTERM, "\"--stop-on-exec\" is not an option of pterm", "--stop-on-exec");
+}
+
 /* ---- generic errors -------------------------------------------------------------- */
 
 Test(opts, unknown_and_misplaced_options)

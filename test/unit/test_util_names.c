@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pmix.h"
+#include "common/px_common.h"
 #include "util/px_abi_tables.h"
 #include "util/px_names.h"
 
@@ -110,6 +111,9 @@ Test(names, proc_and_job_state)
     cr_assert_str_eq(PMIx_Proc_state_string(PMIX_PROC_STATE_FAILED_TO_LAUNCH),
                      "PMIX_PROC_STATE_FAILED_TO_LAUNCH");
     cr_assert_str_eq(PMIx_Proc_state_string(200), "UNKNOWN PROC STATE");
+    /* ours: a stopped process in a proc table (the Standard has no such state) */
+    cr_assert_str_eq(PMIx_Proc_state_string(PX_PROC_STATE_STOPPED), "STOPPED");
+    cr_assert_lt(PX_PROC_STATE_STOPPED, PMIX_PROC_STATE_UNTERMINATED);
     cr_assert_str_eq(PMIx_Job_state_string(PMIX_JOB_STATE_RUNNING), "PMIX_JOB_STATE_RUNNING");
     cr_assert_str_eq(PMIx_Job_state_string(PMIX_JOB_STATE_PREPPED),
                      "PMIX_JOB_STATE_AWAITING_ALLOC");
