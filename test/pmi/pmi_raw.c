@@ -3,6 +3,7 @@
  * and print what the server answers. Modes:
  *   psets          PMI-1: pmix.pset.nms, PMI_process_mapping, universe size, publish/
  *                  lookup/unpublish of a service per rank, barriers, finalize
+ *   mapping        PMI-1: prints "mapping <PMI_process_mapping>", barrier, finalize
  *   bad            PMI-1: rank 0 sends framed bad requests first (each answered with
  *                  rc=-1 and a message, printed "reply: ..."), then every rank does a
  *                  put/barrier/get/finalize that must still work
@@ -260,6 +261,13 @@ int main(int argc, char **argv)
         ask("unpublish_result", 1, "cmd=unpublish_name service=svc-%d", rank);
         ask("lookup_result", 0, "cmd=lookup_name service=svc-%d", rank);
         ask("finalize_ack", -1, "cmd=finalize");
+    } else if (strcmp(mode, "mapping") == 0) {
+        init1();
+        printf(
+            "mapping %s\n",
+            val(ask("get_result", 1, "cmd=get kvsname=%s key=PMI_process_mapping", kvs), "value"));
+        ask("barrier_out", 1, "cmd=barrier_in");
+        ask("finalize_ack", 1, "cmd=finalize");
     } else if (strcmp(mode, "bad") == 0) {
         if (rank == 0) {
             ask("maxes", 0, "cmd=get_maxes");

@@ -27,9 +27,9 @@ for n in 4 16; do
     lines_in "$T/sum$n" "sum $((n * (n + 1) / 2)) ok" $n
 done
 # every rank shares memory with the others: MPICH takes the node layout from
-# PMI_process_mapping (a mapping that put the ranks on different nodes gives "local 1/4")
+# PMI_process_mapping (a mapping that put the ranks on different nodes gives "1/4")
 run_job "$T/local" 0 "$PRUN" $RR -n 4 "$MPI" local
-lines_in "$T/local" "local 4/4" 4
+lines_in "$T/local" " 4/4 ranks 0,1,2,3 host " 4
 # MPI_Abort's code is the job's exit code; the others were ended, not left in a barrier
 run_job "$T/abort" 7 "$PRUN" $RR -n 4 "$MPI" abort 7
 expect_in "$T/abort" "MPI_Abort(MPI_COMM_WORLD, 7)"
