@@ -694,7 +694,7 @@ static void job_end(px_job_t *j)
             j->spawn_cb = NULL;
             cb(r.status == PMIX_SUCCESS ? PMIX_ERR_JOB_FAILED_TO_LAUNCH : r.status, NULL,
                j->spawn_cbdata);
-        } else if (j->notify_completion) {
+        } else if (j->notify_completion || j->notify_job_events) {
             notify_end(j, &r, NULL, NULL);
         }
     }
@@ -708,7 +708,10 @@ static void job_end(px_job_t *j)
 }
 
 /* Entering RUNNING, every process confirmed its start: answer the spawn, raise
- * JOB_START and LAUNCH_COMPLETE. */
+ * JOB_START and LAUNCH_COMPLETE if the requester asked for them (PMIX_NOTIFY_JOB_EVENTS;
+ * the Standard has the launcher generate them only then). Never unasked: a requester
+ * may abort on an event it did not register for — Open MPI 4.1's default handler
+ * aborts the parent of MPI_Comm_spawn on any event that reaches it. */
 static void job_launched(px_job_t *j)
 {
     if (j->spawn_cb != NULL) { /* a requester's job (this process's has none) */
@@ -719,8 +722,10 @@ static void job_launched(px_job_t *j)
     if (j->local_cb.started != NULL) {
         j->local_cb.started(j->nspace, j->local_cb.arg);
     }
-    notify_simple(j, PMIX_EVENT_JOB_START);
-    notify_simple(j, PMIX_LAUNCH_COMPLETE);
+    if (j->notify_job_events) {
+        notify_simple(j, PMIX_EVENT_JOB_START);
+        notify_simple(j, PMIX_LAUNCH_COMPLETE);
+    }
     px_out_flush_held(j, false);
 }
 
@@ -985,6 +990,7 @@ static const struct {
     unsigned where;
 } spawn_attrs[] = {
     {PMIX_NOTIFY_COMPLETION, PX_AT_JOB},
+    {PMIX_NOTIFY_JOB_EVENTS, PX_AT_JOB},
     {PMIX_NOHUP, PX_AT_JOB},
     {PMIX_STDIN_TGT, PX_AT_JOB},
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
@@ -1081,6 +1087,8 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
         const pmix_info_t *in = &info[i];
         if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_COMPLETION)) {
             j->notify_completion = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_JOB_EVENTS)) {
+            j->notify_job_events = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_NOHUP)) {
             j->nohup = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT)) {
