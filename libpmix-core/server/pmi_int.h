@@ -36,13 +36,15 @@ struct px_pmi_conn {
     px_srv_client_t *client; /* counted (the connection's reference) once bound at init */
     int wire;                /* 0 until the first bytes tell; PMI-1 switches to PMI-2 */
     bool finalized;
-    bool dead;    /* read error, end of file or a protocol error: close */
-    bool closing; /* close once the output is written (after an error reply) */
-    char *in;     /* owned: bytes read, not yet a whole message */
+    bool port_pending; /* came to the PMI_PORT listener: no proc until its initack */
+    bool dead;         /* read error, end of file or a protocol error: close */
+    bool closing;      /* close once the output is written (after an error reply) */
+    char *in;          /* owned: bytes read, not yet a whole message */
     size_t in_len, in_cap;
     char *out; /* owned: bytes to write, [out_off, out_len) */
     size_t out_off, out_len;
     struct event *ev_read, *ev_write, *ev_resume; /* owned */
+    struct event *ev_timeout;                     /* owned: a pending port connection's */
     /* the request in the library's hands */
     pmi_wait_t wait;
     const struct pmi_cmd *cmd; /* what it answers (server_pmi_cmd.c's table) */
@@ -57,9 +59,25 @@ typedef struct pmi_nattr {
     char *nspace, *key, *val; /* owned */
 } pmi_nattr_t;
 
+/* A process offered PMI_PORT/PMI_ID (server_pmi_port.c): claimed by its initack. */
+typedef struct pmi_offer {
+    struct pmi_offer *next;
+    uint32_t id; /* PMI_ID: random, 1..INT32_MAX, unique among the offers */
+    pmix_proc_t proc;
+    uint32_t size; /* the job's size, told in the initack answer */
+    pid_t pid;     /* 0 until the process started */
+} pmi_offer_t;
+
 struct px_srv_pmi {
     px_pmi_conn_t *conns;
     pmi_nattr_t *nattrs;
+    /* PMI_PORT (server_pmi_port.c) */
+    pmi_offer_t *offers; /* owned */
+    int port_fd;         /* the listener, valid when port_open */
+    bool port_open;
+    struct event *ev_accept; /* owned, loop only */
+    char port[32];           /* "127.0.0.1:<port>" */
+    unsigned npending;       /* accepted connections that have not said initack yet */
 };
 
 /* The server's PMI state, made on first use (NULL only when out of memory). */
@@ -78,5 +96,18 @@ void px_pmi_reply_error(px_pmi_conn_t *k, const char *cmd, const char *topic, ..
 
 /* Serve one parsed message (server_pmi_cmd.c). */
 void px_pmi_handle(px_pmi_conn_t *k, const px_pmi_msg_t *m);
+
+/* A connection on fd (non-blocking from here; owned: closed on failure) of proc's process
+ * pid, listed and read from now on. NULL when out of memory. */
+px_pmi_conn_t *px_pmi_conn_new(int fd, const pmix_proc_t *proc, pid_t pid);
+
+/* server_pmi_port.c. Claim (remove) the offer id: its process, job size and pid. */
+bool px_pmi_port_claim(uint32_t id, pmix_proc_t *proc, uint32_t *size, pid_t *pid);
+/* A pending port connection is no longer pending (it said initack, or it goes). */
+void px_pmi_port_settled(px_pmi_conn_t *k);
+/* Withdraw proc's offers (PMIX_RANK_WILDCARD: its namespace's). */
+void px_pmi_port_drop(const pmix_proc_t *proc);
+/* Close the listener, free the offers (server finalize). */
+void px_pmi_port_fini(void);
 
 #endif /* PX_SRV_PMI_INT_H */

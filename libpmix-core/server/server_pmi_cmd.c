@@ -728,6 +728,49 @@ static void h_unsupported(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
     px_pmi_reply_error(k, cmd->reply, "unsupported", m->cmd);
 }
 
+/* initack (a PMI_PORT connection's first line): names the offer (PMI_ID) it came for; from
+ * then on the connection is that process's, as a handed-over PMI_FD is. The answer is
+ * what MPICH's client reads before it says init: "cmd=initack rc=0", then
+ * "cmd=set size=N", "cmd=set rank=R", "cmd=set debug=0". An unknown, used or withdrawn
+ * id is answered rc=-1 and the connection closed. */
+static void h_initack(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
+{
+    if (!k->port_pending) {
+        px_pmi_reply_error(k, cmd->reply, "initack-not-port", k->proc.rank, k->proc.nspace);
+        return;
+    }
+    const char *v = px_pmi_get(m, "pmiid");
+    long long id = 0;
+    pmix_proc_t proc;
+    uint32_t size = 0;
+    pid_t pid = 0;
+    if (!int_arg(v, 0, &id) || id <= 0 || id > INT32_MAX ||
+        !px_pmi_port_claim((uint32_t)id, &proc, &size, &pid)) {
+        px_pmi_reply_error(k, cmd->reply, "bad-pmiid", v ? v : "");
+        k->closing = true;
+        px_pmi_conn_flush(k);
+        return;
+    }
+    px_pmi_port_settled(k);
+    k->proc = proc;
+    k->pid = pid;
+    px_debug(2, "server", "PMI_PORT connection is %s:%u (pid %d)", proc.nspace, proc.rank,
+             (int)pid);
+    px_pmi_out_t o;
+    px_pmi_reply_start(k, &o, cmd->reply);
+    px_pmi_out_add_int(&o, "rc", 0);
+    px_pmi_reply_send(k, &o);
+    const struct {
+        const char *key;
+        long long val;
+    } set[] = {{"size", size}, {"rank", proc.rank}, {"debug", 0}};
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+        px_pmi_reply_start(k, &o, "set");
+        px_pmi_out_add_int(&o, set[i].key, set[i].val);
+        px_pmi_reply_send(k, &o);
+    }
+}
+
 static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE1, "init", "response_to_init", false, h_init},
     {PX_PMI_WIRE1, "get_maxes", "maxes", true, h_maxes},
@@ -743,7 +786,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE1, "unpublish_name", "unpublish_result", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE1, "lookup_name", "lookup_result", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE1, "spawn", "spawn_result", true, h_unsupported},
-    {PX_PMI_WIRE1, "initack", "initack", false, h_unsupported},
+    {PX_PMI_WIRE1, "initack", "initack", false, h_initack},
     {PX_PMI_WIRE2, "fullinit", "fullinit-response", false, h_fullinit},
     {PX_PMI_WIRE2, "job-getid", "job-getid-response", true, h_kvsname},
     {PX_PMI_WIRE2, "kvs-put", "kvs-put-response", true, h_put},
@@ -784,7 +827,12 @@ void px_pmi_handle(px_pmi_conn_t *k, const px_pmi_msg_t *m)
     }
     const pmi_cmd_t *cmd = cmd_find(k->wire, m->cmd);
     px_debug(3, "server", "PMI-%d from %s:%u: %s", k->wire, k->proc.nspace, k->proc.rank, m->cmd);
-    if (cmd == NULL) {
+    if (k->port_pending && (cmd == NULL || cmd->fn != h_initack)) {
+        /* a PMI_PORT connection is nobody's until it names its offer */
+        px_pmi_reply_error(k, cmd && cmd->reply ? cmd->reply : "error", "initack-first", m->cmd);
+        k->closing = true;
+        px_pmi_conn_flush(k);
+    } else if (cmd == NULL) {
         px_pmi_reply_error(k, "error", "unknown-command", m->cmd);
     } else if (cmd->need_init && k->client == NULL) {
         px_pmi_reply_error(k, cmd->reply ? cmd->reply : "error", "not-initialized", m->cmd);

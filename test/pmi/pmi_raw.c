@@ -16,16 +16,28 @@
  *   mixed          PMI-1 in a job with PMIx processes (pmix_peer): put "k<rank>" =
  *                  "v<rank>", barrier, get every rank's key, print "pmi rank R got N of N"
  *   noinit-exit    init, then exit 0 without finalize
- *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD"
+ *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD", and PMI_PORT/PMI_ID
+ *                  when set
+ *   port           (PX_PMI=port) connect to PMI_PORT, initack with PMI_ID, check the
+ *                  size and rank it answers ("port rank R size N"), then put/barrier/
+ *                  get/finalize as "bad" does
+ *   port-bad       as port, but rank 0 first makes connections the server must refuse
+ *                  and close: one whose first line is not initack, one naming a wrong
+ *                  PMI_ID; then, once its own initack succeeded, one naming its own
+ *                  PMI_ID again (used once); each prints "reply: ..." and "closed by the
+ *                  server"
  * For the three unframed modes rank 0 prints the answer and "closed by the server" when
  * the server closes the connection, and exits 3. Any failed check prints "FAIL ..." and
  * makes the exit code 2.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static int fd = -1, rank, size, wire = 1, bad;
@@ -223,6 +235,58 @@ static int after_garbage(void)
     return 3;
 }
 
+/* A new TCP connection to PMI_PORT ("a.b.c.d:port"). */
+static int port_connect(void)
+{
+    const char *p = getenv("PMI_PORT");
+    const char *colon = p ? strrchr(p, ':') : NULL;
+    if (colon == NULL) {
+        die("PMI_PORT must be set as host:port");
+    }
+    char host[64];
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - p), p);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
+        connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        die("cannot connect to PMI_PORT %s: %s", p, strerror(errno));
+    }
+    return s;
+}
+
+/* initack on the current connection with id; the answer's four lines checked. */
+static void initack(const char *id)
+{
+    ask("initack", 1, "cmd=initack pmiid=%s", id);
+    const char *want[] = {"size", "rank", "debug"};
+    int got[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++) {
+        char *a = hear();
+        const char *c = a ? val(a, "cmd") : NULL;
+        if (c == NULL || strcmp(c, "set") != 0 || val(a, want[i]) == NULL) {
+            die("initack answer line %d is \"%s\", expected cmd=set %s=", i + 2, a ? a : "(none)",
+                want[i]);
+        }
+        got[i] = atoi(val(a, want[i]));
+    }
+    rank = got[1];
+    size = got[0];
+    printf("port rank %d size %d debug %d\n", rank, size, got[2]);
+}
+
+/* A connection that the server must answer rc=-1 and close after the line fmt. */
+static void refused_conn(const char *fmt, const char *arg)
+{
+    int keep = fd;
+    fd = port_connect();
+    send_cmd(fmt, arg);
+    char *a = hear();
+    printf("reply: %s\n", a ? a : "(none)");
+    printf("%s\n", a != NULL && hear() == NULL ? "closed by the server" : "FAIL still open");
+    close(fd);
+    fd = keep;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "env";
@@ -233,7 +297,37 @@ int main(int argc, char **argv)
         } else {
             printf("PMI_FD=%s PMI_RANK=%s PMI_SIZE=%s\n", f, r ? r : "", s ? s : "");
         }
+        if (getenv("PMI_PORT") != NULL) {
+            printf("PMI_PORT=%s PMI_ID=%s\n", getenv("PMI_PORT"),
+                   getenv("PMI_ID") ? getenv("PMI_ID") : "");
+        }
         return 0;
+    }
+    if (strcmp(mode, "port") == 0 || strcmp(mode, "port-bad") == 0) {
+        const char *id = getenv("PMI_ID");
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (f != NULL || id == NULL) {
+            die("PMI_PORT and PMI_ID, not PMI_FD, must be set (PX_PMI=port)");
+        }
+        int me = r ? atoi(r) : -1;
+        if (strcmp(mode, "port-bad") == 0 && me == 0) {
+            refused_conn("cmd=init pmi_version=1 pmi_subversion=1%s", "");
+            refused_conn("cmd=initack pmiid=%s", strcmp(id, "12345") ? "12345" : "54321");
+        }
+        fd = port_connect();
+        initack(id);
+        if (rank != me) {
+            printf("FAIL initack said rank %d, PMI_RANK is %d\n", rank, me);
+            bad = 1;
+        }
+        if (strcmp(mode, "port-bad") == 0 && rank == 0) {
+            refused_conn("cmd=initack pmiid=%s", id); /* used once */
+        }
+        init1();
+        exchange();
+        printf("rank %d %s done\n", rank, mode);
+        fflush(stdout);
+        return bad ? 2 : 0;
     }
     if (f == NULL || r == NULL || s == NULL) {
         die("PMI_FD, PMI_RANK and PMI_SIZE must be set");
@@ -289,6 +383,7 @@ int main(int argc, char **argv)
             ask("response_to_init", 0, "cmd=init pmi_version=1 pmi_subversion=1");
             ask("response_to_init", 0, "cmd=init pmi_version=3 pmi_subversion=0");
             ask("spawn_result", 0, "mcmd=spawn\nnprocs=1\nexecname=/bin/true\nendcmd");
+            ask("initack", 0, "cmd=initack pmiid=1"); /* not a PMI_PORT connection */
         }
         exchange();
         printf("rank %d bad done\n", rank);
