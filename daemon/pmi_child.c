@@ -49,7 +49,8 @@ static void prepare_port(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t s
     pc->port_id = n;
 }
 
-void px_pmi_child_prepare(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t size, char ***env)
+void px_pmi_child_prepare(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t size, bool spawned,
+                          char ***env)
 {
     pc->child_fd = pc->server_fd = -1;
     pc->port_id = 0;
@@ -61,7 +62,8 @@ void px_pmi_child_prepare(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t 
     snprintf(rank, sizeof(rank), "%u", proc->rank);
     snprintf(sz, sizeof(sz), "%u", size);
     if (PMIx_Setenv("PMI_RANK", rank, true, env) != PMIX_SUCCESS ||
-        PMIx_Setenv("PMI_SIZE", sz, true, env) != PMIX_SUCCESS) {
+        PMIx_Setenv("PMI_SIZE", sz, true, env) != PMIX_SUCCESS ||
+        (spawned && PMIx_Setenv("PMI_SPAWNED", "1", true, env) != PMIX_SUCCESS)) {
         return;
     }
     if (how == PX_PMI_OFFER_PORT) {

@@ -7,7 +7,7 @@
  * programs started through something that closes inherited descriptors. Daemon's loop.
  *
  * The three calls, in order, around px_odls_start:
- *   px_pmi_child_prepare(&pc, proc, size, &env)  spec.pass_fd = px_pmi_child_fd(&pc)
+ *   px_pmi_child_prepare(&pc, proc, size, spawned, &env)  spec.pass_fd = px_pmi_child_fd(&pc)
  *   px_pmi_child_started(&pc, proc, pid)         pid 0 when it did not start
  *   px_pmi_child_ended(proc)                      when it was reaped
  */
@@ -35,9 +35,11 @@ typedef enum { PX_PMI_OFFER_NONE, PX_PMI_OFFER_FD, PX_PMI_OFFER_PORT } px_pmi_of
 px_pmi_offer_t px_pmi_offer(char *const *env);
 
 /* When offered: the socketpair, and PMI_FD, PMI_RANK, PMI_SIZE set in *env; or the
- * port's offer and PMI_PORT, PMI_ID (and PMI_RANK, PMI_SIZE) set. Never fails the start:
- * without a socketpair or a port the process simply gets no PMI. */
-void px_pmi_child_prepare(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t size, char ***env);
+ * port's offer and PMI_PORT, PMI_ID (and PMI_RANK, PMI_SIZE) set; PMI_SPAWNED=1 for a job
+ * spawned from another (MPICH then looks for its parent). Never fails the start: without
+ * a socketpair or a port the process simply gets no PMI. */
+void px_pmi_child_prepare(px_pmi_child_t *pc, const pmix_proc_t *proc, uint32_t size, bool spawned,
+                          char ***env);
 /* What to put in px_child_spec_t.pass_fd: NULL or &pc->child_fd. */
 const int *px_pmi_child_fd(const px_pmi_child_t *pc);
 /* After px_odls_start: our copy of the child's end is closed; the server's end goes to

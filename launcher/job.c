@@ -23,6 +23,7 @@
 #include "daemon/px_personality.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
+#include "server/px_srv_pmi.h"
 
 static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
@@ -856,6 +857,27 @@ static pmix_status_t app_realm(const px_job_t *j, const pmix_app_t *apps, size_t
     return rc;
 }
 
+/* A PMI spawn's preput keys (PX_PMI_PREPUT, libpmix-core/server/server_pmi_spawn.c):
+ * job-level data of the new job, where its processes' PMI get finds them. */
+static pmix_status_t add_preput(const px_job_t *j, void *list)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < j->ninfo; i++) {
+        const pmix_value_t *v = &j->info[i].value;
+        if (!PMIX_CHECK_KEY(&j->info[i], PX_PMI_PREPUT) || v->type != PMIX_DATA_ARRAY ||
+            v->data.darray == NULL || v->data.darray->type != PMIX_INFO) {
+            continue;
+        }
+        const pmix_info_t *pp = v->data.darray->array;
+        for (size_t k = 0; rc == PMIX_SUCCESS && k < v->data.darray->size; k++) {
+            if (pp[k].value.type == PMIX_STRING && strncmp(pp[k].key, "pmix.", 5) != 0) {
+                rc = PMIx_Info_list_add(list, pp[k].key, pp[k].value.data.string, PMIX_STRING);
+            }
+        }
+    }
+    return rc;
+}
+
 /* The job- and application-realm data the controller decides, the same on every
  * daemon (docs/PROTOCOL.md, LAUNCH's registration data): identity, sizes, the maps and
  * the node list, the policies, the session, the server's namespace, each app's realm.
@@ -890,7 +912,7 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     if (parent != NULL) {
         PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
     }
-    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_status_t rc = add_preput(j, list);
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
@@ -1014,6 +1036,7 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
     {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    {PX_PMI_PREPUT, PX_AT_JOB},                /* reg_info: a PMI spawn's preput keys */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking

@@ -25,7 +25,18 @@ typedef enum {
     PMI_WAIT_LOOKUP,
     PMI_WAIT_UNPUBLISH,
     PMI_WAIT_NODEATTR, /* info-getnodeattr with wait=TRUE: until a local process puts it */
+    PMI_WAIT_SPAWN,    /* the host's spawn */
 } pmi_wait_t;
+
+/* A PMI spawn being read (server_pmi_spawn.c): PMI-1 sends one mcmd=spawn block per
+ * executable, PMI-2 the whole request in one message. */
+typedef struct pmi_spawn {
+    pmix_app_t *apps;    /* owned: total of them, napps filled */
+    size_t napps, total; /* read so far, announced (totspawns, ncmds) */
+    pmix_info_t *preput; /* owned: the keys for the new job's KVS */
+    size_t npreput;
+    uint32_t nprocs; /* the processes asked for (PMI-2 answers an errcode for each) */
+} pmi_spawn_t;
 
 typedef struct px_pmi_conn px_pmi_conn_t;
 struct px_pmi_conn {
@@ -49,8 +60,9 @@ struct px_pmi_conn {
     pmi_wait_t wait;
     const struct pmi_cmd *cmd; /* what it answers (server_pmi_cmd.c's table) */
     uint32_t seq, next_seq;
-    char *key;   /* owned: the key a get waits for */
-    char *thrid; /* owned: PMI-2 thread id to echo in the reply */
+    char *key;          /* owned: the key a get waits for */
+    pmi_spawn_t *spawn; /* owned: a spawn being read or in the host's hands */
+    char *thrid;        /* owned: PMI-2 thread id to echo in the reply */
 };
 
 /* A PMI-2 node attribute: shared by the processes of one job on this node. */
@@ -100,6 +112,14 @@ void px_pmi_handle(px_pmi_conn_t *k, const px_pmi_msg_t *m);
 /* A connection on fd (non-blocking from here; owned: closed on failure) of proc's process
  * pid, listed and read from now on. NULL when out of memory. */
 px_pmi_conn_t *px_pmi_conn_new(int fd, const pmix_proc_t *proc, pid_t pid);
+
+/* server_pmi_spawn.c. Read m (a PMI-1 mcmd=spawn block, a PMI-2 spawn) into k->spawn:
+ * true and *ready once every executable is there; false after answering an error under
+ * reply (k->spawn dropped). */
+bool px_pmi_spawn_take(px_pmi_conn_t *k, const px_pmi_msg_t *m, const char *reply, bool *ready);
+/* The SPAWN request payload for sp: job info (the preput keys as PX_PMI_PREPUT), apps. */
+pmix_status_t px_pmi_spawn_payload(const pmi_spawn_t *sp, pmix_data_buffer_t *b);
+void px_pmi_spawn_free(pmi_spawn_t *sp);
 
 /* server_pmi_port.c. Claim (remove) the offer id: its process, job size and pid. */
 bool px_pmi_port_claim(uint32_t id, pmix_proc_t *proc, uint32_t *size, pid_t *pid);

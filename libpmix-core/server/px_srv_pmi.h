@@ -13,6 +13,11 @@
 
 #include <pmix_common.h>
 
+/* A PMI spawn's preput keys (PMIX_DATA_ARRAY of PMIX_INFO, string values) in the job
+ * info of the SPAWN request the server makes of it: the host registers them as job-level
+ * data of the new job (its processes' PMI get finds them there). */
+#define PX_PMI_PREPUT "px.pmi.preput"
+
 /* The server is up and can take PMI connections. */
 bool px_srv_pmi_ready(void);
 

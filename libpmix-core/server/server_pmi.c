@@ -84,6 +84,7 @@ static void conn_free(px_pmi_conn_t *k, int err)
     free(k->out);
     free(k->key);
     free(k->thrid);
+    px_pmi_spawn_free(k->spawn);
     free(k);
 }
 

@@ -162,7 +162,11 @@ static char *job_attr(px_pmi_conn_t *k, px_nspace_t *ns, const char *key)
         return n < 0 || asprintf(&s, "%lld", n) < 0 ? NULL : s;
     }
     if (strncmp(key, "pmix.", 5) != 0) {
-        return NULL;
+        /* a PMI spawn's preput keys: job-level data of the spawned job (PX_PMI_PREPUT) */
+        px_getq_t q;
+        memset(&q, 0, sizeof(q));
+        const pmix_value_t *v = px_ns_lookup(ns, PMIX_RANK_WILDCARD, key, &q);
+        return v != NULL && v->type == PMIX_STRING ? value_text(v) : NULL;
     }
     bool mine = PMIx_Check_nspace(ns->name, k->proc.nspace);
     pmix_rank_t rank = mine ? k->proc.rank : PMIX_RANK_WILDCARD;
@@ -421,6 +425,15 @@ static void h_fullinit(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t 
     px_pmi_out_add_int(&o, "appnum", job_number(ns, k->proc.rank, PMIX_APPNUM, 0));
     px_pmi_out_add(&o, "debugged", "FALSE");
     px_pmi_out_add(&o, "pmiverbose", "FALSE");
+    /* a spawned job's: the spawner's job (PMIX_PARENT_ID), which makes PMI2_Init say
+     * spawned */
+    px_getq_t q;
+    memset(&q, 0, sizeof(q));
+    const pmix_value_t *parent =
+        ns ? px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PARENT_ID, &q) : NULL;
+    if (parent != NULL && parent->type == PMIX_PROC && parent->data.proc != NULL) {
+        px_pmi_out_add(&o, "spawner-jobid", parent->data.proc->nspace);
+    }
     px_pmi_reply_send(k, &o);
 }
 
@@ -728,6 +741,59 @@ static void h_unsupported(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
     px_pmi_reply_error(k, cmd->reply, "unsupported", m->cmd);
 }
 
+/* spawn (PMI-1: each mcmd=spawn block; PMI-2: spawn): once every executable is read, the
+ * process's SPAWN request (PMIx_Spawn's path); answered when the host answers. */
+static void h_spawn(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
+{
+    bool ready = false;
+    if (!px_pmi_spawn_take(k, m, cmd->reply, &ready) || !ready) {
+        return; /* answered with an error, or more blocks to come (PMI-1) */
+    }
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    pmix_status_t rc = px_pmi_spawn_payload(k->spawn, &b);
+    request(k, m, cmd, rc, PMI_WAIT_SPAWN, &b, px_srv_spawn);
+    if (rc != PMIX_SUCCESS) { /* answered by request() */
+        px_pmi_spawn_free(k->spawn);
+        k->spawn = NULL;
+    }
+}
+
+/* The host's answer to a spawn: PMI-1 "spawn_result rc=0", PMI-2 "spawn-response;rc=0;
+ * jobid=<the new namespace>" (no errcodes: a spawn starts every process or fails as a
+ * whole, and the clients read a missing list as all zero). */
+static void spawn_answer(px_pmi_conn_t *k, const pmi_cmd_t *cmd, pmix_status_t status,
+                         const pmix_data_buffer_t *body)
+{
+    char *ns = NULL;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (status == PMIX_SUCCESS && body != NULL && body->bytes_used > 0 &&
+        px_bfrops_buf_append(&b, body->base_ptr, body->bytes_used) == PMIX_SUCCESS) {
+        int32_t one = 1;
+        if (px_bfrops_unpack(&b, &ns, &one, PMIX_STRING) != PMIX_SUCCESS) {
+            ns = NULL;
+        }
+    }
+    px_bfrops_buf_free(&b);
+    if (ns == NULL) {
+        px_pmi_reply_error(k, cmd->reply, "failed", cmd->name,
+                           PMIx_Error_string(status != PMIX_SUCCESS ? status : PMIX_ERR_BAD_PARAM));
+    } else {
+        px_pmi_out_t o;
+        px_pmi_reply_start(k, &o, cmd->reply);
+        px_pmi_out_add_int(&o, "rc", 0);
+        if (k->wire == PX_PMI_WIRE2) {
+            px_pmi_out_add(&o, "jobid", ns);
+        }
+        px_pmi_reply_send(k, &o);
+        px_debug(2, "server", "PMI spawn of %s:%u: %s", k->proc.nspace, k->proc.rank, ns);
+    }
+    free(ns);
+    px_pmi_spawn_free(k->spawn);
+    k->spawn = NULL;
+}
+
 /* initack (a PMI_PORT connection's first line): names the offer (PMI_ID) it came for; from
  * then on the connection is that process's, as a handed-over PMI_FD is. The answer is
  * what MPICH's client reads before it says init: "cmd=initack rc=0", then
@@ -785,7 +851,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE1, "publish_name", "publish_result", true, h_publish},
     {PX_PMI_WIRE1, "unpublish_name", "unpublish_result", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE1, "lookup_name", "lookup_result", true, h_lookup_or_unpublish},
-    {PX_PMI_WIRE1, "spawn", "spawn_result", true, h_unsupported},
+    {PX_PMI_WIRE1, "spawn", "spawn_result", true, h_spawn},
     {PX_PMI_WIRE1, "initack", "initack", false, h_initack},
     {PX_PMI_WIRE2, "fullinit", "fullinit-response", false, h_fullinit},
     {PX_PMI_WIRE2, "job-getid", "job-getid-response", true, h_kvsname},
@@ -800,7 +866,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE2, "name-publish", "name-publish-response", true, h_publish},
     {PX_PMI_WIRE2, "name-unpublish", "name-unpublish-response", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE2, "name-lookup", "name-lookup-response", true, h_lookup_or_unpublish},
-    {PX_PMI_WIRE2, "spawn", "spawn-response", true, h_unsupported},
+    {PX_PMI_WIRE2, "spawn", "spawn-response", true, h_spawn},
     {PX_PMI_WIRE2, "job-connect", "job-connect-response", true, h_unsupported},
     {PX_PMI_WIRE2, "job-disconnect", "job-disconnect-response", true, h_unsupported},
     {PX_PMI_WIRE2, "ring", "ring-response", true, h_unsupported},
@@ -935,6 +1001,8 @@ void px_srv_pmi_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_statu
         px_pmi_reply_send(k, &o);
     } else if (w == PMI_WAIT_LOOKUP) {
         px_pmi_reply_error(k, cmd->reply, "not-published", k->key);
+    } else if (w == PMI_WAIT_SPAWN) {
+        spawn_answer(k, cmd, status, body);
     } else if (cmd->reply != NULL && status != PMIX_SUCCESS) { /* abort has no answer */
         px_pmi_reply_error(k, cmd->reply, "failed", cmd->name, PMIx_Error_string(status));
     } else if (cmd->reply != NULL) {
