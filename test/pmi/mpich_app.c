@@ -1,6 +1,7 @@
 /* test/pmi: an MPI program built with Debian's mpicc.mpich, so it reaches the DVM over
  * PMI-1 (PMI_FD). Modes:
- *   hello            "hello R/N" from each rank
+ *   hello            a barrier, then "hello R/N" from each rank (the program bench_ompi.py
+ *                    times for MPICH)
  *   ring             a token passed around the ring 3 times; rank 0 prints "ring N ok"
  *   allreduce        MPI_Allreduce of the ranks; each prints "sum S" and checks it
  *   local            MPI_Comm_split_type(SHARED): "local R L/N ranks A,B,... host H" (the L
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (strcmp(mode, "hello") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
         printf("hello %d/%d\n", rank, size);
     } else if (strcmp(mode, "ring") == 0) {
         int token = 0, next = (rank + 1) % size, prev = (rank + size - 1) % size;
