@@ -596,6 +596,7 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
     kv[n++] = (px_kv_t){PMIX_FWD_STDOUT, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDERR, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL};
+    kv[n++] = (px_kv_t){PMIX_NOTIFY_JOB_EVENTS, &yes, PMIX_BOOL};
 
     if ((cmd->jinfo = PMIx_Info_create(n)) == NULL)
         return -1;

@@ -48,7 +48,8 @@ typedef struct {
      * PMIX_STDIN_TGT (uint32: a rank, PMIX_RANK_WILDCARD for "all"; absent for "none"
      * — see stdin_none), PMIX_JOB_TIMEOUT (int seconds), PMIX_NOHUP, PMIX_PERSONALITY
      * (--personality, as typed), and always
-     * PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_NOTIFY_COMPLETION (true). */
+     * PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_NOTIFY_COMPLETION, PMIX_NOTIFY_JOB_EVENTS
+     * (true). */
     pmix_info_t *jinfo; /* owned (PMIx_Info_free) */
     size_t njinfo;
     bool stdin_none;        /* --stdin none */

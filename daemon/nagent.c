@@ -311,7 +311,8 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
     char **argv = err ? NULL : proc_argv(app);
     px_pmi_child_t pmi = {-1, -1};
     if (env != NULL) {
-        px_pmi_child_prepare(&pmi, &proc, (uint32_t)l->nprocs, &env);
+        px_pmi_child_prepare(&pmi, &proc, (uint32_t)l->nprocs, (l->flags & PX_DP_JOB_SPAWNED) != 0,
+                             &env);
     }
     px_child_spec_t spec = {
         .argv = argv,

@@ -282,6 +282,12 @@ static pmix_status_t job_realm(px_nagent_t *a, na_job_t *j, const px_dp_launch_t
     if (rc == PMIX_SUCCESS && j->nsdir != NULL) {
         rc = PMIx_Info_list_add(list, PMIX_NSDIR, j->nsdir, PMIX_STRING);
     }
+    /* The job's directory is also its PMIX_TMPDIR (else the server's tmpdir, where the
+     * DVM's sockets and rendezvous files live, or /tmp): a process may treat it as its
+     * own — Open MPI 4.1 removes every file in it when its MPI_Init fails (issue 19). */
+    if (rc == PMIX_SUCCESS && j->nsdir != NULL) {
+        rc = PMIx_Info_list_add(list, PMIX_TMPDIR, j->nsdir, PMIX_STRING);
+    }
     return rc;
 }
 

@@ -95,6 +95,7 @@ struct px_job {
     pmix_spawn_cbfunc_t spawn_cb; /* pending until every process started */
     void *spawn_cbdata;
     bool notify_completion;
+    bool notify_job_events; /* PMIX_NOTIFY_JOB_EVENTS: JOB_START, LAUNCH_COMPLETE, JOB_END */
     bool nohup;
     bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
@@ -243,7 +244,8 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
 /* Move j to state `to` if the table (px_job_state.h) allows it, logging the move and
  * reason (developer log); entering RUNNING answers the spawn and raises JOB_START and
- * LAUNCH_COMPLETE, entering ENDED tells the result (JOB_END) and frees j. 0, or -1 for a
+ * LAUNCH_COMPLETE if the requester asked (PMIX_NOTIFY_JOB_EVENTS), entering ENDED tells
+ * the result (JOB_END) as asked and frees j. 0, or -1 for a
  * move the table refuses (logged; j unchanged). */
 int px_job_move(px_job_t *j, px_job_state_t to, const char *reason);
 /* Whether j is being ended (a failure or kill recorded, or past RUNNING). */

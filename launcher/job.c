@@ -23,6 +23,7 @@
 #include "daemon/px_personality.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
+#include "server/px_srv_pmi.h"
 
 static void job_settle(px_job_t *j);
 static void job_fail(px_job_t *j, px_why_t why, pmix_rank_t rank, int code, const char *text);
@@ -708,7 +709,7 @@ static void job_end(px_job_t *j)
             j->spawn_cb = NULL;
             cb(r.status == PMIX_SUCCESS ? PMIX_ERR_JOB_FAILED_TO_LAUNCH : r.status, NULL,
                j->spawn_cbdata);
-        } else if (j->notify_completion) {
+        } else if (j->notify_completion || j->notify_job_events) {
             notify_end(j, &r, NULL, NULL);
         }
     }
@@ -722,7 +723,10 @@ static void job_end(px_job_t *j)
 }
 
 /* Entering RUNNING, every process confirmed its start: answer the spawn, raise
- * JOB_START and LAUNCH_COMPLETE. */
+ * JOB_START and LAUNCH_COMPLETE if the requester asked for them (PMIX_NOTIFY_JOB_EVENTS;
+ * the Standard has the launcher generate them only then). Never unasked: a requester
+ * may abort on an event it did not register for — Open MPI 4.1's default handler
+ * aborts the parent of MPI_Comm_spawn on any event that reaches it. */
 static void job_launched(px_job_t *j)
 {
     if (j->spawn_cb != NULL) { /* a requester's job (this process's has none) */
@@ -733,8 +737,10 @@ static void job_launched(px_job_t *j)
     if (j->local_cb.started != NULL) {
         j->local_cb.started(j->nspace, j->local_cb.arg);
     }
-    notify_simple(j, PMIX_EVENT_JOB_START);
-    notify_simple(j, PMIX_LAUNCH_COMPLETE);
+    if (j->notify_job_events) {
+        notify_simple(j, PMIX_EVENT_JOB_START);
+        notify_simple(j, PMIX_LAUNCH_COMPLETE);
+    }
     px_out_flush_held(j, false);
 }
 
@@ -869,6 +875,27 @@ static pmix_status_t app_realm(const px_job_t *j, const pmix_app_t *apps, size_t
     return rc;
 }
 
+/* A PMI spawn's preput keys (PX_PMI_PREPUT, libpmix-core/server/server_pmi_spawn.c):
+ * job-level data of the new job, where its processes' PMI get finds them. */
+static pmix_status_t add_preput(const px_job_t *j, void *list)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < j->ninfo; i++) {
+        const pmix_value_t *v = &j->info[i].value;
+        if (!PMIX_CHECK_KEY(&j->info[i], PX_PMI_PREPUT) || v->type != PMIX_DATA_ARRAY ||
+            v->data.darray == NULL || v->data.darray->type != PMIX_INFO) {
+            continue;
+        }
+        const pmix_info_t *pp = v->data.darray->array;
+        for (size_t k = 0; rc == PMIX_SUCCESS && k < v->data.darray->size; k++) {
+            if (pp[k].value.type == PMIX_STRING && strncmp(pp[k].key, "pmix.", 5) != 0) {
+                rc = PMIx_Info_list_add(list, pp[k].key, pp[k].value.data.string, PMIX_STRING);
+            }
+        }
+    }
+    return rc;
+}
+
 /* The job- and application-realm data the controller decides, the same on every
  * daemon (docs/PROTOCOL.md, LAUNCH's registration data): identity, sizes, the maps and
  * the node list, the policies, the session, the server's namespace, each app's realm.
@@ -903,7 +930,7 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     if (parent != NULL) {
         PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
     }
-    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_status_t rc = add_preput(j, list);
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
@@ -1004,6 +1031,7 @@ static const struct {
     unsigned where;
 } spawn_attrs[] = {
     {PMIX_NOTIFY_COMPLETION, PX_AT_JOB},
+    {PMIX_NOTIFY_JOB_EVENTS, PX_AT_JOB},
     {PMIX_NOHUP, PX_AT_JOB},
     {PMIX_STDIN_TGT, PX_AT_JOB},
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
@@ -1030,6 +1058,7 @@ static const struct {
     {PMIX_DEBUG_STOP_ON_EXEC, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the node agent's odls */
     {PMIX_DEBUG_STOP_IN_INIT, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the client library */
     {PMIX_DEBUG_STOP_IN_APP, PX_AT_JOB | PX_AT_APP},  /* job_debug.c, the application */
+    {PX_PMI_PREPUT, PX_AT_JOB},                       /* reg_info: a PMI spawn's preput keys */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1102,6 +1131,8 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
         const pmix_info_t *in = &info[i];
         if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_COMPLETION)) {
             j->notify_completion = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_JOB_EVENTS)) {
+            j->notify_job_events = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_NOHUP)) {
             j->nohup = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT)) {

@@ -259,6 +259,8 @@ void px_srv_iof_client_gone(px_srv_client_t *c);
 
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);
+/* nspace was deregistered: the output links it was part of go (px_srv_iof_inherit). */
+void px_srv_iof_ns_gone(const char *nspace);
 
 /* ---- server_event.c (continued) ---- */
 /* Run the server process's own handlers only (no relay, no cache, no host upcall), on

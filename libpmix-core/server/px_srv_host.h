@@ -28,9 +28,10 @@
  * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
 
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
- * channels, every rank): a job spawned by a process of `from` has its output go where its
- * parent's goes. Any thread; done on the server's loop in call order, so before any later
- * PMIx_server_IOF_deliver (server_iof.c). */
+ * channels, every rank), and so does every connection that becomes one later, until
+ * either namespace is deregistered: a job spawned by a process of `from` has its output
+ * go where its parent's goes. Any thread; done on the server's loop in call order, so before any
+ * later PMIx_server_IOF_deliver (server_iof.c). */
 void px_srv_iof_inherit(const char *from, const char *to);
 
 #endif /* PX_SRV_HOST_H */

@@ -36,14 +36,34 @@ typedef struct px_iof_sink {
     struct px_iof_sink *next;
 } px_iof_sink_t;
 
+/* A job whose output goes where its parent job's goes (px_srv_iof_inherit). */
+typedef struct px_iof_link {
+    pmix_nspace_t from, to;
+    struct px_iof_link *next;
+} px_iof_link_t;
+
 static struct {
     px_iof_sink_t *sinks; /* every sink of every connection; newest first */
     uint64_t mark;        /* deliveries so far: one copy per connection per delivery */
+    px_iof_link_t *links; /* owned: until either namespace is deregistered */
 } iof;
 
 pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
                                   pmix_iof_channel_t channels)
 {
+    /* a sink of a parent job is one of the children it has already: a job may spawn
+     * before its requester became a sink of it (prun's sink comes with the spawn's
+     * answer, once every process started; a rank may spawn before its siblings did) */
+    for (px_iof_link_t *l = iof.links; l != NULL; l = l->next) {
+        if (PMIx_Check_nspace(l->from, proc->nspace)) {
+            pmix_proc_t all;
+            PMIx_Load_procid(&all, l->to, PMIX_RANK_WILDCARD);
+            pmix_status_t rc = px_srv_iof_add_sink(c, &all, channels);
+            if (rc != PMIX_SUCCESS) {
+                return rc;
+            }
+        }
+    }
     px_iof_sink_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return PMIX_ERR_NOMEM;
@@ -90,8 +110,27 @@ void px_srv_iof_client_gone(px_srv_client_t *c)
     }
 }
 
+void px_srv_iof_ns_gone(const char *nspace)
+{
+    for (px_iof_link_t **pp = &iof.links; *pp != NULL;) {
+        px_iof_link_t *l = *pp;
+        if (strncmp(l->from, nspace, PMIX_MAX_NSLEN) == 0 ||
+            strncmp(l->to, nspace, PMIX_MAX_NSLEN) == 0) {
+            *pp = l->next;
+            free(l);
+        } else {
+            pp = &l->next;
+        }
+    }
+}
+
 void px_srv_iof_fini(void)
 {
+    while (iof.links != NULL) {
+        px_iof_link_t *l = iof.links;
+        iof.links = l->next;
+        free(l);
+    }
     while (iof.sinks != NULL) {
         px_iof_sink_t *s = iof.sinks;
         iof.sinks = s->next;
@@ -110,6 +149,13 @@ typedef struct {
 static void inherit_on_loop(void *arg)
 {
     inherit_t *h = arg;
+    px_iof_link_t *l = calloc(1, sizeof(*l)); /* the sinks the parent gets later */
+    if (l != NULL) {
+        PMIX_LOAD_NSPACE(l->from, h->from);
+        PMIX_LOAD_NSPACE(l->to, h->to);
+        l->next = iof.links;
+        iof.links = l;
+    }
     /* one sink per connection (at its newest sink of the parent): every channel it takes
      * of any of the parent's processes */
     for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {

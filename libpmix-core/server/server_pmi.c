@@ -76,6 +76,7 @@ static void conn_free(px_pmi_conn_t *k, int err)
     if (k->ev_resume != NULL) {
         event_free(k->ev_resume);
     }
+    px_pmi_port_settled(k);
     if (k->fd >= 0) {
         close(k->fd);
     }
@@ -83,6 +84,7 @@ static void conn_free(px_pmi_conn_t *k, int err)
     free(k->out);
     free(k->key);
     free(k->thrid);
+    px_pmi_spawn_free(k->spawn);
     free(k);
 }
 
@@ -343,21 +345,19 @@ typedef struct {
     pid_t pid;
 } attach_t;
 
-static void attach_on_loop(void *arg)
+px_pmi_conn_t *px_pmi_conn_new(int fd, const pmix_proc_t *proc, pid_t pid)
 {
-    attach_t *a = arg;
     px_pmi_conn_t *k = px_pmi_state() ? calloc(1, sizeof(*k)) : NULL;
     struct event_base *base = px_progress_base(px_srv->prog);
-    int fl = fcntl(a->fd, F_GETFL);
-    if (k == NULL || fl < 0 || fcntl(a->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-        close(a->fd);
+    int fl = fcntl(fd, F_GETFL);
+    if (k == NULL || fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        close(fd);
         free(k);
-        free(a);
-        return;
+        return NULL;
     }
-    k->fd = a->fd;
-    k->proc = a->proc;
-    k->pid = a->pid;
+    k->fd = fd;
+    k->proc = *proc;
+    k->pid = pid;
     k->ev_read = event_new(base, k->fd, EV_READ | EV_PERSIST, conn_read_cb, k);
     k->ev_write = event_new(base, k->fd, EV_WRITE | EV_PERSIST, conn_write_cb, k);
     k->ev_resume = event_new(base, -1, 0, conn_resume_cb, k);
@@ -366,7 +366,15 @@ static void attach_on_loop(void *arg)
     if (k->ev_read == NULL || k->ev_write == NULL || k->ev_resume == NULL ||
         event_add(k->ev_read, NULL) != 0) {
         conn_free(k, ENOMEM);
+        return NULL;
     }
+    return k;
+}
+
+static void attach_on_loop(void *arg)
+{
+    attach_t *a = arg;
+    (void)px_pmi_conn_new(a->fd, &a->proc, a->pid);
     free(a);
 }
 
@@ -398,9 +406,10 @@ int px_srv_pmi_attach(int fd, const pmix_proc_t *proc, pid_t pid)
 static void detach_on_loop(void *arg)
 {
     pmix_proc_t *p = arg;
+    px_pmi_port_drop(p); /* an offer it never took up */
     for (px_pmi_conn_t *k = px_srv->pmi ? px_srv->pmi->conns : NULL, *next; k != NULL; k = next) {
         next = k->next;
-        if (PMIx_Check_procid(&k->proc, p) && k->proc.rank == p->rank) {
+        if (!k->port_pending && PMIx_Check_procid(&k->proc, p) && k->proc.rank == p->rank) {
             conn_read(k); /* what it wrote before it went (an abort) */
             conn_process(k);
             conn_free(k, 0);
@@ -441,10 +450,13 @@ void px_srv_pmi_ns_gone(const char *nspace)
     }
     for (px_pmi_conn_t *k = px_srv->pmi->conns, *next; k != NULL; k = next) {
         next = k->next;
-        if (PMIx_Check_nspace(k->proc.nspace, nspace)) {
+        if (!k->port_pending && PMIx_Check_nspace(k->proc.nspace, nspace)) {
             conn_free(k, 0);
         }
     }
+    pmix_proc_t all;
+    PMIx_Load_procid(&all, nspace, PMIX_RANK_WILDCARD);
+    px_pmi_port_drop(&all);
     for (pmi_nattr_t **pp = &px_srv->pmi->nattrs; *pp != NULL;) {
         pmi_nattr_t *a = *pp;
         if (strcmp(a->nspace, nspace) == 0) {
@@ -476,6 +488,7 @@ void px_srv_pmi_fini(void)
         }
         conn_free(k, 0);
     }
+    px_pmi_port_fini();
     while (s->nattrs != NULL) {
         pmi_nattr_t *a = s->nattrs;
         s->nattrs = a->next;

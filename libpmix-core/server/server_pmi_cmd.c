@@ -162,7 +162,11 @@ static char *job_attr(px_pmi_conn_t *k, px_nspace_t *ns, const char *key)
         return n < 0 || asprintf(&s, "%lld", n) < 0 ? NULL : s;
     }
     if (strncmp(key, "pmix.", 5) != 0) {
-        return NULL;
+        /* a PMI spawn's preput keys: job-level data of the spawned job (PX_PMI_PREPUT) */
+        px_getq_t q;
+        memset(&q, 0, sizeof(q));
+        const pmix_value_t *v = px_ns_lookup(ns, PMIX_RANK_WILDCARD, key, &q);
+        return v != NULL && v->type == PMIX_STRING ? value_text(v) : NULL;
     }
     bool mine = PMIx_Check_nspace(ns->name, k->proc.nspace);
     pmix_rank_t rank = mine ? k->proc.rank : PMIX_RANK_WILDCARD;
@@ -421,6 +425,15 @@ static void h_fullinit(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t 
     px_pmi_out_add_int(&o, "appnum", job_number(ns, k->proc.rank, PMIX_APPNUM, 0));
     px_pmi_out_add(&o, "debugged", "FALSE");
     px_pmi_out_add(&o, "pmiverbose", "FALSE");
+    /* a spawned job's: the spawner's job (PMIX_PARENT_ID), which makes PMI2_Init say
+     * spawned */
+    px_getq_t q;
+    memset(&q, 0, sizeof(q));
+    const pmix_value_t *parent =
+        ns ? px_ns_lookup(ns, PMIX_RANK_WILDCARD, PMIX_PARENT_ID, &q) : NULL;
+    if (parent != NULL && parent->type == PMIX_PROC && parent->data.proc != NULL) {
+        px_pmi_out_add(&o, "spawner-jobid", parent->data.proc->nspace);
+    }
     px_pmi_reply_send(k, &o);
 }
 
@@ -728,6 +741,102 @@ static void h_unsupported(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd
     px_pmi_reply_error(k, cmd->reply, "unsupported", m->cmd);
 }
 
+/* spawn (PMI-1: each mcmd=spawn block; PMI-2: spawn): once every executable is read, the
+ * process's SPAWN request (PMIx_Spawn's path); answered when the host answers. */
+static void h_spawn(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
+{
+    bool ready = false;
+    if (!px_pmi_spawn_take(k, m, cmd->reply, &ready) || !ready) {
+        return; /* answered with an error, or more blocks to come (PMI-1) */
+    }
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    pmix_status_t rc = px_pmi_spawn_payload(k->spawn, &b);
+    request(k, m, cmd, rc, PMI_WAIT_SPAWN, &b, px_srv_spawn);
+    if (rc != PMIX_SUCCESS) { /* answered by request() */
+        px_pmi_spawn_free(k->spawn);
+        k->spawn = NULL;
+    }
+}
+
+/* The host's answer to a spawn: PMI-1 "spawn_result rc=0", PMI-2 "spawn-response;rc=0;
+ * jobid=<the new namespace>" (no errcodes: a spawn starts every process or fails as a
+ * whole, and the clients read a missing list as all zero). */
+static void spawn_answer(px_pmi_conn_t *k, const pmi_cmd_t *cmd, pmix_status_t status,
+                         const pmix_data_buffer_t *body)
+{
+    char *ns = NULL;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (status == PMIX_SUCCESS && body != NULL && body->bytes_used > 0 &&
+        px_bfrops_buf_append(&b, body->base_ptr, body->bytes_used) == PMIX_SUCCESS) {
+        int32_t one = 1;
+        if (px_bfrops_unpack(&b, &ns, &one, PMIX_STRING) != PMIX_SUCCESS) {
+            ns = NULL;
+        }
+    }
+    px_bfrops_buf_free(&b);
+    if (ns == NULL) {
+        px_pmi_reply_error(k, cmd->reply, "failed", cmd->name,
+                           PMIx_Error_string(status != PMIX_SUCCESS ? status : PMIX_ERR_BAD_PARAM));
+    } else {
+        px_pmi_out_t o;
+        px_pmi_reply_start(k, &o, cmd->reply);
+        px_pmi_out_add_int(&o, "rc", 0);
+        if (k->wire == PX_PMI_WIRE2) {
+            px_pmi_out_add(&o, "jobid", ns);
+        }
+        px_pmi_reply_send(k, &o);
+        px_debug(2, "server", "PMI spawn of %s:%u: %s", k->proc.nspace, k->proc.rank, ns);
+    }
+    free(ns);
+    px_pmi_spawn_free(k->spawn);
+    k->spawn = NULL;
+}
+
+/* initack (a PMI_PORT connection's first line): names the offer (PMI_ID) it came for; from
+ * then on the connection is that process's, as a handed-over PMI_FD is. The answer is
+ * what MPICH's client reads before it says init: "cmd=initack rc=0", then
+ * "cmd=set size=N", "cmd=set rank=R", "cmd=set debug=0". An unknown, used or withdrawn
+ * id is answered rc=-1 and the connection closed. */
+static void h_initack(px_pmi_conn_t *k, const px_pmi_msg_t *m, const pmi_cmd_t *cmd)
+{
+    if (!k->port_pending) {
+        px_pmi_reply_error(k, cmd->reply, "initack-not-port", k->proc.rank, k->proc.nspace);
+        return;
+    }
+    const char *v = px_pmi_get(m, "pmiid");
+    long long id = 0;
+    pmix_proc_t proc;
+    uint32_t size = 0;
+    pid_t pid = 0;
+    if (!int_arg(v, 0, &id) || id <= 0 || id > INT32_MAX ||
+        !px_pmi_port_claim((uint32_t)id, &proc, &size, &pid)) {
+        px_pmi_reply_error(k, cmd->reply, "bad-pmiid", v ? v : "");
+        k->closing = true;
+        px_pmi_conn_flush(k);
+        return;
+    }
+    px_pmi_port_settled(k);
+    k->proc = proc;
+    k->pid = pid;
+    px_debug(2, "server", "PMI_PORT connection is %s:%u (pid %d)", proc.nspace, proc.rank,
+             (int)pid);
+    px_pmi_out_t o;
+    px_pmi_reply_start(k, &o, cmd->reply);
+    px_pmi_out_add_int(&o, "rc", 0);
+    px_pmi_reply_send(k, &o);
+    const struct {
+        const char *key;
+        long long val;
+    } set[] = {{"size", size}, {"rank", proc.rank}, {"debug", 0}};
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+        px_pmi_reply_start(k, &o, "set");
+        px_pmi_out_add_int(&o, set[i].key, set[i].val);
+        px_pmi_reply_send(k, &o);
+    }
+}
+
 static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE1, "init", "response_to_init", false, h_init},
     {PX_PMI_WIRE1, "get_maxes", "maxes", true, h_maxes},
@@ -742,8 +851,8 @@ static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE1, "publish_name", "publish_result", true, h_publish},
     {PX_PMI_WIRE1, "unpublish_name", "unpublish_result", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE1, "lookup_name", "lookup_result", true, h_lookup_or_unpublish},
-    {PX_PMI_WIRE1, "spawn", "spawn_result", true, h_unsupported},
-    {PX_PMI_WIRE1, "initack", "initack", false, h_unsupported},
+    {PX_PMI_WIRE1, "spawn", "spawn_result", true, h_spawn},
+    {PX_PMI_WIRE1, "initack", "initack", false, h_initack},
     {PX_PMI_WIRE2, "fullinit", "fullinit-response", false, h_fullinit},
     {PX_PMI_WIRE2, "job-getid", "job-getid-response", true, h_kvsname},
     {PX_PMI_WIRE2, "kvs-put", "kvs-put-response", true, h_put},
@@ -757,7 +866,7 @@ static const pmi_cmd_t pmi_cmds[] = {
     {PX_PMI_WIRE2, "name-publish", "name-publish-response", true, h_publish},
     {PX_PMI_WIRE2, "name-unpublish", "name-unpublish-response", true, h_lookup_or_unpublish},
     {PX_PMI_WIRE2, "name-lookup", "name-lookup-response", true, h_lookup_or_unpublish},
-    {PX_PMI_WIRE2, "spawn", "spawn-response", true, h_unsupported},
+    {PX_PMI_WIRE2, "spawn", "spawn-response", true, h_spawn},
     {PX_PMI_WIRE2, "job-connect", "job-connect-response", true, h_unsupported},
     {PX_PMI_WIRE2, "job-disconnect", "job-disconnect-response", true, h_unsupported},
     {PX_PMI_WIRE2, "ring", "ring-response", true, h_unsupported},
@@ -784,7 +893,12 @@ void px_pmi_handle(px_pmi_conn_t *k, const px_pmi_msg_t *m)
     }
     const pmi_cmd_t *cmd = cmd_find(k->wire, m->cmd);
     px_debug(3, "server", "PMI-%d from %s:%u: %s", k->wire, k->proc.nspace, k->proc.rank, m->cmd);
-    if (cmd == NULL) {
+    if (k->port_pending && (cmd == NULL || cmd->fn != h_initack)) {
+        /* a PMI_PORT connection is nobody's until it names its offer */
+        px_pmi_reply_error(k, cmd && cmd->reply ? cmd->reply : "error", "initack-first", m->cmd);
+        k->closing = true;
+        px_pmi_conn_flush(k);
+    } else if (cmd == NULL) {
         px_pmi_reply_error(k, "error", "unknown-command", m->cmd);
     } else if (cmd->need_init && k->client == NULL) {
         px_pmi_reply_error(k, cmd->reply ? cmd->reply : "error", "not-initialized", m->cmd);
@@ -887,6 +1001,8 @@ void px_srv_pmi_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_statu
         px_pmi_reply_send(k, &o);
     } else if (w == PMI_WAIT_LOOKUP) {
         px_pmi_reply_error(k, cmd->reply, "not-published", k->key);
+    } else if (w == PMI_WAIT_SPAWN) {
+        spawn_answer(k, cmd, status, body);
     } else if (cmd->reply != NULL && status != PMIX_SUCCESS) { /* abort has no answer */
         px_pmi_reply_error(k, cmd->reply, "failed", cmd->name, PMIx_Error_string(status));
     } else if (cmd->reply != NULL) {

@@ -50,9 +50,11 @@
  *                     of /bin/true carrying: PMIX_MAX_RESTARTS required / optional (job
  *                     and app level), PMIX_NOTIFY_COMPLETION required, each debugger
  *                     attribute (not required); each refusal's JOB_END message ("msg: ")
- *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
- *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
- *                     its keys) in the order they arrive
+ *   toolspawn N [K]   as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn asking for
+ *                     PMIX_NOTIFY_JOB_EVENTS (or, with K "completion", only
+ *                     PMIX_NOTIFY_COMPLETION), handle JOB_START, LAUNCH_COMPLETE and
+ *                     JOB_END and print each (JOB_END with its keys) in the order they
+ *                     arrive
  *   toolmodel M       as a PMIx tool: spawn "dvm_app model M" with PMIX_PROGRAMMING_MODEL
  *                     M in the job info, print "model job exit code C" from its JOB_END
  *   model M           init, exit 0 if the job's PMIX_PROGRAMMING_MODEL is M, else 3
@@ -499,7 +501,7 @@ static void on_job_event(size_t id, pmix_status_t status, const pmix_proc_t *sou
     }
 }
 
-static void toolspawn(const char *self, int n)
+static void toolspawn(const char *self, int n, bool completion_only)
 {
     pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
@@ -515,7 +517,8 @@ static void toolspawn(const char *self, int n)
     app.maxprocs = n;
     bool yes = true;
     pmix_info_t jinfo;
-    PMIX_INFO_LOAD(&jinfo, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo, completion_only ? PMIX_NOTIFY_COMPLETION : PMIX_NOTIFY_JOB_EVENTS, &yes,
+                   PMIX_BOOL);
     pmix_nspace_t ns;
     rc = PMIx_Spawn(&jinfo, 1, &app, 1, ns);
     if (rc != PMIX_SUCCESS) {
@@ -1505,7 +1508,7 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "badcount") == 0) {
         return badcount();
     } else if (strcmp(what, "toolspawn") == 0) {
-        toolspawn(argv[0], atoi(arg));
+        toolspawn(argv[0], atoi(arg), argc > 3 && strcmp(argv[3], "completion") == 0);
     } else if (strcmp(what, "toolmodel") == 0) {
         toolmodel(argv[0], arg);
     } else if (strcmp(what, "model") == 0) {

@@ -16,8 +16,8 @@ expect_in "$T/out" "PMIx_tool_init: the directive pmix.pgm.model is marked requi
 # other debugger keys
 sup=$(sed -n 's/^support=//p' "$T/out" | tr ',' '\n')
 for k in pmix.mapby pmix.rankby pmix.bindto pmix.cpuperproc pmix.iof.rank pmix.iof.file \
-    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout \
-    pmix.dbg.exec pmix.dbg.init pmix.dbg.notify; do
+    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.note.jev \
+    pmix.fwd.stdout pmix.dbg.exec pmix.dbg.init pmix.dbg.notify; do
     grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
 done
 for k in pmix.debugger pmix.spwn.tool pmix.wdir; do

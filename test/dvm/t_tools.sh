@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Other tools against the DVM: process sets seen from a query tool (count, names,
-# membership) while a job runs; a tool's own PMIx_Spawn gets JOB_START, LAUNCH_COMPLETE
-# and JOB_END (with its status, proc, exit code and timestamp) in that order; a job
+# membership) while a job runs; a tool's own PMIx_Spawn with PMIX_NOTIFY_JOB_EVENTS gets
+# JOB_START, LAUNCH_COMPLETE and JOB_END (with its status, proc, exit code and timestamp)
+# in that order, with only PMIX_NOTIFY_COMPLETION only JOB_END; a job
 # submitted with --nohup survives its prun; pterm then ends it.
 . "$(dirname "$0")/lib.sh"
 start_dvm
@@ -24,6 +25,9 @@ run_to 30 "$APP" toolspawn 3 >"$T/ev" 2>&1 || fail "toolspawn: $(cat "$T/ev")"
 [ "$(grep '^event' "$T/ev" | tr '\n' ' ')" = "event PMIX_EVENT_JOB_START event PMIX_LAUNCH_COMPLETE event PMIX_EVENT_JOB_END " ] \
     || fail "lifecycle events: $(cat "$T/ev")"
 for k in pmix.job.term.status pmix.procid pmix.exit.code pmix.evtstamp; do expect_in "$T/ev" "has $k"; done
+run_to 30 "$APP" toolspawn 2 completion >"$T/ev" 2>&1 || fail "toolspawn completion: $(cat "$T/ev")"
+[ "$(grep '^event' "$T/ev" | tr '\n' ' ')" = "event PMIX_EVENT_JOB_END " ] ||
+    fail "only JOB_END was asked for: $(cat "$T/ev")"
 # malformed requests and garbage on the DVM's socket harm nobody
 run_to 30 "$APP" toolbad >"$T/bad" 2>&1 || fail "toolbad: $(cat "$T/bad")"
 grep -q "bogus mapby: PMIX_ERR" "$T/bad" || fail "bogus map-by must be refused: $(cat "$T/bad")"

@@ -1,10 +1,12 @@
 /* test/pmi: an MPI program built with Debian's mpicc.mpich, so it reaches the DVM over
  * PMI-1 (PMI_FD). Modes:
- *   hello            "hello R/N" from each rank
+ *   hello            a barrier, then "hello R/N" from each rank (the program bench_ompi.py
+ *                    times for MPICH)
  *   ring             a token passed around the ring 3 times; rank 0 prints "ring N ok"
  *   allreduce        MPI_Allreduce of the ranks; each prints "sum S" and checks it
- *   local            MPI_Comm_split_type(SHARED): "local L/N" (L ranks share this node
- *                    as MPICH understood PMI_process_mapping)
+ *   local            MPI_Comm_split_type(SHARED): "local R L/N ranks A,B,... host H" (the L
+ *                    world ranks that share this node as MPICH understood
+ *                    PMI_process_mapping, in order; H is MPI_Get_processor_name)
  *   abort CODE       the last rank calls MPI_Abort(CODE) while the others wait in a barrier
  * Exit 0 when the mode's check held, 2 otherwise.
  */
@@ -21,6 +23,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (strcmp(mode, "hello") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
         printf("hello %d/%d\n", rank, size);
     } else if (strcmp(mode, "ring") == 0) {
         int token = 0, next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -49,7 +52,16 @@ int main(int argc, char **argv)
         int lsize = 0;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &lsize);
-        printf("local %d/%d\n", lsize, size);
+        int *peers = calloc((size_t)lsize, sizeof(int));
+        char host[MPI_MAX_PROCESSOR_NAME], list[4096] = "";
+        int hlen = 0;
+        MPI_Allgather(&rank, 1, MPI_INT, peers, 1, MPI_INT, node);
+        MPI_Get_processor_name(host, &hlen);
+        for (int i = 0, at = 0; i < lsize && at < (int)sizeof(list) - 12; i++) {
+            at += snprintf(list + at, sizeof(list) - (size_t)at, "%s%d", i ? "," : "", peers[i]);
+        }
+        printf("local %d %d/%d ranks %s host %s\n", rank, lsize, size, list, host);
+        free(peers);
         MPI_Comm_free(&node);
     } else if (strcmp(mode, "abort") == 0) {
         int code = argc > 2 ? atoi(argv[2]) : 1;

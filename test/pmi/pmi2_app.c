@@ -8,6 +8,12 @@
  *             after a second fence and looks it up again (gone)
  *   abort     the last rank calls PMI2_Abort(1, message): Slurm's library then exits with
  *             1 (the wire carries no exit code)
+ *   spawn     rank 0 spawns 2 x "pmi2_app child" with PMI2_Job_Spawn and the preput key
+ *             PARENT_KEY=from-<jobid>, prints "spawned <jobid>", waits (bounded) until
+ *             each child published done-<its jobid>-<rank>, publishes release-<child
+ *             jobid>, waits until the children's job ended (their names withdrawn)
+ *   child     (spawned) prints "child R preput PARENT_KEY=...", publishes
+ *             done-<jobid>-<rank>, waits for release-<jobid>
  * Every check that fails prints "FAIL ..." and makes the exit code 2.
  */
 #include <slurm/pmi2.h>
@@ -15,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int bad;
 
@@ -24,6 +31,21 @@ static void check(int cond, const char *what, int rc)
         printf("FAIL %s (rc %d)\n", what, rc);
         bad = 1;
     }
+}
+
+/* Until service is published (gone 0) or no longer is (gone 1): every 20 ms, 60 s at most. */
+static void wait_name(const char *service, int gone)
+{
+    char port[PMI2_MAX_VALLEN];
+    for (int t = 0; t < 3000; t++) {
+        int found = PMI2_Nameserv_lookup(service, NULL, port, sizeof(port)) == PMI2_SUCCESS;
+        if (found != gone) {
+            return;
+        }
+        usleep(20000);
+    }
+    printf("FAIL %s was never %s\n", service, gone ? "withdrawn" : "published");
+    bad = 1;
 }
 
 int main(int argc, char **argv)
@@ -106,6 +128,47 @@ int main(int argc, char **argv)
             rc = PMI2_Nameserv_lookup(service, NULL, val, sizeof(val));
             check(rc != PMI2_SUCCESS, "a lookup after unpublish fails", rc);
         }
+    } else if (strcmp(mode, "spawn") == 0) {
+        if (rank == 0) {
+            char self[4096], child_job[256] = "", pre[300], svc[400];
+            ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+            self[n > 0 ? n : 0] = '\0';
+            snprintf(pre, sizeof(pre), "from-%s", jobid);
+            MPID_Info kv = {.key = "PARENT_KEY", .value = pre};
+            const MPID_Info *preput[] = {&kv};
+            const char *cmds[] = {self}, *cargv[] = {"child"};
+            const char **argvs[] = {cargv};
+            int argcs[] = {1}, maxprocs[] = {2}, ninfo[] = {0}, errors[2] = {-1, -1};
+            const MPID_Info *infos[] = {NULL};
+            rc = PMI2_Job_Spawn(1, cmds, argcs, argvs, maxprocs, ninfo, infos, 1, preput, child_job,
+                                sizeof(child_job), errors);
+            check(rc == PMI2_SUCCESS && child_job[0] != '\0', "PMI2_Job_Spawn", rc);
+            printf("spawned %s errors %d,%d\n", child_job, errors[0], errors[1]);
+            for (int r = 0; r < 2; r++) {
+                snprintf(svc, sizeof(svc), "done-%s-%d", child_job, r);
+                wait_name(svc, 0);
+            }
+            snprintf(svc, sizeof(svc), "release-%s", child_job);
+            rc = PMI2_Nameserv_publish(svc, NULL, "go");
+            check(rc == PMI2_SUCCESS, "PMI2_Nameserv_publish", rc);
+            for (int r = 0; r < 2; r++) { /* their job's end withdraws what they published */
+                snprintf(svc, sizeof(svc), "done-%s-%d", child_job, r);
+                wait_name(svc, 1);
+            }
+        }
+        rc = PMI2_KVS_Fence();
+        check(rc == PMI2_SUCCESS, "PMI2_KVS_Fence", rc);
+    } else if (strcmp(mode, "child") == 0) {
+        char svc[400];
+        val[0] = '\0';
+        rc = PMI2_KVS_Get(jobid, PMI2_ID_NULL, "PARENT_KEY", val, sizeof(val), &len);
+        check(rc == PMI2_SUCCESS, "PMI2_KVS_Get PARENT_KEY", rc);
+        printf("child %d preput PARENT_KEY=%s\n", rank, rc == PMI2_SUCCESS ? val : "(none)");
+        snprintf(svc, sizeof(svc), "done-%s-%d", jobid, rank);
+        rc = PMI2_Nameserv_publish(svc, NULL, "yes");
+        check(rc == PMI2_SUCCESS, "PMI2_Nameserv_publish", rc);
+        snprintf(svc, sizeof(svc), "release-%s", jobid);
+        wait_name(svc, 0);
     } else if (strcmp(mode, "abort") == 0) {
         if (rank == size - 1) {
             fflush(stdout);

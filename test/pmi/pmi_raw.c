@@ -3,6 +3,7 @@
  * and print what the server answers. Modes:
  *   psets          PMI-1: pmix.pset.nms, PMI_process_mapping, universe size, publish/
  *                  lookup/unpublish of a service per rank, barriers, finalize
+ *   mapping        PMI-1: prints "mapping <PMI_process_mapping>", barrier, finalize
  *   bad            PMI-1: rank 0 sends framed bad requests first (each answered with
  *                  rc=-1 and a message, printed "reply: ..."), then every rank does a
  *                  put/barrier/get/finalize that must still work
@@ -15,19 +16,49 @@
  *   mixed          PMI-1 in a job with PMIx processes (pmix_peer): put "k<rank>" =
  *                  "v<rank>", barrier, get every rank's key, print "pmi rank R got N of N"
  *   noinit-exit    init, then exit 0 without finalize
- *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD"
+ *   env            print PMI_FD/PMI_RANK/PMI_SIZE or "no PMI_FD", and PMI_PORT/PMI_ID
+ *                  when set
+ *   port           (PX_PMI=port) connect to PMI_PORT, initack with PMI_ID, check the
+ *                  size and rank it answers ("port rank R size N"), then put/barrier/
+ *                  get/finalize as "bad" does
+ *   port-bad       as port, but rank 0 first makes connections the server must refuse
+ *                  and close: one whose first line is not initack, one naming a wrong
+ *                  PMI_ID; then, once its own initack succeeded, one naming its own
+ *                  PMI_ID again (used once); each prints "reply: ..." and "closed by the
+ *                  server"
+ *   spawn          PMI-1: rank 0 spawns, in two mcmd=spawn blocks, 2 x "pmi_raw child"
+ *                  (arguments "a" and "two words", info wdir=/) and 1 x "pmi_raw child"
+ *                  ("b"), with the preput keys PARENT_KEY=from-<kvs> and OTHER=x, prints
+ *                  "parent 0 spawned", then waits (bounded) until each child published
+ *                  child-done-<rank>, publishes "release" and waits until the children's
+ *                  job ended (their names withdrawn); barrier, finalize
+ *   child          (spawned) prints "child R of N spawned=S appnum=A args=... cwd=D",
+ *                  "child R preput PARENT_KEY=..." and OTHER=..., exchanges keys with its
+ *                  siblings, publishes child-done-R, waits for "release", finalize
+ *   spawn-bad      PMI-1: rank 0 sends spawn requests the server must refuse (rc=-1,
+ *                  "reply: ..."): an info key it cannot honour, a preput key starting with
+ *                  pmix., nprocs 0, a second block out of order
+ *   pmi2-spawn     PMI-2: rank 0 spawns 2 x "pmi_raw child2" with the preput key
+ *                  PARENT_KEY=v;semi (a ';' the wire doubles), prints "spawned jobid J",
+ *                  waits for child2-done-<rank>, "release2", as spawn; fence, finalize
+ *   child2         (spawned, PMI-2) prints "child2 R spawner=J" (fullinit's spawner-jobid)
+ *                  and "child2 R preput PARENT_KEY=...", publishes child2-done-R, waits
+ *                  for "release2", finalize
  * For the three unframed modes rank 0 prints the answer and "closed by the server" when
  * the server closes the connection, and exits 3. Any failed check prints "FAIL ..." and
  * makes the exit code 2.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-static int fd = -1, rank, size, wire = 1, bad;
+static int fd = -1, rank, size, wire = 1, bad, quiet;
 static char kvs[300];
 
 static void die(const char *fmt, ...)
@@ -133,9 +164,13 @@ static const char *val(const char *msg, const char *key)
         if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
             const char *s = p + kl + 1;
             size_t n = 0;
-            while (s[n] != '\0' && s[n] != sep && n + 1 < sizeof(v)) {
-                v[n] = s[n];
-                n++;
+            size_t at = 0;
+            while (s[at] != '\0' && n + 1 < sizeof(v)) {
+                if (s[at] == sep && !(wire == 2 && s[at + 1] == sep)) {
+                    break;
+                }
+                at += s[at] == sep ? 2 : 1; /* PMI-2: ";;" is one ';' of the value */
+                v[n++] = s[at - 1];
             }
             v[n] = '\0';
             return v;
@@ -172,7 +207,7 @@ static char *ask(const char *expect_cmd, int expect_ok, const char *fmt, ...)
         printf("FAIL \"%s\" answered \"%s\"\n", body, a);
         bad = 1;
     }
-    if (!ok) {
+    if (!ok && !quiet) {
         printf("reply: %s\n", a);
     }
     return a;
@@ -222,6 +257,101 @@ static int after_garbage(void)
     return 3;
 }
 
+/* This program's path, for spawning copies of itself. */
+static const char *self_exe(void)
+{
+    static char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (n <= 0) {
+        die("readlink /proc/self/exe: %s", strerror(errno));
+    }
+    path[n] = '\0';
+    return path;
+}
+
+/* Until each of n services "<prefix><i>" (n < 0: the service "<prefix>") is published, or
+ * with gone set is no longer (PMI-1 lookup_name, or PMI-2 name-lookup): poll every 20 ms,
+ * at most 60 s each. */
+static void wait_published(const char *prefix, int n, int gone)
+{
+    for (int i = 0; i < (n < 0 ? 1 : n); i++) {
+        char name[128];
+        if (n < 0) {
+            snprintf(name, sizeof(name), "%s", prefix);
+        } else {
+            snprintf(name, sizeof(name), "%s%d", prefix, i);
+        }
+        int want = !gone, found = gone;
+        quiet = 1;
+        for (int t = 0; t < 3000; t++) {
+            char *a = wire == 1 ? ask("lookup_result", -1, "cmd=lookup_name service=%s", name)
+                                : ask("name-lookup-response", -1, "cmd=name-lookup;name=%s;", name);
+            const char *rc = val(a, "rc");
+            found = rc != NULL && strcmp(rc, "0") == 0;
+            if (found == want) {
+                break;
+            }
+            usleep(20000);
+        }
+        quiet = 0;
+        if (found != want) {
+            die("%s was never %s", name, gone ? "withdrawn" : "published");
+        }
+    }
+}
+
+/* A new TCP connection to PMI_PORT ("a.b.c.d:port"). */
+static int port_connect(void)
+{
+    const char *p = getenv("PMI_PORT");
+    const char *colon = p ? strrchr(p, ':') : NULL;
+    if (colon == NULL) {
+        die("PMI_PORT must be set as host:port");
+    }
+    char host[64];
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - p), p);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
+        connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        die("cannot connect to PMI_PORT %s: %s", p, strerror(errno));
+    }
+    return s;
+}
+
+/* initack on the current connection with id; the answer's four lines checked. */
+static void initack(const char *id)
+{
+    ask("initack", 1, "cmd=initack pmiid=%s", id);
+    const char *want[] = {"size", "rank", "debug"};
+    int got[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++) {
+        char *a = hear();
+        const char *c = a ? val(a, "cmd") : NULL;
+        if (c == NULL || strcmp(c, "set") != 0 || val(a, want[i]) == NULL) {
+            die("initack answer line %d is \"%s\", expected cmd=set %s=", i + 2, a ? a : "(none)",
+                want[i]);
+        }
+        got[i] = atoi(val(a, want[i]));
+    }
+    rank = got[1];
+    size = got[0];
+    printf("port rank %d size %d debug %d\n", rank, size, got[2]);
+}
+
+/* A connection that the server must answer rc=-1 and close after the line fmt. */
+static void refused_conn(const char *fmt, const char *arg)
+{
+    int keep = fd;
+    fd = port_connect();
+    send_cmd(fmt, arg);
+    char *a = hear();
+    printf("reply: %s\n", a ? a : "(none)");
+    printf("%s\n", a != NULL && hear() == NULL ? "closed by the server" : "FAIL still open");
+    close(fd);
+    fd = keep;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "env";
@@ -232,7 +362,37 @@ int main(int argc, char **argv)
         } else {
             printf("PMI_FD=%s PMI_RANK=%s PMI_SIZE=%s\n", f, r ? r : "", s ? s : "");
         }
+        if (getenv("PMI_PORT") != NULL) {
+            printf("PMI_PORT=%s PMI_ID=%s\n", getenv("PMI_PORT"),
+                   getenv("PMI_ID") ? getenv("PMI_ID") : "");
+        }
         return 0;
+    }
+    if (strcmp(mode, "port") == 0 || strcmp(mode, "port-bad") == 0) {
+        const char *id = getenv("PMI_ID");
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (f != NULL || id == NULL) {
+            die("PMI_PORT and PMI_ID, not PMI_FD, must be set (PX_PMI=port)");
+        }
+        int me = r ? atoi(r) : -1;
+        if (strcmp(mode, "port-bad") == 0 && me == 0) {
+            refused_conn("cmd=init pmi_version=1 pmi_subversion=1%s", "");
+            refused_conn("cmd=initack pmiid=%s", strcmp(id, "12345") ? "12345" : "54321");
+        }
+        fd = port_connect();
+        initack(id);
+        if (rank != me) {
+            printf("FAIL initack said rank %d, PMI_RANK is %d\n", rank, me);
+            bad = 1;
+        }
+        if (strcmp(mode, "port-bad") == 0 && rank == 0) {
+            refused_conn("cmd=initack pmiid=%s", id); /* used once */
+        }
+        init1();
+        exchange();
+        printf("rank %d %s done\n", rank, mode);
+        fflush(stdout);
+        return bad ? 2 : 0;
     }
     if (f == NULL || r == NULL || s == NULL) {
         die("PMI_FD, PMI_RANK and PMI_SIZE must be set");
@@ -260,6 +420,13 @@ int main(int argc, char **argv)
         ask("unpublish_result", 1, "cmd=unpublish_name service=svc-%d", rank);
         ask("lookup_result", 0, "cmd=lookup_name service=svc-%d", rank);
         ask("finalize_ack", -1, "cmd=finalize");
+    } else if (strcmp(mode, "mapping") == 0) {
+        init1();
+        printf(
+            "mapping %s\n",
+            val(ask("get_result", 1, "cmd=get kvsname=%s key=PMI_process_mapping", kvs), "value"));
+        ask("barrier_out", 1, "cmd=barrier_in");
+        ask("finalize_ack", 1, "cmd=finalize");
     } else if (strcmp(mode, "bad") == 0) {
         if (rank == 0) {
             ask("maxes", 0, "cmd=get_maxes");
@@ -281,9 +448,113 @@ int main(int argc, char **argv)
             ask("response_to_init", 0, "cmd=init pmi_version=1 pmi_subversion=1");
             ask("response_to_init", 0, "cmd=init pmi_version=3 pmi_subversion=0");
             ask("spawn_result", 0, "mcmd=spawn\nnprocs=1\nexecname=/bin/true\nendcmd");
+            ask("initack", 0, "cmd=initack pmiid=1"); /* not a PMI_PORT connection */
         }
         exchange();
         printf("rank %d bad done\n", rank);
+    } else if (strcmp(mode, "spawn") == 0) {
+        init1();
+        if (rank == 0) {
+            const char *me = self_exe();
+            char pre[400];
+            snprintf(pre, sizeof(pre),
+                     "preput_num=2\npreput_key_0=PARENT_KEY\npreput_val_0=from-%s\n"
+                     "preput_key_1=OTHER\npreput_val_1=x",
+                     kvs);
+            send_cmd("mcmd=spawn\nnprocs=2\nexecname=%s\ntotspawns=2\nspawnssofar=1\nargcnt=3\n"
+                     "arg1=child\narg2=a\narg3=two "
+                     "words\n%s\ninfo_num=1\ninfo_key_0=wdir\ninfo_val_0=/\n"
+                     "endcmd",
+                     me, pre);
+            ask("spawn_result", 1,
+                "mcmd=spawn\nnprocs=1\nexecname=%s\ntotspawns=2\nspawnssofar=2\nargcnt=2\n"
+                "arg1=child\narg2=b\n%s\ninfo_num=0\nendcmd",
+                me, pre);
+            printf("parent 0 spawned\n");
+            /* the children are done, then told to go: their job ends, which withdraws
+             * what they published (this job's end would kill them first) */
+            wait_published("child-done-", 3, 0);
+            ask("publish_result", 1, "cmd=publish_name service=release port=yes");
+            wait_published("child-done-", 3, 1);
+        }
+        ask("barrier_out", 1, "cmd=barrier_in");
+        ask("finalize_ack", 1, "cmd=finalize");
+    } else if (strcmp(mode, "child") == 0) {
+        init1();
+        char cwd[4096], args[512] = "";
+        for (int i = 2; i < argc; i++) {
+            snprintf(args + strlen(args), sizeof(args) - strlen(args), "%s[%s]", i > 2 ? "," : "",
+                     argv[i]);
+        }
+        const char *sp = getenv("PMI_SPAWNED");
+        printf("child %d of %d spawned=%s appnum=%s args=%s cwd=%s\n", rank, size, sp ? sp : "-",
+               val(ask("appnum", 1, "cmd=get_appnum"), "appnum"), args,
+               getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+        const char *keys[] = {"PARENT_KEY", "OTHER"};
+        for (int i = 0; i < 2; i++) {
+            const char *v =
+                val(ask("get_result", 1, "cmd=get kvsname=%s key=%s", kvs, keys[i]), "value");
+            printf("child %d preput %s=%s\n", rank, keys[i], v ? v : "(none)");
+        }
+        ask("put_result", 1, "cmd=put kvsname=%s key=k%d value=v%d", kvs, rank, rank);
+        ask("barrier_out", 1, "cmd=barrier_in");
+        const char *got = val(
+            ask("get_result", 1, "cmd=get kvsname=%s key=k%d", kvs, (rank + 1) % size), "value");
+        printf("child %d got %s\n", rank, got ? got : "(none)");
+        ask("publish_result", 1, "cmd=publish_name service=child-done-%d port=yes", rank);
+        wait_published("release", -1, 0);
+        ask("finalize_ack", 1, "cmd=finalize");
+    } else if (strcmp(mode, "spawn-bad") == 0) {
+        init1();
+        if (rank == 0) {
+            ask("spawn_result", 0,
+                "mcmd=spawn\nnprocs=1\nexecname=/bin/true\ntotspawns=1\nspawnssofar=1\n"
+                "info_num=1\ninfo_key_0=host\ninfo_val_0=elsewhere\nendcmd");
+            ask("spawn_result", 0,
+                "mcmd=spawn\nnprocs=1\nexecname=/bin/true\ntotspawns=1\nspawnssofar=1\n"
+                "preput_num=1\npreput_key_0=pmix.mine\npreput_val_0=1\nendcmd");
+            ask("spawn_result", 0,
+                "mcmd=spawn\nnprocs=0\nexecname=/bin/true\ntotspawns=1\nspawnssofar=1\nendcmd");
+            ask("spawn_result", 0,
+                "mcmd=spawn\nnprocs=1\nexecname=/bin/true\ntotspawns=2\nspawnssofar=2\nendcmd");
+            ask("spawn_result", 0,
+                "mcmd=spawn\nnprocs=1\nexecname=/bin/true\nargcnt=2\n"
+                "arg1=x\ntotspawns=1\nspawnssofar=1\nendcmd");
+        }
+        exchange();
+        printf("rank %d spawn-bad done\n", rank);
+    } else if (strcmp(mode, "pmi2-spawn") == 0 || strcmp(mode, "child2") == 0) {
+        ask("response_to_init", 1, "cmd=init pmi_version=2 pmi_subversion=0");
+        wire = 2;
+        char *a = ask("fullinit-response", 1, "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank);
+        const char *spawner = val(a, "spawner-jobid");
+        char sp[300];
+        snprintf(sp, sizeof(sp), "%s", spawner ? spawner : "(none)");
+        strcpy(kvs, val(ask("job-getid-response", 1, "cmd=job-getid;"), "jobid"));
+        if (strcmp(mode, "child2") == 0) {
+            printf("child2 %d spawner=%s\n", rank, sp);
+            const char *v = val(
+                ask("kvs-get-response", 1, "cmd=kvs-get;jobid=%s;srcid=-1;key=PARENT_KEY;", kvs),
+                "value");
+            printf("child2 %d preput PARENT_KEY=%s\n", rank, v ? v : "(none)");
+            ask("name-publish-response", 1, "cmd=name-publish;name=child2-done-%d;port=yes;", rank);
+            wait_published("release2", -1, 0);
+        } else {
+            printf("parent2 %d spawner=%s\n", rank, sp);
+            if (rank == 0) {
+                char *r = ask("spawn-response", 1,
+                              "cmd=spawn;ncmds=1;preputcount=1;ppkey0=PARENT_KEY;ppval0=v;;semi;"
+                              "subcmd=%s;maxprocs=2;argc=1;argv0=child2;infokeycount=0;",
+                              self_exe());
+                const char *j = val(r, "jobid");
+                printf("spawned jobid %s\n", j ? j : "(none)");
+                wait_published("child2-done-", 2, 0);
+                ask("name-publish-response", 1, "cmd=name-publish;name=release2;port=yes;");
+                wait_published("child2-done-", 2, 1);
+            }
+            ask("kvs-fence-response", 1, "cmd=kvs-fence;");
+        }
+        ask("finalize-response", 1, "cmd=finalize;");
     } else if (strcmp(mode, "pmi2-bad") == 0) {
         ask("response_to_init", 1, "cmd=init pmi_version=2 pmi_subversion=0");
         wire = 2;
@@ -301,7 +572,8 @@ int main(int argc, char **argv)
                 bad = 1;
             }
             ask("kvs-put-response", 0, "cmd=kvs-put;key=pmix.mine;value=1;");
-            ask("spawn-response", 0, "cmd=spawn;ncmds=1;subcmd=/bin/true;maxprocs=1;argc=0;");
+            ask("spawn-response", 0, "cmd=spawn;ncmds=1;subcmd=/bin/true;maxprocs=0;argc=0;");
+            ask("job-connect-response", 0, "cmd=job-connect;jobid=x;");
             ask("info-getjobattr-response", 1, "cmd=info-getjobattr;key=no-such-attr;");
         }
         exchange();

@@ -2,7 +2,8 @@
 # MPICH over PMI-1 (issue 19 part 2): a real MPI program built with Debian's mpicc.mpich
 # runs under prun and prterun with 1 to 16 ranks on one node — hello, a ring, an
 # MPI_Allreduce, shared memory among the node's ranks (PMI_process_mapping) and an
-# MPI_Abort whose code ends the job. A PMIx job runs in the same DVM meanwhile.
+# MPI_Abort whose code ends the job; the same over PMI_PORT (PX_PMI=port) through a
+# wrapper that closes inherited descriptors. A PMIx job runs in the same DVM meanwhile.
 . "$(dirname "$0")/../dvm/lib.sh"
 . "$(dirname "$0")/lib_pmi.sh"
 MPI=${PX_MPICH_APP:-}
@@ -27,13 +28,22 @@ for n in 4 16; do
     lines_in "$T/sum$n" "sum $((n * (n + 1) / 2)) ok" $n
 done
 # every rank shares memory with the others: MPICH takes the node layout from
-# PMI_process_mapping (a mapping that put the ranks on different nodes gives "local 1/4")
+# PMI_process_mapping (a mapping that put the ranks on different nodes gives "1/4")
 run_job "$T/local" 0 "$PRUN" $RR -n 4 "$MPI" local
-lines_in "$T/local" "local 4/4" 4
+lines_in "$T/local" " 4/4 ranks 0,1,2,3 host " 4
 # MPI_Abort's code is the job's exit code; the others were ended, not left in a barrier
 run_job "$T/abort" 7 "$PRUN" $RR -n 4 "$MPI" abort 7
 expect_in "$T/abort" "MPI_Abort(MPI_COMM_WORLD, 7)"
 grep -q "passed a barrier" "$T/abort" && fail "a rank passed the barrier: $(cat "$T/abort")"
+
+# PMI_PORT (PX_PMI=port): MPICH started through a wrapper that closes the descriptors it
+# inherited (fd 4 among them) connects by TCP instead
+CLOSER='exec 4>&-; exec "$0" "$@"'
+run_job "$T/pring" 0 "$PRUN" $RR -n 4 -x PX_PMI=port /bin/sh -c "$CLOSER" "$MPI" ring
+expect_in "$T/pring" "ring 4 ok (token 12)"
+run_job "$T/psum" 0 "$PRUN" $RR -n 3 -x PX_PMI=port /bin/sh -c "$CLOSER" "$MPI" allreduce
+lines_in "$T/psum" "sum 6 ok" 3
+run_job "$T/pabort" 5 "$PRUN" $RR -n 2 -x PX_PMI=port "$MPI" abort 5
 
 bystander_check
 stop_dvm

@@ -494,7 +494,9 @@ Test(opts, prefix_nohup_and_always_keys)
     EXPECT_RUN(PX_CMD_PRUN, &c, "./a");
     cr_assert_null(jget(&c, PMIX_NOHUP));
     jtrue(&c, PMIX_NOTIFY_COMPLETION);
-    cr_assert_eq(c.njinfo, 4); /* fwd stdout, fwd stderr, notify completion, stdin 0 */
+    jtrue(&c, PMIX_NOTIFY_JOB_EVENTS);
+    cr_assert_eq(c.njinfo, 5); /* fwd stdout, fwd stderr, notify completion and job events,
+                                  stdin 0 */
     px_opts_fini(&c);
 }
 
