@@ -80,7 +80,10 @@ struct px_job {
     pmix_proc_t requester;
     pmix_spawn_cbfunc_t spawn_cb; /* pending until every process started */
     void *spawn_cbdata;
-    bool notify_completion;
+    bool notify_completion; /* PMIX_NOTIFY_COMPLETION: JOB_END to the requester */
+    bool notify_events;     /* PMIX_NOTIFY_JOB_EVENTS: all three to the requester */
+    bool log_events;        /* PMIX_LOG_JOB_EVENTS */
+    bool log_completion;    /* PMIX_LOG_COMPLETION */
     bool nohup;
     bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
@@ -258,6 +261,13 @@ const pmix_proc_t *px_job_parent(const px_job_t *j);
 /* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID goes in the LAUNCH's
  * job data, job.c). */
 void px_job_adopt(px_job_t *j);
+/* job_events.c: the lifecycle events. JOB_START or LAUNCH_COMPLETE (code) of j, to its
+ * requester when asked and to whoever registered naming j; logged when asked. */
+void px_job_notify(px_job_t *j, pmix_status_t code);
+/* JOB_END of j with r, the same way; to_requester: also when its spawn did not ask.
+ * cbfunc/cbdata and the result: PMIx_Notify_event's. */
+pmix_status_t px_job_notify_end(px_job_t *j, const px_job_result_t *r, bool to_requester,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* JOB_END of nspace reached this process's own lifecycle handler (loop). */
 void px_job_end_delivered(px_dvm_t *dvm, const char *nspace);
 /* Free the job ends still waiting (px_dvm_destroy, after the loop's last shift). */

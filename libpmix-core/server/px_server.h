@@ -45,7 +45,11 @@ typedef struct px_srv_client {
      * sent to it (ids; pruned to what the cache still holds) */
     pmix_status_t *ev_codes; /* owned */
     size_t nev_codes;
-    bool ev_all;       /* registered a default handler: every code */
+    bool ev_all; /* registered a default handler: every code */
+    /* what it registered with PMIX_EVENT_AFFECTED_PROC(S): events raised "to the
+     * interested" (PX_EVT_TO_INTERESTED) naming one of these processes reach it */
+    struct px_srv_interest *ev_int; /* owned */
+    size_t nev_int;
     uint64_t *ev_sent; /* owned */
     size_t nev_sent, cap_ev_sent;
 
@@ -294,6 +298,9 @@ void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
  * later with the Standard's result list. PMIX_SUCCESS, or an error and no callback. */
 pmix_status_t px_srv_query_local(const pmix_query_t *queries, size_t nqueries,
                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* ---- server_ops.c: the server process's own PMIx_Log/_nb (cbfunc NULL: blocking) ---- */
+pmix_status_t px_srv_api_log(const pmix_info_t data[], size_t ndata, const pmix_info_t dirs[],
+                             size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* The caller is the server's own loop thread (blocking calls must refuse). */
 bool px_srv_on_loop(void);
 

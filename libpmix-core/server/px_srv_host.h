@@ -27,6 +27,15 @@
  * participants' remote-visible posted data; the host answers with every server's,
  * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
 
+/* In the info of PMIx_Notify_event called by the host: PMIX_BOOL true makes the event
+ * reach, beside its range, every connection that registered for its code with
+ * PMIX_EVENT_AFFECTED_PROC(S) naming one of the event's PMIX_EVENT_AFFECTED_PROC(S) (a
+ * wildcard rank on either side matches any rank), also from the event cache when the
+ * registration comes later. A job's lifecycle events go to attached tools this way
+ * (launcher/job_events.c). The key stays in the info, so servers the host passes the
+ * event to act the same. */
+#define PX_EVT_TO_INTERESTED "px.evt.interest"
+
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
  * channels, every rank): a job spawned by a process of `from` has its output go where its
  * parent's goes. Any thread; done on the server's loop in call order, so before any later

@@ -41,6 +41,7 @@ void px_srv_client_release(px_srv_client_t *c)
     PMIx_Argv_free(c->cleanup_files);
     PMIx_Argv_free(c->cleanup_dirs);
     free(c->ev_codes);
+    free(c->ev_int);
     free(c->ev_sent);
     free(c);
 }

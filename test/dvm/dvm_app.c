@@ -50,9 +50,10 @@
  *                     of /bin/true carrying: PMIX_MAX_RESTARTS required / optional (job
  *                     and app level), PMIX_NOTIFY_COMPLETION required, each debugger
  *                     attribute (not required); each refusal's JOB_END message ("msg: ")
- *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn and print
- *                     the job's lifecycle events (JOB_START, LAUNCH_COMPLETE, JOB_END with
- *                     its keys) in the order they arrive
+ *   toolspawn N       as a PMIx tool: spawn N x "dvm_app exit 0" with PMIx_Spawn
+ *                     (PMIX_NOTIFY_JOB_EVENTS) and print the job's lifecycle events
+ *                     (JOB_START, LAUNCH_COMPLETE, JOB_END with its keys) in the order
+ *                     they arrive
  *   toolmodel M       as a PMIx tool: spawn "dvm_app model M" with PMIX_PROGRAMMING_MODEL
  *                     M in the job info, print "model job exit code C" from its JOB_END
  *   model M           init, exit 0 if the job's PMIX_PROGRAMMING_MODEL is M, else 3
@@ -509,8 +510,8 @@ static void toolspawn(const char *self, int n)
     app.argv = PMIx_Argv_copy(argv);
     app.maxprocs = n;
     bool yes = true;
-    pmix_info_t jinfo;
-    PMIX_INFO_LOAD(&jinfo, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    pmix_info_t jinfo; /* all three events (PMIX_NOTIFY_COMPLETION alone: JOB_END only) */
+    PMIX_INFO_LOAD(&jinfo, PMIX_NOTIFY_JOB_EVENTS, &yes, PMIX_BOOL);
     pmix_nspace_t ns;
     rc = PMIx_Spawn(&jinfo, 1, &app, 1, ns);
     if (rc != PMIX_SUCCESS) {

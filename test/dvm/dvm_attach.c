@@ -1,0 +1,228 @@
+/* dvm_attach - a tool that attaches to a running DVM the way a debugger does (default
+ * rendezvous search in $TMPDIR), for test/dvm/t_attach.sh. Public PMIx API only.
+ *   watch NS          register for JOB_START, LAUNCH_COMPLETE and JOB_END naming job NS
+ *                     (PMIX_EVENT_AFFECTED_PROC NS:*), print "registered", then each event
+ *                     as "event NAME ns=N ts=ok|missing" (JOB_END adds "status=S proc=N:R
+ *                     exit=C"); exit 0 after JOB_END, 3 when none came within 60 s
+ *   spawn N WHAT      spawn N x "dvm_app exit 0" asking WHAT: "events"
+ *                     (PMIX_NOTIFY_JOB_EVENTS), "end" (PMIX_NOTIFY_COMPLETION), "log"
+ *                     (PMIX_LOG_JOB_EVENTS + PMIX_NOTIFY_COMPLETION), "logend"
+ *                     (PMIX_LOG_COMPLETION + PMIX_NOTIFY_COMPLETION); a handler for the
+ *                     three codes without naming the job prints "event NAME"; prints
+ *                     "spawned NS" and exits after JOB_END ("no JOB_END": exit 3, 30 s)
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pmix_tool.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static bool ended, registered_ok;
+
+static void die(const char *what, pmix_status_t rc)
+{
+    fprintf(stderr, "dvm_attach: %s: %s\n", what, PMIx_Error_string(rc));
+    exit(99);
+}
+
+static const pmix_info_t *find(const pmix_info_t *info, size_t ninfo, const char *key)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], key)) {
+            return &info[i];
+        }
+    }
+    return NULL;
+}
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    const pmix_info_t *ns = find(info, ninfo, PMIX_NSPACE);
+    const pmix_info_t *ts = find(info, ninfo, PMIX_EVENT_TIMESTAMP);
+    pthread_mutex_lock(&lock);
+    printf("event %s ns=%s ts=%s", PMIx_Error_string(status),
+           ns != NULL && ns->value.type == PMIX_STRING ? ns->value.data.string : "missing",
+           ts != NULL && ts->value.type == PMIX_TIME && ts->value.data.time > 0 ? "ok" : "missing");
+    if (status == PMIX_EVENT_JOB_END) {
+        const pmix_info_t *st = find(info, ninfo, PMIX_JOB_TERM_STATUS);
+        const pmix_info_t *proc = find(info, ninfo, PMIX_PROCID);
+        const pmix_info_t *ex = find(info, ninfo, PMIX_EXIT_CODE);
+        int code = -1;
+        if (ex != NULL) {
+            PMIx_Value_get_number(&ex->value, &code, PMIX_INT);
+        }
+        printf(" status=%s", st != NULL && st->value.type == PMIX_STATUS
+                                 ? PMIx_Error_string(st->value.data.status)
+                                 : "missing");
+        if (proc != NULL && proc->value.type == PMIX_PROC) {
+            const pmix_proc_t *p = proc->value.data.proc;
+            if (p->rank == PMIX_RANK_WILDCARD) {
+                printf(" proc=%s:*", p->nspace);
+            } else {
+                printf(" proc=%s:%u", p->nspace, p->rank);
+            }
+        } else {
+            printf(" proc=missing");
+        }
+        printf(" exit=%d", code);
+        ended = true;
+        pthread_cond_broadcast(&cond);
+    }
+    printf("\n");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void on_registered(pmix_status_t status, size_t ref, void *cbdata)
+{
+    (void)ref;
+    (void)cbdata;
+    pthread_mutex_lock(&lock);
+    registered_ok = status == PMIX_SUCCESS;
+    if (!registered_ok) {
+        fprintf(stderr, "dvm_attach: registration: %s\n", PMIx_Error_string(status));
+        exit(98);
+    }
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Wait (secs) until JOB_END came: 0, else 3 with "no JOB_END". */
+static int wait_end(int secs)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += secs;
+    pthread_mutex_lock(&lock);
+    while (!ended && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+    }
+    bool got = ended;
+    pthread_mutex_unlock(&lock);
+    if (!got) {
+        printf("no JOB_END\n");
+        return 3;
+    }
+    return 0;
+}
+
+/* Register on_event for the three lifecycle codes (naming job ns unless NULL) and wait
+ * for the registration's callback. */
+static void register_life(const char *ns)
+{
+    pmix_status_t codes[] = {PMIX_EVENT_JOB_START, PMIX_LAUNCH_COMPLETE, PMIX_EVENT_JOB_END};
+    pmix_info_t info;
+    pmix_proc_t job;
+    size_t ninfo = 0;
+    if (ns != NULL) {
+        PMIx_Load_procid(&job, ns, PMIX_RANK_WILDCARD);
+        PMIX_INFO_LOAD(&info, PMIX_EVENT_AFFECTED_PROC, &job, PMIX_PROC);
+        ninfo = 1;
+    }
+    pmix_status_t rc = PMIx_Register_event_handler(codes, 3, ninfo ? &info : NULL, ninfo, on_event,
+                                                   on_registered, NULL);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Register_event_handler", rc);
+    }
+    pthread_mutex_lock(&lock);
+    while (!registered_ok) {
+        pthread_cond_wait(&cond, &lock);
+    }
+    printf("registered\n");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    if (ninfo) {
+        PMIX_INFO_DESTRUCT(&info);
+    }
+}
+
+static int watch(const char *ns)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    register_life(ns);
+    int code = wait_end(60);
+    PMIx_tool_finalize();
+    return code;
+}
+
+static int spawn(const char *self, int n, const char *what)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    register_life(NULL);
+    /* dvm_app sits beside us */
+    char app_path[4096];
+    snprintf(app_path, sizeof(app_path), "%s", self);
+    char *slash = strrchr(app_path, '/');
+    snprintf(slash != NULL ? slash + 1 : app_path,
+             sizeof(app_path) - (size_t)(slash != NULL ? slash + 1 - app_path : 0), "dvm_app");
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(app_path);
+    char *argv[] = {app_path, "exit", "0", NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = n;
+    bool yes = true;
+    pmix_info_t jinfo[2];
+    size_t nj = 0;
+    if (strcmp(what, "events") == 0) {
+        PMIX_INFO_LOAD(&jinfo[nj++], PMIX_NOTIFY_JOB_EVENTS, &yes, PMIX_BOOL);
+    } else if (strcmp(what, "end") == 0) {
+        PMIX_INFO_LOAD(&jinfo[nj++], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    } else if (strcmp(what, "log") == 0 || strcmp(what, "logend") == 0) {
+        PMIX_INFO_LOAD(&jinfo[nj++], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&jinfo[nj++], what[3] ? PMIX_LOG_COMPLETION : PMIX_LOG_JOB_EVENTS, &yes,
+                       PMIX_BOOL);
+    } else {
+        fprintf(stderr, "dvm_attach: spawn: unknown %s\n", what);
+        return 2;
+    }
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(jinfo, nj, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Spawn", rc);
+    }
+    pthread_mutex_lock(&lock);
+    printf("spawned %s\n", ns);
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    int code = wait_end(30);
+    for (size_t i = 0; i < nj; i++) {
+        PMIX_INFO_DESTRUCT(&jinfo[i]);
+    }
+    PMIX_APP_DESTRUCT(&app);
+    PMIx_tool_finalize();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "watch") == 0) {
+        return watch(argv[2]);
+    }
+    if (argc == 4 && strcmp(argv[1], "spawn") == 0) {
+        return spawn(argv[0], atoi(argv[2]), argv[3]);
+    }
+    fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend\n");
+    return 2;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Tools that attach to a DVM's jobs (issue 16 items 5-6). Lifecycle events: a second
+# tool that registers naming a prun job (PMIX_EVENT_AFFECTED_PROC) hears its JOB_START,
+# LAUNCH_COMPLETE (from the server's event cache: it registered after them) and JOB_END
+# with the namespace, timestamp, status, first failed process and its exit code, and
+# nothing of another job; one attaching after the job ended still hears JOB_END. The
+# requester gets all three with PMIX_NOTIFY_JOB_EVENTS, only JOB_END with
+# PMIX_NOTIFY_COMPLETION; PMIX_LOG_JOB_EVENTS / PMIX_LOG_COMPLETION log them with
+# PMIx_Log (the DVM's stderr).
+. "$(dirname "$0")/lib.sh"
+ATT=$B/test/dvm/dvm_attach
+# a DVM in the foreground: its stderr holds what PMIx_Log writes there
+"$PRTE" $RR --report-uri "$T/uri" --report-pid "$T/pid" >"$T/prte.out" 2>"$T/prte.err" &
+DVM_PID=$!
+wait_for "$T/prte.out" "DVM ready"
+
+# ---- a debugger attaching to a running prun job hears its end
+"$PRUN" $RR -n 2 "$APP" waitfile "$T/go" 5 >"$T/prun.out" 2>&1 &
+prun=$!
+wait_pps 'waitfile' 2
+ns=$(awk '/waitfile/ {print $1; exit}' "$T/pps")
+case "$ns" in *@*) ;; *) fail "no namespace in pps: $(cat "$T/pps")" ;; esac
+"$ATT" watch "$ns" >"$T/w1" 2>&1 &
+w1=$!
+wait_for "$T/w1" "registered"
+wait_for "$T/w1" "event PMIX_LAUNCH_COMPLETE ns=$ns ts=ok"
+expect_in "$T/w1" "event PMIX_EVENT_JOB_START ns=$ns ts=ok"
+# another job's end does not reach a tool that named this one
+run_to 30 "$PRUN" $RR -n 1 "$APP" exit 0 >"$T/other" 2>&1 || fail "other job: $(cat "$T/other")"
+touch "$T/go"
+wait $prun
+rc=$?
+[ $rc = 5 ] || fail "prun: exit 5 expected, got $rc: $(cat "$T/prun.out")"
+wait $w1 || fail "watch: $(cat "$T/w1")"
+grep -q "^event PMIX_EVENT_JOB_END ns=$ns ts=ok status=PMIX_ERR_[A-Z_]* proc=$ns:[01] exit=5$" \
+    "$T/w1" || fail "JOB_END fields: $(cat "$T/w1")"
+[ "$(grep -c '^event' "$T/w1")" = 3 ] || fail "3 events of $ns only: $(cat "$T/w1")"
+# a tool attaching after the job ended hears it from the server's event cache
+run_to 30 "$ATT" watch "$ns" >"$T/w2" 2>&1 || fail "late watch: $(cat "$T/w2")"
+grep "^event PMIX_EVENT_JOB_END" "$T/w1" >"$T/end1"
+grep "^event PMIX_EVENT_JOB_END" "$T/w2" >"$T/end2"
+cmp -s "$T/end1" "$T/end2" || fail "late JOB_END differs: $(cat "$T/w2")"
+
+# ---- the requester: what its spawn asked for
+run_to 30 "$ATT" spawn 2 events >"$T/s1" 2>&1 || fail "spawn events: $(cat "$T/s1")"
+[ "$(grep '^event' "$T/s1" | cut -d' ' -f2 | tr '\n' ' ')" = \
+    "PMIX_EVENT_JOB_START PMIX_LAUNCH_COMPLETE PMIX_EVENT_JOB_END " ] ||
+    fail "PMIX_NOTIFY_JOB_EVENTS: $(cat "$T/s1")"
+expect_in "$T/s1" "status=PMIX_SUCCESS"
+run_to 30 "$ATT" spawn 2 end >"$T/s2" 2>&1 || fail "spawn end: $(cat "$T/s2")"
+[ "$(grep '^event' "$T/s2" | cut -d' ' -f2 | tr '\n' ' ')" = "PMIX_EVENT_JOB_END " ] ||
+    fail "PMIX_NOTIFY_COMPLETION: JOB_END only: $(cat "$T/s2")"
+
+# ---- logged with PMIx_Log
+run_to 30 "$ATT" spawn 2 log >"$T/s3" 2>&1 || fail "spawn log: $(cat "$T/s3")"
+ns3=$(sed -n 's/^spawned //p' "$T/s3")
+wait_for "$T/prte.err" "job $ns3: PMIX_EVENT_JOB_END status PMIX_SUCCESS, first failed rank none, exit code 0"
+expect_in "$T/prte.err" "job $ns3: PMIX_EVENT_JOB_START"
+expect_in "$T/prte.err" "job $ns3: PMIX_LAUNCH_COMPLETE"
+run_to 30 "$ATT" spawn 1 logend >"$T/s4" 2>&1 || fail "spawn logend: $(cat "$T/s4")"
+ns4=$(sed -n 's/^spawned //p' "$T/s4")
+wait_for "$T/prte.err" "job $ns4: PMIX_EVENT_JOB_END status PMIX_SUCCESS"
+grep -qF "job $ns4: PMIX_EVENT_JOB_START" "$T/prte.err" && fail "PMIX_LOG_COMPLETION logged JOB_START"
+stop_dvm
+wait
+pass
