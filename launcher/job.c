@@ -952,6 +952,9 @@ static const struct {
     {PMIX_CPUS_PER_PROC, PX_AT_JOB},
     {PMIX_FWD_STDOUT, PX_AT_JOB},
     {PMIX_FWD_STDERR, PX_AT_JOB},
+    {PMIX_IOF_CACHE_SIZE, PX_AT_JOB}, /* the server library: the requester's sink */
+    {PMIX_IOF_DROP_OLDEST, PX_AT_JOB},
+    {PMIX_IOF_DROP_NEWEST, PX_AT_JOB},
     {PMIX_IOF_TAG_OUTPUT, PX_AT_JOB},
     {PMIX_IOF_RANK_OUTPUT, PX_AT_JOB},
     {PMIX_IOF_TIMESTAMP_OUTPUT, PX_AT_JOB},

@@ -56,6 +56,12 @@ typedef struct px_srv_client {
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     bool tool_cred;      /* tools: uid/gid/pid are SO_PEERCRED's (Unix socket; not TCP) */
     uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
+    /* server_iof.c: its output messages not yet written (oldest first; each holds a
+     * reference on it), their bytes, those of them still in the host's buffers, and
+     * whether it fell behind (dropping; PMIX_ERR_IOF_FAILURE raised) */
+    struct px_iof_send *iof_sends, *iof_sends_tail;
+    size_t iof_queued, iof_held, iof_rearm;
+    bool iof_behind;
 
     /* owned by server_pmi.c: its PMI connection once it said init (it then has no peer;
      * replies go there) */
@@ -250,10 +256,19 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
 void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 
 /* ---- server_iof.c: IO forwarding (sinks, PMIx_server_IOF_deliver, pull, push) ---- */
+/* How a sink takes output it cannot keep up with (server_iof.c, "a sink that lags"). */
+typedef struct {
+    size_t cap;       /* PMIX_IOF_CACHE_SIZE: bytes kept for it while it lags */
+    bool drop_oldest; /* PMIX_IOF_DROP_OLDEST, else PMIX_IOF_DROP_NEWEST (the default) */
+} px_srv_iof_opts_t;
+/* Read those directives from info (the rest is ignored); defaults for what is absent.
+ * PMIX_ERR_BAD_PARAM for a wrong type, both policies, or a zero cache size. */
+pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o);
 /* Make c a sink of channels (PMIX_FWD_STD*_CHANNEL bits) of proc (rank may be the
- * wildcard). One record per call; each DEREG removes one. PMIX_SUCCESS or NOMEM. */
+ * wildcard); o NULL: the defaults. One record per call; each DEREG removes one.
+ * PMIX_SUCCESS or NOMEM. */
 pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
-                                  pmix_iof_channel_t channels);
+                                  pmix_iof_channel_t channels, const px_srv_iof_opts_t *o);
 void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);

@@ -8,6 +8,21 @@
  * there, in call order, like PMIx_Notify_event and the host's spawn callbacks, so a
  * spawn reply, the job's output and a later event reach a tool in the order the host
  * made the calls.
+ *
+ * A sink that lags. Output is sent from the host's buffer and the host waits until every
+ * sink wrote it: one slow sink slows the source (backpressure, as `cmd | cat`). That is
+ * right while all sinks are slow, never when one stops reading and others keep up. So a
+ * connection holds at most PX_IOF_HOLD bytes of the host's buffers while another sink of
+ * the same output keeps up: past that it lags, its pieces in the host's buffers are
+ * copied and given back to the host, and later pieces are copies, up to its cap
+ * (PMIX_IOF_CACHE_SIZE, default PX_IOF_CAP); past the cap it is behind: pieces are dropped
+ * per its policy (PMIX_IOF_DROP_NEWEST: the new one, the default; PMIX_IOF_DROP_OLDEST:
+ * its oldest unwritten ones) and it gets one PMIX_ERR_IOF_FAILURE (naming the source and
+ * channel); a sink behind takes only copies (never holding the host again) until it has
+ * caught up to half its cap, and is told again only after that. It also lags when a sink that
+ * shared a piece with it has written everything while it holds more than PX_IOF_HOLD (the
+ * host may have stopped reading the source, so no new piece would tell). A sink alone on
+ * its output never lags: backpressure, nothing lost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +32,7 @@
 #include "bfrops/px_bfrops.h"
 #include "common/px_common.h"
 #include "common/px_proto.h"
+#include "help/px_help.h"
 #include "server/px_server.h"
 #include "server/px_srv_host.h"
 #include "types/px_types.h"
@@ -27,22 +43,62 @@
 /* One IOF_DATA message carries at most this much (far below px_msg's 64 MiB limit);
  * a larger delivery goes out as several messages, the info with the last one. */
 #define PX_IOF_MAX_CHUNK (16u * 1024 * 1024)
+/* Bytes of the host's buffers a connection may hold while another sink keeps up (below
+ * what our DVM lets a process have in the library before it stops reading it: 4 MiB). */
+#define PX_IOF_HOLD (1024u * 1024)
+/* Default bytes kept for a lagging sink (PMIX_IOF_CACHE_SIZE). */
+#define PX_IOF_CAP (4u * 1024 * 1024)
 
 /* c wants channels of proc (rank may be the wildcard). */
 typedef struct px_iof_sink {
     px_srv_client_t *c; /* counted */
     pmix_proc_t proc;
     pmix_iof_channel_t channels;
+    px_srv_iof_opts_t opts;
     struct px_iof_sink *next;
 } px_iof_sink_t;
+
+/* One IOF_DATA message queued to a connection (release argument of px_peer_send_ext). */
+typedef struct px_iof_send {
+    struct px_iof_send *prev, *next; /* the connection's list, oldest first */
+    px_srv_client_t *c;              /* counted */
+    struct iof_deliver *d;           /* while its bytes are the host's (d's reference), or NULL */
+    const char *bytes;               /* the host's, borrowed while d is set */
+    char *own;                       /* owned: the copy sent instead */
+    size_t size;
+} px_iof_send_t;
 
 static struct {
     px_iof_sink_t *sinks; /* every sink of every connection; newest first */
     uint64_t mark;        /* deliveries so far: one copy per connection per delivery */
 } iof;
 
+pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o)
+{
+    *o = (px_srv_iof_opts_t){PX_IOF_CAP, false};
+    bool oldest = false, newest = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_CACHE_SIZE)) {
+            uint32_t n = 0;
+            if (PMIx_Value_get_number(&info[i].value, &n, PMIX_UINT32) != PMIX_SUCCESS || n == 0) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            o->cap = n;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_DROP_OLDEST)) {
+            oldest = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_DROP_NEWEST)) {
+            newest = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    if (oldest && newest) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    o->drop_oldest = oldest;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
-                                  pmix_iof_channel_t channels)
+                                  pmix_iof_channel_t channels, const px_srv_iof_opts_t *o)
 {
     px_iof_sink_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
@@ -52,6 +108,7 @@ pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
     px_srv_client_retain(c);
     s->proc = *proc;
     s->channels = channels;
+    s->opts = o != NULL ? *o : (px_srv_iof_opts_t){PX_IOF_CAP, false};
     s->next = iof.sinks;
     iof.sinks = s;
     px_debug(2, "server", "%s:%u is a sink of %s:%u channels %s", c->proc.nspace, c->proc.rank,
@@ -131,7 +188,7 @@ static void inherit_on_loop(void *arg)
         }
         pmix_proc_t all;
         PMIx_Load_procid(&all, h->to, PMIX_RANK_WILDCARD);
-        px_srv_iof_add_sink(s->c, &all, ch);
+        px_srv_iof_add_sink(s->c, &all, ch, &s->opts);
     }
     free(h);
 }
@@ -160,7 +217,7 @@ static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
 
 /* ---- PMIx_server_IOF_deliver ---- */
 
-typedef struct {
+typedef struct iof_deliver {
     pmix_proc_t source;
     pmix_iof_channel_t channel;
     const char *bytes; /* borrowed from the host until cbfunc, or own_bytes */
@@ -209,24 +266,234 @@ static void deliver_release(void *arg)
     free(d);
 }
 
-/* Send one message to every connection with a matching sink, once each. */
+/* ---- sending to the sinks, and a sink that lags ---- */
+
+static void send_unlink(px_iof_send_t *x)
+{
+    px_srv_client_t *c = x->c;
+    if (x->prev != NULL) {
+        x->prev->next = x->next;
+    } else {
+        c->iof_sends = x->next;
+    }
+    if (x->next != NULL) {
+        x->next->prev = x->prev;
+    } else {
+        c->iof_sends_tail = x->prev;
+    }
+    c->iof_queued -= x->size;
+    if (x->d != NULL) {
+        c->iof_held -= x->size;
+    }
+}
+
+static void lag(px_srv_client_t *c);
+
+/* Does c still hold bytes of delivery d (a send from the host's buffer)? */
+static bool holds(const px_srv_client_t *c, const iof_deliver_t *d)
+{
+    for (const px_iof_send_t *x = c->iof_sends; x != NULL; x = x->next) {
+        if (x->d == d) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* x was written or dropped (peer). */
+static void send_release(void *arg)
+{
+    px_iof_send_t *x = arg;
+    px_srv_client_t *c = x->c;
+    iof_deliver_t *d = x->d;
+    send_unlink(x);
+    if (c->iof_behind && c->iof_queued <= c->iof_rearm) {
+        c->iof_behind = false; /* caught up: a later overflow is told again */
+    }
+    if (d != NULL && c->iof_held == 0 && d->refs > 1) {
+        /* c wrote all it held while others still hold this piece: those holding more
+         * than PX_IOF_HOLD lag behind c (the host may have stopped reading the source) */
+        for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+            if (s->c != c && s->c->iof_held > PX_IOF_HOLD && holds(s->c, d)) {
+                lag(s->c);
+            }
+        }
+    }
+    if (d != NULL) {
+        deliver_release(d);
+    }
+    free(x->own);
+    px_srv_client_release(c);
+    free(x);
+}
+
+/* c lags: every piece it holds in the host's buffers becomes a copy of its own, and
+ * the host gets it back (no copy, out of memory: it keeps waiting for c). */
+static void lag(px_srv_client_t *c)
+{
+    for (px_iof_send_t *x = c->iof_sends; x != NULL; x = x->next) {
+        if (x->d == NULL || (x->own = malloc(x->size)) == NULL) {
+            continue;
+        }
+        memcpy(x->own, x->bytes, x->size);
+        if (c->peer == NULL || px_peer_ext_move(c->peer, x, x->own) != 0) {
+            free(x->own);
+            x->own = NULL;
+            continue;
+        }
+        iof_deliver_t *d = x->d;
+        x->d = NULL;
+        c->iof_held -= x->size;
+        deliver_release(d);
+    }
+}
+
+/* Queue one message to c: from the host's buffer (bytes, d waits for it), or, copy, from
+ * a copy of its own. */
+static void send_piece(px_srv_client_t *c, iof_deliver_t *d, const pmix_data_buffer_t *head,
+                       const pmix_data_buffer_t *tail, const char *bytes, size_t size, bool copy)
+{
+    px_iof_send_t *x = calloc(1, sizeof(*x));
+    if (x == NULL || (copy && size > 0 && (x->own = malloc(size)) == NULL)) {
+        free(x);
+        px_debug(1, "server", "output of %s:%u for %s:%u dropped: out of memory", d->source.nspace,
+                 d->source.rank, c->proc.nspace, c->proc.rank);
+        return;
+    }
+    x->c = c;
+    px_srv_client_retain(c);
+    x->size = size;
+    if (copy) {
+        memcpy(x->own, bytes, size);
+    } else {
+        x->d = d;
+        x->bytes = bytes;
+        d->refs++;
+        c->iof_held += size;
+    }
+    x->prev = c->iof_sends_tail;
+    if (c->iof_sends_tail != NULL) {
+        c->iof_sends_tail->next = x;
+    } else {
+        c->iof_sends = x;
+    }
+    c->iof_sends_tail = x;
+    c->iof_queued += size;
+    /* the release may run inside the call (written at once) */
+    if (px_peer_send_ext(c->peer, PX_TAG_IOF_DATA, head, copy ? x->own : bytes, size, tail,
+                         send_release, x) != 0) {
+        send_unlink(x);
+        if (x->d != NULL) {
+            d->refs--;
+        }
+        free(x->own);
+        px_srv_client_release(c);
+        free(x);
+        px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
+                 d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
+    }
+}
+
+/* c (sink s) is past its cap: told once (PMIX_ERR_IOF_FAILURE), until it catches up. */
+static void fall_behind(px_srv_client_t *c, const px_iof_sink_t *s, const iof_deliver_t *d)
+{
+    if (c->iof_behind) {
+        return;
+    }
+    c->iof_behind = true;
+    c->iof_rearm = s->opts.cap / 2;
+    const char *ch = d->channel & PMIX_FWD_STDOUT_CHANNEL   ? "stdout"
+                     : d->channel & PMIX_FWD_STDERR_CHANNEL ? "stderr"
+                                                            : "stddiag";
+    const char *key = d->channel & PMIX_FWD_STDOUT_CHANNEL   ? PMIX_FWD_STDOUT
+                      : d->channel & PMIX_FWD_STDERR_CHANNEL ? PMIX_FWD_STDERR
+                                                             : PMIX_FWD_STDDIAG;
+    px_debug(1, "server", "%s:%u does not keep up with the %s of %s:%u: dropping %s output",
+             c->proc.nspace, c->proc.rank, ch, d->source.nspace, d->source.rank,
+             s->opts.drop_oldest ? "its oldest" : "new");
+    char *msg = px_help_render("help-pmix-iof.txt", "sink-behind", ch, d->source.nspace,
+                               d->source.rank, s->opts.cap,
+                               s->opts.drop_oldest ? "the oldest output kept for you"
+                                                   : "output that arrives until you catch up");
+    bool yes = true;
+    pmix_info_t info[3];
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &d->source, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], key, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_TEXT_MESSAGE, msg != NULL ? msg : "", PMIX_STRING);
+    px_srv_event_emit(PMIX_ERR_IOF_FAILURE, &px_srv->myproc, &c->proc, 1, info, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    free(msg);
+}
+
+/* Drop c's oldest unwritten pieces until size more bytes fit in cap (or none is left
+ * that can go: a piece partly written stays). */
+static void make_room(px_srv_client_t *c, size_t size, size_t cap)
+{
+    px_iof_send_t *x = c->iof_sends;
+    while (x != NULL && c->iof_queued + size > cap) {
+        px_iof_send_t *next = x->next;
+        (void)px_peer_drop_unsent(c->peer, x); /* releases x when dropped */
+        x = next;
+    }
+}
+
+/* A connection to send one message to, with the sink that matched. */
+typedef struct {
+    px_srv_client_t *c;
+    const px_iof_sink_t *s;
+} target_t;
+
+/* Send one message to every connection with a matching sink, once each: from the host's
+ * buffer, or, for a sink that lags, as a copy, or not at all once it is behind. */
 static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *tail,
                     iof_deliver_t *d, const char *bytes, size_t size)
 {
     uint64_t mark = ++iof.mark;
+    target_t stack[8], *t = stack;
+    size_t n = 0, cap = sizeof(stack) / sizeof(stack[0]), keeping = 0;
     for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
         px_srv_client_t *c = s->c;
         if (c->iof_mark == mark || c->peer == NULL || !sink_matches(s, &d->source, d->channel)) {
             continue;
         }
-        c->iof_mark = mark;
-        d->refs++;
-        if (px_peer_send_ext(c->peer, PX_TAG_IOF_DATA, head, bytes, size, tail, deliver_release,
-                             d) != 0) {
-            d->refs--;
-            px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
-                     d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
+        if (n == cap) {
+            target_t *more = malloc(2 * cap * sizeof(*more));
+            if (more == NULL) {
+                break; /* the rest get nothing of this piece */
+            }
+            memcpy(more, t, n * sizeof(*t));
+            if (t != stack) {
+                free(t);
+            }
+            t = more;
+            cap *= 2;
         }
+        c->iof_mark = mark;
+        t[n++] = (target_t){c, s};
+        keeping += c->iof_held + size <= PX_IOF_HOLD;
+    }
+    for (size_t i = 0; i < n; i++) {
+        px_srv_client_t *c = t[i].c;
+        bool lags = c->iof_held + size > PX_IOF_HOLD;
+        if (!c->iof_behind && (!lags || keeping == 0)) {
+            /* it keeps up, or nobody does (backpressure): from the host's buffer */
+            send_piece(c, d, head, tail, bytes, size, false);
+            continue;
+        }
+        lag(c);
+        if (c->iof_queued + size > t[i].s->opts.cap) {
+            fall_behind(c, t[i].s, d);
+            if (!t[i].s->opts.drop_oldest) {
+                continue; /* PMIX_IOF_DROP_NEWEST: this piece is not for c */
+            }
+            make_room(c, size, t[i].s->opts.cap);
+        }
+        send_piece(c, d, head, tail, bytes, size, true);
+    }
+    if (t != stack) {
+        free(t);
     }
 }
 
@@ -434,9 +701,13 @@ void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
     }
+    px_srv_iof_opts_t o;
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv_iof_opts(r->info, r->ninfo, &o);
+    }
     size_t added = 0;
     for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
-        rc = px_srv_iof_add_sink(c, &r->procs[added], r->channels);
+        rc = px_srv_iof_add_sink(c, &r->procs[added], r->channels, &o);
     }
     if (rc != PMIX_SUCCESS) {
         r->nprocs = added; /* only those are taken back */

@@ -10,13 +10,22 @@
  *                     (PMIX_LOG_COMPLETION + PMIX_NOTIFY_COMPLETION); a handler for the
  *                     three codes without naming the job prints "event NAME"; prints
  *                     "spawned NS" and exits after JOB_END ("no JOB_END": exit 3, 30 s)
+ *   writeafter F N    (an application, no PMIx) wait up to 60 s for file F, then write N
+ *                     bytes to stdout: 64-byte lines, each its number in 63 digits
+ *   pull NS FILE OPT... PMIx_IOF_pull the stdout of job NS (every rank) into FILE, with
+ *                     OPT: copy (PMIX_IOF_COPY), oldest / newest (PMIX_IOF_DROP_*),
+ *                     cache=N (PMIX_IOF_CACHE_SIZE); print "pulled"; print each
+ *                     PMIX_ERR_IOF_FAILURE as "iof failure: TEXT"; at the job's JOB_END
+ *                     print "received B bytes" and exit (3 without JOB_END in 60 s)
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pmix_tool.h>
 
@@ -215,14 +224,156 @@ static int spawn(const char *self, int n, const char *what)
     return code;
 }
 
+static int writeafter(const char *file, long long n)
+{
+    for (int i = 0; access(file, F_OK) != 0; i++) {
+        if (i == 60 * 20) {
+            fprintf(stderr, "dvm_attach: %s never appeared\n", file);
+            return 3;
+        }
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    static char buf[65536];
+    long long line = 0;
+    while (n > 0) {
+        size_t len = 0;
+        while (len + 64 <= sizeof(buf) && (long long)len < n) {
+            snprintf(buf + len, 65, "%063lld\n", line++);
+            len += 64;
+        }
+        for (size_t off = 0; off < len;) {
+            ssize_t w = write(1, buf + off, len - off);
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            if (w <= 0) {
+                return 4;
+            }
+            off += (size_t)w;
+        }
+        n -= (long long)len;
+    }
+    return 0;
+}
+
+static FILE *pulled_to;
+static long long received;
+
+static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
+                      pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
+{
+    (void)iofhdlr;
+    (void)channel;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    pthread_mutex_lock(&lock);
+    if (pulled_to != NULL && payload != NULL && payload->size > 0) {
+        fwrite(payload->bytes, 1, payload->size, pulled_to);
+        received += (long long)payload->size;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_iof_failure(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                           pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    const pmix_info_t *m = find(info, ninfo, PMIX_EVENT_TEXT_MESSAGE);
+    pthread_mutex_lock(&lock);
+    printf("iof failure: ");
+    for (const char *c = m != NULL && m->value.type == PMIX_STRING ? m->value.data.string : "?"; *c;
+         c++) {
+        putchar(*c == '\n' ? ' ' : *c);
+    }
+    printf("%s\n", find(info, ninfo, PMIX_FWD_STDOUT) != NULL ? " [stdout]" : "");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static int pull(const char *ns, const char *file, char **opts, int nopts)
+{
+    pulled_to = fopen(file, "w");
+    if (pulled_to == NULL) {
+        perror(file);
+        return 2;
+    }
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_ERR_IOF_FAILURE;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_iof_failure, NULL, NULL);
+    if (rc < 0) {
+        die("register IOF_FAILURE", rc);
+    }
+    pmix_info_t dirs[8];
+    size_t nd = 0;
+    bool yes = true;
+    for (int i = 0; i < nopts && nd < 8; i++) {
+        if (strcmp(opts[i], "copy") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_COPY, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "oldest") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_DROP_OLDEST, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "newest") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_DROP_NEWEST, &yes, PMIX_BOOL);
+        } else if (strncmp(opts[i], "cache=", 6) == 0) {
+            uint32_t n = (uint32_t)strtoul(opts[i] + 6, NULL, 10);
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_CACHE_SIZE, &n, PMIX_UINT32);
+        } else {
+            fprintf(stderr, "dvm_attach: pull: unknown option %s\n", opts[i]);
+            return 2;
+        }
+    }
+    pmix_proc_t job;
+    PMIx_Load_procid(&job, ns, PMIX_RANK_WILDCARD);
+    rc = PMIx_IOF_pull(&job, 1, nd ? dirs : NULL, nd, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL,
+                       NULL);
+    if (rc < 0) {
+        printf("pull: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    register_life(ns);
+    pthread_mutex_lock(&lock);
+    printf("pulled\n");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    int ret = wait_end(60);
+    pthread_mutex_lock(&lock);
+    fclose(pulled_to);
+    pulled_to = NULL;
+    printf("received %lld bytes\n", received);
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    PMIx_tool_finalize();
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "writeafter") == 0) {
+        return writeafter(argv[2], atoll(argv[3]));
+    }
+    if (argc >= 4 && strcmp(argv[1], "pull") == 0) {
+        return pull(argv[2], argv[3], argv + 4, argc - 4);
+    }
     if (argc == 3 && strcmp(argv[1], "watch") == 0) {
         return watch(argv[2]);
     }
     if (argc == 4 && strcmp(argv[1], "spawn") == 0) {
         return spawn(argv[0], atoi(argv[2]), argv[3]);
     }
-    fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend\n");
+    fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
+                    " | pull NS FILE [copy|oldest|newest|cache=N]...\n");
     return 2;
 }

@@ -7,6 +7,10 @@
 # requester gets all three with PMIX_NOTIFY_JOB_EVENTS, only JOB_END with
 # PMIX_NOTIFY_COMPLETION; PMIX_LOG_JOB_EVENTS / PMIX_LOG_COMPLETION log them with
 # PMIx_Log (the DVM's stderr).
+# Output for attached tools: tools that pull a job's output and then stop reading (SIGSTOP)
+# do not stall it for prun, which still gets every byte; once they read again each has
+# a PMIX_ERR_IOF_FAILURE, and what was kept for it: the first bytes
+# (PMIX_IOF_DROP_NEWEST, the default) or the last ones (PMIX_IOF_DROP_OLDEST).
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -61,6 +65,42 @@ run_to 30 "$ATT" spawn 1 logend >"$T/s4" 2>&1 || fail "spawn logend: $(cat "$T/s
 ns4=$(sed -n 's/^spawned //p' "$T/s4")
 wait_for "$T/prte.err" "job $ns4: PMIX_EVENT_JOB_END status PMIX_SUCCESS"
 grep -qF "job $ns4: PMIX_EVENT_JOB_START" "$T/prte.err" && fail "PMIX_LOG_COMPLETION logged JOB_START"
+
+# ---- tools that stop reading do not stall the job's output for prun
+N=$((48 * 1024 * 1024)) # 786432 lines of 64 bytes
+want=$("$ATT" writeafter /dev/null $N | sha256sum | cut -d' ' -f1)
+last=$(printf '%063d' $((N / 64 - 1)))
+"$PRUN" $RR -n 1 "$ATT" writeafter "$T/go2" $N >"$T/out2" 2>"$T/err2" &
+prun=$!
+wait_pps 'writeafter' 1
+ns=$(awk '/writeafter/ {print $1; exit}' "$T/pps")
+"$ATT" pull "$ns" "$T/new.bytes" copy >"$T/p1" 2>&1 &
+p1=$!
+"$ATT" pull "$ns" "$T/old.bytes" copy oldest cache=1048576 >"$T/p2" 2>&1 &
+p2=$!
+wait_for "$T/p1" "pulled"
+wait_for "$T/p2" "pulled"
+kill -STOP $p1 $p2
+touch "$T/go2"
+poll_until gone $prun || { kill -CONT $p1 $p2; fail "prun stalled behind tools that stopped reading"; }
+wait $prun || fail "prun: $(cat "$T/err2")"
+kill -CONT $p1 $p2
+[ "$(stat -c %s "$T/out2")" = $N ] || fail "prun got $(stat -c %s "$T/out2") bytes of $N"
+[ "$(sha256sum <"$T/out2" | cut -d' ' -f1)" = "$want" ] || fail "prun's output differs"
+wait $p1 || fail "pull (newest): $(cat "$T/p1")"
+wait $p2 || fail "pull (oldest): $(cat "$T/p2")"
+for p in p1 p2; do
+    expect_in "$T/$p" "iof failure: Output forwarding: you are not reading the stdout of $ns:0"
+    [ "$(grep -c 'iof failure' "$T/$p")" = 1 ] || fail "one IOF failure expected: $(cat "$T/$p")"
+done
+b1=$(sed -n 's/^received \([0-9]*\) bytes$/\1/p' "$T/p1")
+b2=$(sed -n 's/^received \([0-9]*\) bytes$/\1/p' "$T/p2")
+[ -n "$b1" ] && [ "$b1" -lt $N ] && [ "$b1" = "$(stat -c %s "$T/new.bytes")" ] ||
+    fail "DROP_NEWEST tool: $b1 bytes: $(cat "$T/p1")"
+[ -n "$b2" ] && [ "$b2" -lt $N ] || fail "DROP_OLDEST tool: $b2 bytes: $(cat "$T/p2")"
+head -c 64 "$T/new.bytes" | grep -q "^$(printf '%063d' 0)$" || fail "DROP_NEWEST lost the first bytes"
+grep -q "^$last$" "$T/new.bytes" && fail "DROP_NEWEST kept the newest bytes"
+[ "$(tail -c 64 "$T/old.bytes")" = "$last" ] || fail "DROP_OLDEST did not keep the last bytes"
 stop_dvm
 wait
 pass
