@@ -881,6 +881,7 @@ static pmix_server_module_t module = {
     .tool_connected = up_tool,
     .job_control = up_jobctl,
     .push_stdin = up_stdin,
+    .iof_pull = px_dvm_iof_pull, /* dvm_iof.c */
     .publish = px_dvm_publish,
     .lookup = px_dvm_lookup,
     .unpublish = px_dvm_unpublish,

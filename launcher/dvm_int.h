@@ -80,6 +80,7 @@ struct px_job {
     pmix_proc_t requester;
     pmix_spawn_cbfunc_t spawn_cb; /* pending until every process started */
     void *spawn_cbdata;
+    pmix_iof_channel_t fwd; /* PMIX_FWD_STD*: the channels tools may pull (dvm_iof.c) */
     bool notify_completion; /* PMIX_NOTIFY_COMPLETION: JOB_END to the requester */
     bool notify_events;     /* PMIX_NOTIFY_JOB_EVENTS: all three to the requester */
     bool log_events;        /* PMIX_LOG_JOB_EVENTS */
@@ -261,6 +262,10 @@ const pmix_proc_t *px_job_parent(const px_job_t *j);
 /* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID goes in the LAUNCH's
  * job data, job.c). */
 void px_job_adopt(px_job_t *j);
+/* dvm_iof.c: the iof_pull upcall (a job's forwarded channels only). */
+pmix_status_t px_dvm_iof_pull(const pmix_proc_t procs[], size_t nprocs,
+                              const pmix_info_t directives[], size_t ndirs,
+                              pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* job_events.c: the lifecycle events. JOB_START or LAUNCH_COMPLETE (code) of j, to its
  * requester when asked and to whoever registered naming j; logged when asked. */
 void px_job_notify(px_job_t *j, pmix_status_t code);

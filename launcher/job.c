@@ -1039,6 +1039,12 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
         const pmix_info_t *in = &info[i];
         if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_COMPLETION)) {
             j->notify_completion = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDOUT) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDOUT_CHANNEL;
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDERR) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDERR_CHANNEL;
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDDIAG) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDDIAG_CHANNEL;
         } else if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_JOB_EVENTS)) {
             j->notify_events = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_LOG_JOB_EVENTS)) {

@@ -61,7 +61,7 @@ typedef struct px_srv_client {
      * whether it fell behind (dropping; PMIX_ERR_IOF_FAILURE raised) */
     struct px_iof_send *iof_sends, *iof_sends_tail;
     size_t iof_queued, iof_held, iof_rearm;
-    bool iof_behind;
+    bool iof_behind, iof_dropping;
 
     /* owned by server_pmi.c: its PMI connection once it said init (it then has no peer;
      * replies go there) */
@@ -260,9 +260,12 @@ void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 typedef struct {
     size_t cap;       /* PMIX_IOF_CACHE_SIZE: bytes kept for it while it lags */
     bool drop_oldest; /* PMIX_IOF_DROP_OLDEST, else PMIX_IOF_DROP_NEWEST (the default) */
+    bool copy;        /* a pull's PMIX_IOF_COPY, else it redirects (PMIX_IOF_REDIRECT) */
+    bool is_default;  /* the output's default destination (a spawn's requester) */
 } px_srv_iof_opts_t;
 /* Read those directives from info (the rest is ignored); defaults for what is absent.
- * PMIX_ERR_BAD_PARAM for a wrong type, both policies, or a zero cache size. */
+ * PMIX_ERR_BAD_PARAM for a wrong type, both policies, both modes, or a zero cache
+ * size. */
 pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o);
 /* Make c a sink of channels (PMIX_FWD_STD*_CHANNEL bits) of proc (rank may be the
  * wildcard); o NULL: the defaults. One record per call; each DEREG removes one.
@@ -274,6 +277,10 @@ void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payl
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* c's connection is gone: drop its sinks. */
 void px_srv_iof_client_gone(px_srv_client_t *c);
+/* A spawn asked PMIX_IOF_CACHE_SIZE: the output of nspace kept for late pulls. */
+void px_srv_iof_cache_size(const char *nspace, size_t size);
+/* The namespace is deregistered: the output kept for it goes. */
+void px_srv_iof_ns_gone(const char *nspace);
 
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);

@@ -9,6 +9,14 @@
  * spawn reply, the job's output and a later event reach a tool in the order the host
  * made the calls.
  *
+ * Redirect and copy. The requester of a spawn with PMIX_FWD_* is the output's default
+ * destination; a pull with PMIX_IOF_REDIRECT (the default) takes the output from default
+ * destinations while it lasts (deregistration or the tool's end gives it back), one with
+ * PMIX_IOF_COPY only taps it. A pull is checked by the host's iof_pull when it has one,
+ * and only then gets its sinks, after the output kept for late pulls: the last
+ * PX_IOF_JOB_CACHE bytes (the spawn's PMIX_IOF_CACHE_SIZE) of each channel of each
+ * namespace, until the namespace is deregistered.
+ *
  * A sink that lags. Output is sent from the host's buffer and the host waits until every
  * sink wrote it: one slow sink slows the source (backpressure, as `cmd | cat`). That is
  * right while all sinks are slow, never when one stops reading and others keep up. So a
@@ -46,8 +54,11 @@
 /* Bytes of the host's buffers a connection may hold while another sink keeps up (below
  * what our DVM lets a process have in the library before it stops reading it: 4 MiB). */
 #define PX_IOF_HOLD (1024u * 1024)
-/* Default bytes kept for a lagging sink (PMIX_IOF_CACHE_SIZE). */
+/* Default bytes kept for a lagging sink (PMIX_IOF_CACHE_SIZE of its pull). */
 #define PX_IOF_CAP (4u * 1024 * 1024)
+/* Default bytes of each channel of a namespace kept for late pulls (PMIX_IOF_CACHE_SIZE
+ * of its spawn). */
+#define PX_IOF_JOB_CACHE (256u * 1024)
 
 /* c wants channels of proc (rank may be the wildcard). */
 typedef struct px_iof_sink {
@@ -68,15 +79,34 @@ typedef struct px_iof_send {
     size_t size;
 } px_iof_send_t;
 
+/* The output of a namespace kept for late pulls: its last pieces in arrival order, at
+ * most cap bytes per channel (a pull replays what it asks for before live output). */
+typedef struct px_iof_piece {
+    struct px_iof_piece *next;
+    pmix_rank_t rank;
+    pmix_iof_channel_t channel;
+    size_t size;
+    char data[];
+} px_iof_piece_t;
+
+typedef struct px_iof_cache {
+    struct px_iof_cache *next;
+    pmix_nspace_t nspace;
+    size_t cap;
+    size_t bytes[3]; /* per channel: stdout, stderr, stddiag */
+    px_iof_piece_t *head, *tail;
+} px_iof_cache_t;
+
 static struct {
     px_iof_sink_t *sinks; /* every sink of every connection; newest first */
     uint64_t mark;        /* deliveries so far: one copy per connection per delivery */
+    px_iof_cache_t *caches;
 } iof;
 
 pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o)
 {
-    *o = (px_srv_iof_opts_t){PX_IOF_CAP, false};
-    bool oldest = false, newest = false;
+    *o = (px_srv_iof_opts_t){PX_IOF_CAP, false, false, false};
+    bool oldest = false, newest = false, redirect = false;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_CACHE_SIZE)) {
             uint32_t n = 0;
@@ -88,9 +118,13 @@ pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_
             oldest = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_DROP_NEWEST)) {
             newest = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_COPY)) {
+            o->copy = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_REDIRECT)) {
+            redirect = PMIX_INFO_TRUE(&info[i]);
         }
     }
-    if (oldest && newest) {
+    if ((oldest && newest) || (o->copy && redirect)) {
         return PMIX_ERR_BAD_PARAM;
     }
     o->drop_oldest = oldest;
@@ -108,7 +142,7 @@ pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
     px_srv_client_retain(c);
     s->proc = *proc;
     s->channels = channels;
-    s->opts = o != NULL ? *o : (px_srv_iof_opts_t){PX_IOF_CAP, false};
+    s->opts = o != NULL ? *o : (px_srv_iof_opts_t){PX_IOF_CAP, false, false, false};
     s->next = iof.sinks;
     iof.sinks = s;
     px_debug(2, "server", "%s:%u is a sink of %s:%u channels %s", c->proc.nspace, c->proc.rank,
@@ -147,6 +181,16 @@ void px_srv_iof_client_gone(px_srv_client_t *c)
     }
 }
 
+static void cache_free(px_iof_cache_t *k)
+{
+    while (k->head != NULL) {
+        px_iof_piece_t *p = k->head;
+        k->head = p->next;
+        free(p);
+    }
+    free(k);
+}
+
 void px_srv_iof_fini(void)
 {
     while (iof.sinks != NULL) {
@@ -156,6 +200,159 @@ void px_srv_iof_fini(void)
         free(s);
     }
     iof.mark = 0;
+    while (iof.caches != NULL) {
+        px_iof_cache_t *k = iof.caches;
+        iof.caches = k->next;
+        cache_free(k);
+    }
+}
+
+/* ---- output kept for late pulls ---- */
+
+static int channel_index(pmix_iof_channel_t ch)
+{
+    return ch & PMIX_FWD_STDOUT_CHANNEL ? 0 : ch & PMIX_FWD_STDERR_CHANNEL ? 1 : 2;
+}
+
+static px_iof_cache_t *cache_find(const char *nspace, bool add)
+{
+    for (px_iof_cache_t *k = iof.caches; k != NULL; k = k->next) {
+        if (PMIx_Check_nspace(k->nspace, nspace)) {
+            return k;
+        }
+    }
+    px_iof_cache_t *k = add ? calloc(1, sizeof(*k)) : NULL;
+    if (k != NULL) {
+        PMIX_LOAD_NSPACE(k->nspace, nspace);
+        k->cap = PX_IOF_JOB_CACHE;
+        k->next = iof.caches;
+        iof.caches = k;
+    }
+    return k;
+}
+
+/* Drop the oldest pieces of channel index ci until its bytes fit the cap. */
+static void cache_trim(px_iof_cache_t *k, int ci)
+{
+    px_iof_piece_t **pp = &k->head, *prev = NULL;
+    while (k->bytes[ci] > k->cap && *pp != NULL) {
+        px_iof_piece_t *p = *pp;
+        if (channel_index(p->channel) != ci) {
+            prev = p;
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        if (k->tail == p) {
+            k->tail = prev;
+        }
+        k->bytes[ci] -= p->size;
+        free(p);
+    }
+}
+
+/* Keep (the last cap bytes of) a delivered piece. Loop, lock held. */
+static void cache_add(const pmix_proc_t *source, pmix_iof_channel_t channel, const char *bytes,
+                      size_t size)
+{
+    px_iof_cache_t *k = size > 0 ? cache_find(source->nspace, true) : NULL;
+    if (k == NULL) {
+        return;
+    }
+    size_t n = size > k->cap ? k->cap : size;
+    px_iof_piece_t *p = malloc(sizeof(*p) + n);
+    if (p == NULL) {
+        return;
+    }
+    *p = (px_iof_piece_t){NULL, source->rank, channel, n};
+    memcpy(p->data, bytes + (size - n), n);
+    if (k->tail != NULL) {
+        k->tail->next = p;
+    } else {
+        k->head = p;
+    }
+    k->tail = p;
+    int ci = channel_index(channel);
+    k->bytes[ci] += n;
+    cache_trim(k, ci);
+}
+
+typedef struct {
+    pmix_nspace_t nspace;
+    size_t size;
+} cache_size_t;
+
+static void cache_size_on_loop(void *arg)
+{
+    cache_size_t *z = arg;
+    px_iof_cache_t *k = cache_find(z->nspace, true);
+    if (k != NULL) {
+        k->cap = z->size;
+        for (int ci = 0; ci < 3; ci++) {
+            cache_trim(k, ci);
+        }
+    }
+    free(z);
+}
+
+void px_srv_iof_cache_size(const char *nspace, size_t size)
+{
+    cache_size_t *z = calloc(1, sizeof(*z));
+    if (z == NULL) {
+        return;
+    }
+    PMIX_LOAD_NSPACE(z->nspace, nspace);
+    z->size = size;
+    if (px_srv_on_loop()) {
+        cache_size_on_loop(z); /* keeps its place before later output */
+    } else if (px_srv_shift(cache_size_on_loop, z) != 0) {
+        free(z);
+    }
+}
+
+void px_srv_iof_ns_gone(const char *nspace)
+{
+    for (px_iof_cache_t **pp = &iof.caches; *pp != NULL; pp = &(*pp)->next) {
+        if (PMIx_Check_nspace((*pp)->nspace, nspace)) {
+            px_iof_cache_t *k = *pp;
+            *pp = k->next;
+            cache_free(k);
+            return;
+        }
+    }
+}
+
+/* Send c what is kept of the channels of proc (rank may be the wildcard), oldest first:
+ * a pull's first output. */
+static void cache_replay(px_srv_client_t *c, const pmix_proc_t *proc, pmix_iof_channel_t channels)
+{
+    px_iof_cache_t *k = cache_find(proc->nspace, false);
+    for (px_iof_piece_t *p = k != NULL ? k->head : NULL; p != NULL && c->peer != NULL;
+         p = p->next) {
+        if ((p->channel & channels) == 0 || !PMIx_Check_rank(proc->rank, p->rank)) {
+            continue;
+        }
+        pmix_proc_t source;
+        PMIx_Load_procid(&source, k->nspace, p->rank);
+        pmix_data_buffer_t msg;
+        px_bfrops_buf_init(&msg);
+        pmix_byte_object_t bo = {p->data, p->size};
+        pmix_status_t rc = px_bfrops_pack(&msg, &source, 1, PMIX_PROC);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, &p->channel, 1, PMIX_IOF_CHANNEL);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, &bo, 1, PMIX_BYTE_OBJECT);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack_info_array(&msg, NULL, 0);
+        }
+        if (rc != PMIX_SUCCESS || px_peer_send(c->peer, PX_TAG_IOF_DATA, &msg) != 0) {
+            px_debug(1, "server", "kept output of %s:%u for %s:%u dropped", source.nspace,
+                     source.rank, c->proc.nspace, c->proc.rank);
+        }
+        px_bfrops_buf_free(&msg);
+    }
 }
 
 /* ---- a child job's output goes where its parent's goes ---- */
@@ -307,7 +504,7 @@ static void send_release(void *arg)
     px_srv_client_t *c = x->c;
     iof_deliver_t *d = x->d;
     send_unlink(x);
-    if (c->iof_behind && c->iof_queued <= c->iof_rearm) {
+    if (c->iof_behind && !c->iof_dropping && c->iof_queued <= c->iof_rearm) {
         c->iof_behind = false; /* caught up: a later overflow is told again */
     }
     if (d != NULL && c->iof_held == 0 && d->refs > 1) {
@@ -432,11 +629,13 @@ static void fall_behind(px_srv_client_t *c, const px_iof_sink_t *s, const iof_de
 static void make_room(px_srv_client_t *c, size_t size, size_t cap)
 {
     px_iof_send_t *x = c->iof_sends;
+    c->iof_dropping = true; /* what is dropped is not caught up */
     while (x != NULL && c->iof_queued + size > cap) {
         px_iof_send_t *next = x->next;
         (void)px_peer_drop_unsent(c->peer, x); /* releases x when dropped */
         x = next;
     }
+    c->iof_dropping = false;
 }
 
 /* A connection to send one message to, with the sink that matched. */
@@ -453,9 +652,17 @@ static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *ta
     uint64_t mark = ++iof.mark;
     target_t stack[8], *t = stack;
     size_t n = 0, cap = sizeof(stack) / sizeof(stack[0]), keeping = 0;
+    /* a pull that redirects (PMIX_IOF_REDIRECT, the default) takes the output from its
+     * default destination (the requester of the spawn) while it lasts */
+    bool redirected = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !redirected; s = s->next) {
+        redirected = !s->opts.is_default && !s->opts.copy && s->c->peer != NULL &&
+                     sink_matches(s, &d->source, d->channel);
+    }
     for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
         px_srv_client_t *c = s->c;
-        if (c->iof_mark == mark || c->peer == NULL || !sink_matches(s, &d->source, d->channel)) {
+        if (c->iof_mark == mark || c->peer == NULL || (redirected && s->opts.is_default) ||
+            !sink_matches(s, &d->source, d->channel)) {
             continue;
         }
         if (n == cap) {
@@ -500,6 +707,7 @@ static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *ta
 static void deliver_on_loop(void *arg)
 {
     iof_deliver_t *d = arg;
+    cache_add(&d->source, d->channel, d->bytes, d->size);
     bool any = false;
     for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
         any = s->c->peer != NULL && sink_matches(s, &d->source, d->channel);
@@ -592,7 +800,8 @@ typedef struct {
     pmix_iof_channel_t channels;
     pmix_info_t *info; /* owned */
     size_t ninfo;
-    pmix_byte_object_t bo; /* owned */
+    pmix_byte_object_t bo;  /* owned */
+    px_srv_iof_opts_t opts; /* a pull's */
     pmix_status_t status;
 } iof_req_t;
 
@@ -610,13 +819,32 @@ static iof_req_t *req_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
     return r;
 }
 
-/* Reply with r->status and free r. A failed pull takes its sinks back. */
-static void req_finish(iof_req_t *r)
+/* A pull the host accepted (or without a host check): its sinks from now on, after what
+ * is kept of the output it asks for. Loop, lock held. */
+static pmix_status_t pull_accepted(iof_req_t *r)
 {
-    if (r->tag == PX_TAG_IOF_PULL && r->status != PMIX_SUCCESS) {
-        for (size_t i = 0; i < r->nprocs; i++) {
+    size_t added = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
+        rc = px_srv_iof_add_sink(r->client, &r->procs[added], r->channels, &r->opts);
+    }
+    if (rc != PMIX_SUCCESS) {
+        for (size_t i = 0; i + 1 < added; i++) {
             remove_sink(r->client, &r->procs[i], r->channels);
         }
+        return rc;
+    }
+    for (size_t i = 0; i < r->nprocs; i++) {
+        cache_replay(r->client, &r->procs[i], r->channels);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Reply with r->status and free r. An accepted pull gets its sinks first. */
+static void req_finish(iof_req_t *r)
+{
+    if (r->tag == PX_TAG_IOF_PULL && r->status == PMIX_SUCCESS) {
+        r->status = pull_accepted(r);
     }
     px_srv_reply(r->client, r->seq, r->tag, r->status, NULL);
     px_srv_client_release(r->client);
@@ -701,21 +929,17 @@ void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
     }
-    px_srv_iof_opts_t o;
     if (rc == PMIX_SUCCESS) {
-        rc = px_srv_iof_opts(r->info, r->ninfo, &o);
-    }
-    size_t added = 0;
-    for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
-        rc = px_srv_iof_add_sink(c, &r->procs[added], r->channels, &o);
+        rc = px_srv_iof_opts(r->info, r->ninfo, &r->opts);
     }
     if (rc != PMIX_SUCCESS) {
-        r->nprocs = added; /* only those are taken back */
         r->status = rc;
         req_finish(r);
         return;
     }
-    /* The sinks exist from now on; the host hears of the request if it wants to. */
+    /* The host checks the request (a job spawned to forward those channels) if it wants
+     * to; once accepted, the sinks exist, after the output kept for the pull (no output
+     * in between is lost: it is kept too). */
     if (px_srv->module.iof_pull == NULL) {
         req_started(r, PMIX_OPERATION_SUCCEEDED);
         return;

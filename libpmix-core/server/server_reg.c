@@ -224,6 +224,7 @@ static void dereg_on_loop(void *arg)
             px_store_remove(&px_srv->store, d->proc.nspace);
         }
         px_srv_pmi_ns_gone(d->proc.nspace);
+        px_srv_iof_ns_gone(d->proc.nspace);
     }
     if (d->cb != NULL) {
         d->cb(PMIX_SUCCESS, d->cbdata);

@@ -63,11 +63,18 @@ static void spawn_finish(spawn_req_t *s)
     }
     pmix_iof_channel_t ch = fwd_channels(s->info, s->ninfo);
     px_srv_iof_opts_t o; /* the spawn's PMIX_IOF_CACHE_SIZE / DROP_*; checked before the upcall */
-    if (s->status == PMIX_SUCCESS && ch != 0 && s->client->peer != NULL &&
-        px_srv_iof_opts(s->info, s->ninfo, &o) == PMIX_SUCCESS) {
-        pmix_proc_t job;
-        PMIx_Load_procid(&job, s->nspace, PMIX_RANK_WILDCARD);
-        s->status = px_srv_iof_add_sink(s->client, &job, ch, &o);
+    if (s->status == PMIX_SUCCESS && px_srv_iof_opts(s->info, s->ninfo, &o) == PMIX_SUCCESS) {
+        for (size_t i = 0; i < s->ninfo; i++) {
+            if (PMIX_CHECK_KEY(&s->info[i], PMIX_IOF_CACHE_SIZE)) {
+                px_srv_iof_cache_size(s->nspace, o.cap); /* kept for late pulls */
+            }
+        }
+        if (ch != 0 && s->client->peer != NULL) {
+            pmix_proc_t job;
+            PMIx_Load_procid(&job, s->nspace, PMIX_RANK_WILDCARD);
+            o.is_default = true; /* until a pull redirects it */
+            s->status = px_srv_iof_add_sink(s->client, &job, ch, &o);
+        }
     }
     if (s->status == PMIX_SUCCESS) {
         char *ns = s->nspace;

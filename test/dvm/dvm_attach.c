@@ -12,11 +12,18 @@
  *                     "spawned NS" and exits after JOB_END ("no JOB_END": exit 3, 30 s)
  *   writeafter F N    (an application, no PMIx) wait up to 60 s for file F, then write N
  *                     bytes to stdout: 64-byte lines, each its number in 63 digits
+ *   phases F N        (an application, no PMIx) write N bytes of 64-byte lines "A<62
+ *                     digits>\n", wait up to 60 s for file F.1, write N bytes of "B"
+ *                     lines, wait for F.2, write N bytes of "C" lines
  *   pull NS FILE OPT... PMIx_IOF_pull the stdout of job NS (every rank) into FILE, with
- *                     OPT: copy (PMIX_IOF_COPY), oldest / newest (PMIX_IOF_DROP_*),
- *                     cache=N (PMIX_IOF_CACHE_SIZE); print "pulled"; print each
+ *                     OPT: copy (PMIX_IOF_COPY), redirect (PMIX_IOF_REDIRECT), oldest /
+ *                     newest (PMIX_IOF_DROP_*), cache=N (PMIX_IOF_CACHE_SIZE), stderr /
+ *                     stddiag (that channel instead), until=N (see below); a failed pull
+ *                     prints "pull: STATUS" (exit 1); else print "pulled"; print each
  *                     PMIX_ERR_IOF_FAILURE as "iof failure: TEXT"; at the job's JOB_END
- *                     print "received B bytes" and exit (3 without JOB_END in 60 s)
+ *                     print "received B bytes" and exit (3 without JOB_END in 60 s); with
+ *                     until=N, once N bytes came: PMIx_IOF_deregister, print
+ *                     "deregistered" and "received B bytes", exit (3 after 60 s)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -224,15 +231,12 @@ static int spawn(const char *self, int n, const char *what)
     return code;
 }
 
+static int wait_file(const char *file);
+
 static int writeafter(const char *file, long long n)
 {
-    for (int i = 0; access(file, F_OK) != 0; i++) {
-        if (i == 60 * 20) {
-            fprintf(stderr, "dvm_attach: %s never appeared\n", file);
-            return 3;
-        }
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+    if (wait_file(file) != 0) {
+        return 3;
     }
     static char buf[65536];
     long long line = 0;
@@ -257,8 +261,59 @@ static int writeafter(const char *file, long long n)
     return 0;
 }
 
+/* One phase of "phases": n bytes of lines starting with c. */
+static int write_lines(char c, long long n)
+{
+    static char buf[65536];
+    long long line = 0;
+    while (n > 0) {
+        size_t len = 0;
+        while (len + 64 <= sizeof(buf) && (long long)len < n) {
+            snprintf(buf + len, 65, "%c%062lld\n", c, line++);
+            len += 64;
+        }
+        for (size_t off = 0; off < len;) {
+            ssize_t w = write(1, buf + off, len - off);
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            if (w <= 0) {
+                return 4;
+            }
+            off += (size_t)w;
+        }
+        n -= (long long)len;
+    }
+    return 0;
+}
+
+static int wait_file(const char *file)
+{
+    for (int i = 0; access(file, F_OK) != 0; i++) {
+        if (i == 60 * 20) {
+            fprintf(stderr, "dvm_attach: %s never appeared\n", file);
+            return 3;
+        }
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int phases(const char *f, long long n)
+{
+    char path[4096];
+    int rc = write_lines('A', n);
+    snprintf(path, sizeof(path), "%s.1", f);
+    rc = rc ? rc : wait_file(path);
+    rc = rc ? rc : write_lines('B', n);
+    snprintf(path, sizeof(path), "%s.2", f);
+    rc = rc ? rc : wait_file(path);
+    return rc ? rc : write_lines('C', n);
+}
+
 static FILE *pulled_to;
-static long long received;
+static long long received, until = -1;
 
 static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
                       pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
@@ -271,7 +326,11 @@ static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *s
     pthread_mutex_lock(&lock);
     if (pulled_to != NULL && payload != NULL && payload->size > 0) {
         fwrite(payload->bytes, 1, payload->size, pulled_to);
+        fflush(pulled_to);
         received += (long long)payload->size;
+        if (until >= 0 && received >= until) {
+            pthread_cond_broadcast(&cond);
+        }
     }
     pthread_mutex_unlock(&lock);
 }
@@ -320,9 +379,18 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     pmix_info_t dirs[8];
     size_t nd = 0;
     bool yes = true;
+    pmix_iof_channel_t channel = PMIX_FWD_STDOUT_CHANNEL;
     for (int i = 0; i < nopts && nd < 8; i++) {
         if (strcmp(opts[i], "copy") == 0) {
             PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_COPY, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "redirect") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_REDIRECT, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "stderr") == 0) {
+            channel = PMIX_FWD_STDERR_CHANNEL;
+        } else if (strcmp(opts[i], "stddiag") == 0) {
+            channel = PMIX_FWD_STDDIAG_CHANNEL;
+        } else if (strncmp(opts[i], "until=", 6) == 0) {
+            until = atoll(opts[i] + 6);
         } else if (strcmp(opts[i], "oldest") == 0) {
             PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_DROP_OLDEST, &yes, PMIX_BOOL);
         } else if (strcmp(opts[i], "newest") == 0) {
@@ -337,18 +405,39 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     }
     pmix_proc_t job;
     PMIx_Load_procid(&job, ns, PMIX_RANK_WILDCARD);
-    rc = PMIx_IOF_pull(&job, 1, nd ? dirs : NULL, nd, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL,
-                       NULL);
+    rc = PMIx_IOF_pull(&job, 1, nd ? dirs : NULL, nd, channel, on_output, NULL, NULL);
     if (rc < 0) {
         printf("pull: %s\n", PMIx_Error_string(rc));
+        fflush(stdout);
+        PMIx_tool_finalize();
         return 1;
     }
-    register_life(ns);
+    size_t hdlr = (size_t)rc;
+    if (until < 0) {
+        register_life(ns);
+    }
     pthread_mutex_lock(&lock);
     printf("pulled\n");
     fflush(stdout);
     pthread_mutex_unlock(&lock);
-    int ret = wait_end(60);
+    int ret = 0;
+    if (until < 0) {
+        ret = wait_end(60);
+    } else {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_sec += 60;
+        pthread_mutex_lock(&lock);
+        while (received < until && pthread_cond_timedwait(&cond, &lock, &t) == 0) {
+        }
+        ret = received < until ? 3 : 0;
+        pthread_mutex_unlock(&lock);
+        rc = PMIx_IOF_deregister(hdlr, NULL, 0, NULL, NULL);
+        pthread_mutex_lock(&lock);
+        printf("deregistered: %s\n", PMIx_Error_string(rc));
+        fflush(stdout);
+        pthread_mutex_unlock(&lock);
+    }
     pthread_mutex_lock(&lock);
     fclose(pulled_to);
     pulled_to = NULL;
@@ -364,6 +453,9 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "writeafter") == 0) {
         return writeafter(argv[2], atoll(argv[3]));
     }
+    if (argc == 4 && strcmp(argv[1], "phases") == 0) {
+        return phases(argv[2], atoll(argv[3]));
+    }
     if (argc >= 4 && strcmp(argv[1], "pull") == 0) {
         return pull(argv[2], argv[3], argv + 4, argc - 4);
     }
@@ -374,6 +466,7 @@ int main(int argc, char **argv)
         return spawn(argv[0], atoi(argv[2]), argv[3]);
     }
     fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
-                    " | pull NS FILE [copy|oldest|newest|cache=N]...\n");
+                    " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
+                    "stddiag|until=N]...\n");
     return 2;
 }

@@ -11,6 +11,11 @@
 # do not stall it for prun, which still gets every byte; once they read again each has
 # a PMIX_ERR_IOF_FAILURE, and what was kept for it: the first bytes
 # (PMIX_IOF_DROP_NEWEST, the default) or the last ones (PMIX_IOF_DROP_OLDEST).
+# PMIx_IOF_pull's options: a late pull first gets the output kept for the job, then the
+# rest (PMIX_IOF_COPY: prun gets it all too); PMIX_IOF_REDIRECT (the default) takes the
+# output from prun while the pull lasts and gives it back at PMIx_IOF_deregister; a pull
+# of a channel the job was not spawned to forward, or of no such job, or with both modes,
+# fails.
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -101,6 +106,54 @@ b2=$(sed -n 's/^received \([0-9]*\) bytes$/\1/p' "$T/p2")
 head -c 64 "$T/new.bytes" | grep -q "^$(printf '%063d' 0)$" || fail "DROP_NEWEST lost the first bytes"
 grep -q "^$last$" "$T/new.bytes" && fail "DROP_NEWEST kept the newest bytes"
 [ "$(tail -c 64 "$T/old.bytes")" = "$last" ] || fail "DROP_OLDEST did not keep the last bytes"
+
+# ---- PMIx_IOF_pull's options
+K=6400 # 100 lines per phase
+lines() { # lines LETTER COUNT: what "phases" writes in one phase
+    local i
+    for ((i = 0; i < $2; i++)); do printf '%s%062d\n' "$1" $i; done
+}
+lines A 100 >"$T/A"
+lines B 100 >"$T/B"
+lines C 100 >"$T/C"
+# a late pull with PMIX_IOF_COPY: the kept output first (A), then the rest (B); prun too
+"$PRUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out3" 2>"$T/err3" &
+prun=$!
+wait_for "$T/out3" "A$(printf '%062d' 99)"
+ns=$(run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR | awk '/phases/ {print $1; exit}')
+run_to 30 "$ATT" pull "$ns" "$T/late" copy until=$((2 * K)) >"$T/p3" 2>&1 &
+p3=$!
+wait_for "$T/p3" "pulled"
+touch "$T/f.1"
+wait $p3 || fail "late pull: $(cat "$T/p3")"
+cat "$T/A" "$T/B" | cmp -s - "$T/late" || fail "late pull: A then B expected: $(head -c 300 "$T/late")"
+# refused: a channel the job was not spawned to forward, no such job, both modes
+run_to 30 "$ATT" pull "$ns" "$T/x" stddiag >"$T/p4" 2>&1 && fail "stddiag pull accepted"
+expect_in "$T/p4" "pull: PMIX_ERR_NOT_SUPPORTED"
+run_to 30 "$ATT" pull "nosuchjob@9" "$T/x" copy >"$T/p4" 2>&1 && fail "pull of no job accepted"
+expect_in "$T/p4" "pull: PMIX_ERR_NOT_FOUND"
+run_to 30 "$ATT" pull "$ns" "$T/x" copy redirect >"$T/p4" 2>&1 && fail "copy+redirect accepted"
+expect_in "$T/p4" "pull: PMIX_ERR_BAD_PARAM"
+touch "$T/f.2"
+wait $prun || fail "phases job: $(cat "$T/err3")"
+cat "$T/A" "$T/B" "$T/C" | cmp -s - "$T/out3" || fail "COPY: prun must get everything"
+# PMIX_IOF_REDIRECT (the default): B goes to the tool only; C, after its deregistration,
+# to prun again
+rm -f "$T/f.1" "$T/f.2"
+"$PRUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out5" 2>"$T/err5" &
+prun=$!
+wait_for "$T/out5" "A$(printf '%062d' 99)"
+ns=$(run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR | awk '/phases/ {print $1; exit}')
+run_to 30 "$ATT" pull "$ns" "$T/redir" until=$((2 * K)) >"$T/p5" 2>&1 &
+p5=$!
+wait_for "$T/p5" "pulled"
+touch "$T/f.1"
+wait $p5 || fail "redirecting pull: $(cat "$T/p5")"
+expect_in "$T/p5" "deregistered: PMIX_SUCCESS"
+cat "$T/A" "$T/B" | cmp -s - "$T/redir" || fail "redirect: A then B expected: $(head -c 300 "$T/redir")"
+touch "$T/f.2"
+wait $prun || fail "phases job: $(cat "$T/err5")"
+cat "$T/A" "$T/C" | cmp -s - "$T/out5" || fail "REDIRECT: prun must get A and C only: $(cut -c1 "$T/out5" | uniq -c)"
 stop_dvm
 wait
 pass
