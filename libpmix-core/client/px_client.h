@@ -126,6 +126,9 @@ void px_cl_group_chain_done(pmix_status_t code, const pmix_info_t *info, size_t 
 /* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own
  * stdout (STDOUT channel) / stderr (STDERR, DIAG). */
 void px_cl_iof_recv(pmix_data_buffer_t *payload);
+/* Before the loop goes (teardown): what pulls' formatting holds is handed over, their
+ * states dropped. */
+void px_cl_iof_quiesce(void);
 /* Drop the handlers; at finalize, after the loop stopped. */
 void px_cl_iof_fini(void);
 

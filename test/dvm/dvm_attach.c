@@ -18,11 +18,15 @@
  *   pull NS FILE OPT... PMIx_IOF_pull the stdout of job NS (every rank) into FILE, with
  *                     OPT: copy (PMIX_IOF_COPY), redirect (PMIX_IOF_REDIRECT), oldest /
  *                     newest (PMIX_IOF_DROP_*), cache=N (PMIX_IOF_CACHE_SIZE), stderr /
- *                     stddiag (that channel instead), until=N (see below); a failed pull
+ *                     stddiag (that channel instead), tag / rank / ts / xml / raw
+ *                     (PMIX_IOF_TAG/RANK/TIMESTAMP/XML_OUTPUT, PMIX_IOF_OUTPUT_RAW),
+ *                     bsize=N / btime=S (PMIX_IOF_BUFFERING_SIZE/TIME), until=N or
+ *                     lines=N (see below; the size of each callback's bytes goes to
+ *                     FILE.sizes, one per line); a failed pull
  *                     prints "pull: STATUS" (exit 1); else print "pulled"; print each
  *                     PMIX_ERR_IOF_FAILURE as "iof failure: TEXT"; at the job's JOB_END
  *                     print "received B bytes" and exit (3 without JOB_END in 60 s); with
- *                     until=N, once N bytes came: PMIx_IOF_deregister, print
+ *                     until=N (lines=N), once N bytes (newlines) came: PMIx_IOF_deregister, print
  *                     "deregistered" and "received B bytes", exit (3 after 60 s)
  */
 #include <errno.h>
@@ -312,8 +316,13 @@ static int phases(const char *f, long long n)
     return rc ? rc : write_lines('C', n);
 }
 
-static FILE *pulled_to;
-static long long received, until = -1;
+static FILE *pulled_to, *sizes_to;
+static long long received, until = -1, nlines, until_lines = -1;
+
+static bool pull_done(void)
+{
+    return (until >= 0 && received >= until) || (until_lines >= 0 && nlines >= until_lines);
+}
 
 static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *source,
                       pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
@@ -327,8 +336,13 @@ static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *s
     if (pulled_to != NULL && payload != NULL && payload->size > 0) {
         fwrite(payload->bytes, 1, payload->size, pulled_to);
         fflush(pulled_to);
+        fprintf(sizes_to, "%zu\n", payload->size);
+        fflush(sizes_to);
         received += (long long)payload->size;
-        if (until >= 0 && received >= until) {
+        for (size_t i = 0; i < payload->size; i++) {
+            nlines += payload->bytes[i] == '\n';
+        }
+        if (pull_done()) {
             pthread_cond_broadcast(&cond);
         }
     }
@@ -361,8 +375,11 @@ static void on_iof_failure(size_t id, pmix_status_t status, const pmix_proc_t *s
 
 static int pull(const char *ns, const char *file, char **opts, int nopts)
 {
+    char sizes[4096];
+    snprintf(sizes, sizeof(sizes), "%s.sizes", file);
     pulled_to = fopen(file, "w");
-    if (pulled_to == NULL) {
+    sizes_to = fopen(sizes, "w");
+    if (pulled_to == NULL || sizes_to == NULL) {
         perror(file);
         return 2;
     }
@@ -391,6 +408,23 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
             channel = PMIX_FWD_STDDIAG_CHANNEL;
         } else if (strncmp(opts[i], "until=", 6) == 0) {
             until = atoll(opts[i] + 6);
+        } else if (strncmp(opts[i], "lines=", 6) == 0) {
+            until_lines = atoll(opts[i] + 6);
+        } else if (strcmp(opts[i], "tag") == 0 || strcmp(opts[i], "rank") == 0 ||
+                   strcmp(opts[i], "ts") == 0 || strcmp(opts[i], "xml") == 0 ||
+                   strcmp(opts[i], "raw") == 0) {
+            const char *key = opts[i][0] == 't' && opts[i][1] == 'a' ? PMIX_IOF_TAG_OUTPUT
+                              : opts[i][0] == 'r' && opts[i][1] == 'a' && opts[i][2] == 'n'
+                                  ? PMIX_IOF_RANK_OUTPUT
+                              : opts[i][0] == 't' ? PMIX_IOF_TIMESTAMP_OUTPUT
+                              : opts[i][0] == 'x' ? PMIX_IOF_XML_OUTPUT
+                                                  : PMIX_IOF_OUTPUT_RAW;
+            PMIX_INFO_LOAD(&dirs[nd++], key, &yes, PMIX_BOOL);
+        } else if (strncmp(opts[i], "bsize=", 6) == 0 || strncmp(opts[i], "btime=", 6) == 0) {
+            uint32_t n = (uint32_t)strtoul(opts[i] + 6, NULL, 10);
+            PMIX_INFO_LOAD(&dirs[nd++],
+                           opts[i][1] == 's' ? PMIX_IOF_BUFFERING_SIZE : PMIX_IOF_BUFFERING_TIME,
+                           &n, PMIX_UINT32);
         } else if (strcmp(opts[i], "oldest") == 0) {
             PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_DROP_OLDEST, &yes, PMIX_BOOL);
         } else if (strcmp(opts[i], "newest") == 0) {
@@ -413,7 +447,7 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
         return 1;
     }
     size_t hdlr = (size_t)rc;
-    if (until < 0) {
+    if (until < 0 && until_lines < 0) {
         register_life(ns);
     }
     pthread_mutex_lock(&lock);
@@ -421,16 +455,16 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     fflush(stdout);
     pthread_mutex_unlock(&lock);
     int ret = 0;
-    if (until < 0) {
+    if (until < 0 && until_lines < 0) {
         ret = wait_end(60);
     } else {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         t.tv_sec += 60;
         pthread_mutex_lock(&lock);
-        while (received < until && pthread_cond_timedwait(&cond, &lock, &t) == 0) {
+        while (!pull_done() && pthread_cond_timedwait(&cond, &lock, &t) == 0) {
         }
-        ret = received < until ? 3 : 0;
+        ret = pull_done() ? 0 : 3;
         pthread_mutex_unlock(&lock);
         rc = PMIx_IOF_deregister(hdlr, NULL, 0, NULL, NULL);
         pthread_mutex_lock(&lock);
@@ -440,6 +474,7 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     }
     pthread_mutex_lock(&lock);
     fclose(pulled_to);
+    fclose(sizes_to);
     pulled_to = NULL;
     printf("received %lld bytes\n", received);
     fflush(stdout);
@@ -467,6 +502,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
                     " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
-                    "stddiag|until=N]...\n");
+                    "stddiag|tag|rank|ts|xml|raw|bsize=N|btime=S|until=N|lines=N]...\n");
     return 2;
 }

@@ -15,7 +15,8 @@
 # rest (PMIX_IOF_COPY: prun gets it all too); PMIX_IOF_REDIRECT (the default) takes the
 # output from prun while the pull lasts and gives it back at PMIx_IOF_deregister; a pull
 # of a channel the job was not spawned to forward, or of no such job, or with both modes,
-# fails.
+# fails. A pull's own formatting (tag, timestamp, XML) and aggregation
+# (PMIX_IOF_BUFFERING_SIZE, PMIX_IOF_BUFFERING_TIME).
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -154,6 +155,35 @@ cat "$T/A" "$T/B" | cmp -s - "$T/redir" || fail "redirect: A then B expected: $(
 touch "$T/f.2"
 wait $prun || fail "phases job: $(cat "$T/err5")"
 cat "$T/A" "$T/C" | cmp -s - "$T/out5" || fail "REDIRECT: prun must get A and C only: $(cut -c1 "$T/out5" | uniq -c)"
+
+# ---- a pull's formatting and aggregation (the tool's library does them)
+rm -f "$T/f.1" "$T/f.2"
+"$PRUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out6" 2>"$T/err6" &
+prun=$!
+wait_for "$T/out6" "A$(printf '%062d' 99)"
+ns=$(run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR | awk '/phases/ {print $1; exit}')
+run_to 30 "$ATT" pull "$ns" "$T/tag" copy tag lines=100 >"$T/p6" 2>&1 || fail "tag: $(cat "$T/p6")"
+sed "s/^/[$ns,0]<stdout>: /" "$T/A" | cmp -s - "$T/tag" || fail "tag: $(head -2 "$T/tag")"
+run_to 30 "$ATT" pull "$ns" "$T/xml" copy xml lines=100 >"$T/p6" 2>&1 || fail "xml: $(cat "$T/p6")"
+sed "s|^\(.*\)$|<stdout nspace=\"$ns\" rank=\"0\">\1</stdout>|" "$T/A" | cmp -s - "$T/xml" ||
+    fail "xml: $(head -2 "$T/xml")"
+run_to 30 "$ATT" pull "$ns" "$T/ts" copy ts rank lines=100 >"$T/p6" 2>&1 || fail "ts: $(cat "$T/p6")"
+[ "$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{6} \[0\]<stdout>: A[0-9]{62}$' "$T/ts")" = 100 ] ||
+    fail "timestamp + rank: $(head -2 "$T/ts")"
+# aggregation: the tagged lines (two pieces each) reach the callback in chunks of at
+# least 4096 bytes; the rest after at most a second (PMIX_IOF_BUFFERING_TIME)
+run_to 30 "$ATT" pull "$ns" "$T/agg" copy tag bsize=4096 btime=1 lines=100 >"$T/p6" 2>&1 ||
+    fail "bsize: $(cat "$T/p6")"
+cmp -s "$T/tag" "$T/agg" || fail "aggregated output differs"
+[ "$(head -n -1 "$T/agg.sizes" | awk '$1 < 4096' | wc -l)" = 0 ] && [ "$(wc -l <"$T/agg.sizes")" -le 3 ] ||
+    fail "PMIX_IOF_BUFFERING_SIZE 4096: chunks $(tr '\n' ' ' <"$T/agg.sizes")"
+run_to 30 "$ATT" pull "$ns" "$T/agt" copy bsize=1000000 btime=1 lines=100 >"$T/p6" 2>&1 ||
+    fail "btime: $(cat "$T/p6")"
+cmp -s "$T/A" "$T/agt" || fail "PMIX_IOF_BUFFERING_TIME: $(head -c 200 "$T/agt")"
+run_to 30 "$ATT" pull "$ns" "$T/x" copy newest oldest >"$T/p6" 2>&1 && fail "both drop policies accepted"
+expect_in "$T/p6" "pull: PMIX_ERR_BAD_PARAM"
+touch "$T/f.1" "$T/f.2"
+wait $prun || fail "phases job: $(cat "$T/err6")"
 stop_dvm
 wait
 pass
