@@ -385,6 +385,10 @@ void px_out_flush_held(px_job_t *j, bool drop);
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A tool's push may go to targets: each a live job's process (a rank or the wildcard)
+ * whose stdin its spawn kept open (PMIX_STDIN_TGT / PMIX_FWD_STDIN; the wildcard: any of
+ * them). PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, or PMIX_ERR_NOT_SUPPORTED. */
+pmix_status_t px_job_stdin_check(px_dvm_t *dvm, const pmix_proc_t *targets, size_t ntargets);
 /* A job was launched or ended: the pushes held for it go out now (in order). */
 void px_job_stdin_launched(px_dvm_t *dvm);
 /* Release every push held for this tool (its connection is gone). */

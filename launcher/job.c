@@ -942,6 +942,7 @@ static const struct {
     {PMIX_LOG_COMPLETION, PX_AT_JOB},
     {PMIX_NOHUP, PX_AT_JOB},
     {PMIX_STDIN_TGT, PX_AT_JOB},
+    {PMIX_FWD_STDIN, PX_AT_JOB}, /* as PMIX_STDIN_TGT (px_dp_stdin_target) */
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
     {PMIX_DISPLAY_MAP, PX_AT_JOB},
     {PMIX_DISPLAY_ALLOCATION, PX_AT_JOB},
@@ -1053,11 +1054,8 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
             j->log_completion = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_NOHUP)) {
             j->nohup = PMIX_INFO_TRUE(in);
-        } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT)) {
-            uint32_t t = 0;
-            if (PMIx_Value_get_number(&in->value, &t, PMIX_UINT32) == PMIX_SUCCESS) {
-                j->stdin_rank = t;
-            }
+        } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT) || PMIX_CHECK_KEY(in, PMIX_FWD_STDIN)) {
+            j->stdin_rank = px_dp_stdin_target(info, ninfo); /* what the daemons read */
         } else if (PMIX_CHECK_KEY(in, PMIX_JOB_TIMEOUT)) {
             int t = 0;
             if (PMIx_Value_get_number(&in->value, &t, PMIX_INT) == PMIX_SUCCESS) {

@@ -94,6 +94,7 @@ static void quiesce_on_loop(void *arg)
 
 void px_cl_iof_quiesce(void)
 {
+    px_cl_iof_stdin_stop();
     if (px_cl.prog != NULL) {
         px_progress_shift_wait(px_cl.prog, quiesce_on_loop, NULL, 10000);
     }
@@ -466,16 +467,30 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntar
     if (ndirs > 0 && directives == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    bool complete = false;
+    bool complete = false, own_stdin = false;
     for (size_t i = 0; i < ndirs; i++) {
         if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_PUSH_STDIN) && PMIX_INFO_TRUE(&directives[i])) {
-            return PMIX_ERR_NOT_SUPPORTED; /* the library does not read our stdin itself */
+            own_stdin = true;
         }
         if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) && PMIX_INFO_TRUE(&directives[i])) {
             complete = true;
         }
     }
     size_t size = bo != NULL ? bo->size : 0;
+    if (own_stdin) {
+        /* the library reads our stdin and pushes it to targets (client_iof_stdin.c) */
+        if (targets == NULL || ntargets == 0 || complete || size > 0) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        pmix_status_t rc = px_cl_iof_stdin_start(targets, ntargets);
+        if (rc != PMIX_SUCCESS || cbfunc == NULL) {
+            return rc;
+        }
+        return px_progress_op_later(px_cl.prog, cbfunc, cbdata, PMIX_SUCCESS);
+    }
+    if (complete && size == 0) {
+        px_cl_iof_stdin_stop(); /* PMIX_IOF_COMPLETE ends our stdin's forwarding */
+    }
     if (targets == NULL || ntargets == 0 || (size == 0 && !complete) ||
         (size > 0 && bo->bytes == NULL)) {
         return PMIX_ERR_BAD_PARAM;

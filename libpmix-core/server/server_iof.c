@@ -322,18 +322,49 @@ void px_srv_iof_ns_gone(const char *nspace)
     }
 }
 
-/* Send c what is kept of the channels of proc (rank may be the wildcard), oldest first:
- * a pull's first output. */
-static void cache_replay(px_srv_client_t *c, const pmix_proc_t *proc, pmix_iof_channel_t channels)
+static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
+                         pmix_iof_channel_t channel);
+
+/* Is c a sink of source's channel already (it got that output live)? */
+static bool already_sink(const px_srv_client_t *c, const pmix_proc_t *source,
+                         pmix_iof_channel_t channel)
 {
-    px_iof_cache_t *k = cache_find(proc->nspace, false);
+    for (const px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+        if (s->c == c && sink_matches(s, source, channel)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does a pull of procs[0..n) take this piece of namespace ns? */
+static bool pull_takes(const pmix_proc_t *procs, size_t n, const char *ns, pmix_rank_t rank)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIx_Check_nspace(procs[i].nspace, ns) && PMIx_Check_rank(procs[i].rank, rank)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Send c what is kept of the channels of procs[0..n) (ranks may be the wildcard) in the
+ * namespace of procs[first], oldest first: a pull's first output; not what a sink c
+ * already has got live (before its new sinks are added). */
+static void cache_replay(px_srv_client_t *c, const pmix_proc_t *procs, size_t n, size_t first,
+                         pmix_iof_channel_t channels)
+{
+    px_iof_cache_t *k = cache_find(procs[first].nspace, false);
     for (px_iof_piece_t *p = k != NULL ? k->head : NULL; p != NULL && c->peer != NULL;
          p = p->next) {
-        if ((p->channel & channels) == 0 || !PMIx_Check_rank(proc->rank, p->rank)) {
+        if ((p->channel & channels) == 0 || !pull_takes(procs, n, k->nspace, p->rank)) {
             continue;
         }
         pmix_proc_t source;
         PMIx_Load_procid(&source, k->nspace, p->rank);
+        if (already_sink(c, &source, p->channel)) {
+            continue;
+        }
         pmix_data_buffer_t msg;
         px_bfrops_buf_init(&msg);
         pmix_byte_object_t bo = {p->data, p->size};
@@ -823,6 +854,15 @@ static iof_req_t *req_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
  * is kept of the output it asks for. Loop, lock held. */
 static pmix_status_t pull_accepted(iof_req_t *r)
 {
+    for (size_t i = 0; i < r->nprocs; i++) {
+        bool seen = false; /* one replay per namespace */
+        for (size_t j = 0; j < i && !seen; j++) {
+            seen = PMIx_Check_nspace(r->procs[j].nspace, r->procs[i].nspace);
+        }
+        if (!seen) {
+            cache_replay(r->client, r->procs, r->nprocs, i, r->channels);
+        }
+    }
     size_t added = 0;
     pmix_status_t rc = PMIX_SUCCESS;
     for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
@@ -833,9 +873,6 @@ static pmix_status_t pull_accepted(iof_req_t *r)
             remove_sink(r->client, &r->procs[i], r->channels);
         }
         return rc;
-    }
-    for (size_t i = 0; i < r->nprocs; i++) {
-        cache_replay(r->client, &r->procs[i], r->channels);
     }
     return PMIX_SUCCESS;
 }

@@ -10,6 +10,12 @@
  *                     (PMIX_LOG_COMPLETION + PMIX_NOTIFY_COMPLETION); a handler for the
  *                     three codes without naming the job prints "event NAME"; prints
  *                     "spawned NS" and exits after JOB_END ("no JOB_END": exit 3, 30 s)
+ *   stdin N FWD ACT... spawn N x "dvm_app cat" with PMIX_FWD_STDIN FWD (a rank, or "all"),
+ *                     PMIX_FWD_STDOUT (their output comes to our stdout) and
+ *                     PMIX_NOTIFY_COMPLETION, then act: push:R:TEXT (PMIx_IOF_push of
+ *                     "TEXT\n" to rank R or "all"), close:R (PMIX_IOF_COMPLETE), own:R
+ *                     (PMIX_IOF_PUSH_STDIN: the library forwards our stdin), each printing
+ *                     "ACT R: STATUS" on stderr; exit after JOB_END (3 without in 60 s)
  *   writeafter F N    (an application, no PMIx) wait up to 60 s for file F, then write N
  *                     bytes to stdout: 64-byte lines, each its number in 63 digits
  *   phases F N        (an application, no PMIx) write N bytes of 64-byte lines "A<62
@@ -483,8 +489,90 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     return ret;
 }
 
+static int stdin_job(const char *self, int n, const char *fwd, char **acts, int nacts)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
+    if (rc < 0) {
+        die("register JOB_END", rc);
+    }
+    char app_path[4096];
+    snprintf(app_path, sizeof(app_path), "%s", self);
+    char *slash = strrchr(app_path, '/');
+    snprintf(slash != NULL ? slash + 1 : app_path,
+             sizeof(app_path) - (size_t)(slash != NULL ? slash + 1 - app_path : 0), "dvm_app");
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(app_path);
+    char *argv[] = {app_path, "cat", NULL};
+    app.argv = PMIx_Argv_copy(argv);
+    app.maxprocs = n;
+    bool yes = true;
+    pmix_rank_t tgt = strcmp(fwd, "all") == 0 ? PMIX_RANK_WILDCARD : (pmix_rank_t)atoi(fwd);
+    pmix_info_t jinfo[3];
+    PMIX_INFO_LOAD(&jinfo[0], PMIX_FWD_STDIN, &tgt, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&jinfo[1], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&jinfo[2], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(jinfo, 3, &app, 1, ns);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_Spawn", rc);
+    }
+    for (int i = 0; i < nacts; i++) {
+        char *act = strdup(acts[i]);
+        char *r = strchr(act, ':');
+        char *text = r != NULL ? strchr(r + 1, ':') : NULL;
+        if (r == NULL) {
+            fprintf(stderr, "dvm_attach: bad action %s\n", acts[i]);
+            return 2;
+        }
+        *r++ = '\0';
+        if (text != NULL) {
+            *text++ = '\0';
+        }
+        pmix_proc_t target;
+        PMIx_Load_procid(&target, ns,
+                         strcmp(r, "all") == 0 ? PMIX_RANK_WILDCARD : (pmix_rank_t)atoi(r));
+        pmix_info_t dir;
+        if (strcmp(act, "push") == 0 && text != NULL) {
+            char line[1024];
+            snprintf(line, sizeof(line), "%s\n", text);
+            pmix_byte_object_t bo = {line, strlen(line)};
+            rc = PMIx_IOF_push(&target, 1, &bo, NULL, 0, NULL, NULL);
+        } else if (strcmp(act, "close") == 0) {
+            PMIX_INFO_LOAD(&dir, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+            rc = PMIx_IOF_push(&target, 1, NULL, &dir, 1, NULL, NULL);
+            PMIX_INFO_DESTRUCT(&dir);
+        } else if (strcmp(act, "own") == 0) {
+            PMIX_INFO_LOAD(&dir, PMIX_IOF_PUSH_STDIN, &yes, PMIX_BOOL);
+            rc = PMIx_IOF_push(&target, 1, NULL, &dir, 1, NULL, NULL);
+            PMIX_INFO_DESTRUCT(&dir);
+        } else {
+            fprintf(stderr, "dvm_attach: bad action %s\n", acts[i]);
+            return 2;
+        }
+        fprintf(stderr, "%s %s: %s\n", act, r, PMIx_Error_string(rc));
+        free(act);
+    }
+    int ret = wait_end(60);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&jinfo[i]);
+    }
+    PMIX_APP_DESTRUCT(&app);
+    PMIx_tool_finalize();
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "stdin") == 0) {
+        return stdin_job(argv[0], atoi(argv[2]), argv[3], argv + 4, argc - 4);
+    }
     if (argc == 4 && strcmp(argv[1], "writeafter") == 0) {
         return writeafter(argv[2], atoll(argv[3]));
     }
@@ -500,8 +588,10 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "spawn") == 0) {
         return spawn(argv[0], atoi(argv[2]), argv[3]);
     }
-    fprintf(stderr, "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
-                    " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
-                    "stddiag|tag|rank|ts|xml|raw|bsize=N|btime=S|until=N|lines=N]...\n");
+    fprintf(
+        stderr,
+        "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
+        " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
+        "stddiag|tag|rank|ts|xml|raw|bsize=N|btime=S|until=N|lines=N]... | stdin N FWD ACT...\n");
     return 2;
 }

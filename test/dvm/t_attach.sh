@@ -17,6 +17,10 @@
 # of a channel the job was not spawned to forward, or of no such job, or with both modes,
 # fails. A pull's own formatting (tag, timestamp, XML) and aggregation
 # (PMIX_IOF_BUFFERING_SIZE, PMIX_IOF_BUFFERING_TIME).
+# stdin: PMIX_FWD_STDIN (every rank, or one) keeps the ranks' stdin open and
+# PMIx_IOF_push reaches them; a push to a rank whose stdin was not kept fails;
+# PMIX_IOF_PUSH_STDIN has the tool's library forward the tool's own stdin, byte-exact,
+# and close the targets' stdin at its end.
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -184,6 +188,22 @@ run_to 30 "$ATT" pull "$ns" "$T/x" copy newest oldest >"$T/p6" 2>&1 && fail "bot
 expect_in "$T/p6" "pull: PMIX_ERR_BAD_PARAM"
 touch "$T/f.1" "$T/f.2"
 wait $prun || fail "phases job: $(cat "$T/err6")"
+
+# ---- stdin for tools
+run_to 30 "$ATT" stdin 2 all push:all:hello close:all >"$T/i1" 2>"$T/i1.err" ||
+    fail "PMIX_FWD_STDIN all: $(cat "$T/i1" "$T/i1.err")"
+[ "$(grep -c '^hello$' "$T/i1")" = 2 ] || fail "both ranks must echo: $(cat "$T/i1" "$T/i1.err")"
+expect_in "$T/i1.err" "push all: PMIX_SUCCESS"
+run_to 30 "$ATT" stdin 2 1 push:0:zero push:1:one close:1 >"$T/i2" 2>"$T/i2.err" ||
+    fail "PMIX_FWD_STDIN 1: $(cat "$T/i2" "$T/i2.err")"
+expect_in "$T/i2.err" "push 0: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/i2.err" "push 1: PMIX_SUCCESS"
+[ "$(grep -v '^event' "$T/i2")" = one ] || fail "rank 1 only: $(cat "$T/i2")"
+head -c 6000000 /dev/urandom | base64 >"$T/in"
+run_to 60 "$ATT" stdin 1 0 own:0 <"$T/in" >"$T/i3" 2>"$T/i3.err" ||
+    fail "PMIX_IOF_PUSH_STDIN: $(cat "$T/i3.err")"
+expect_in "$T/i3.err" "own 0: PMIX_SUCCESS"
+grep -v '^event' "$T/i3" | cmp -s - "$T/in" || fail "PMIX_IOF_PUSH_STDIN: the output differs from the input"
 stop_dvm
 wait
 pass
