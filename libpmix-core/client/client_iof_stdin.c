@@ -170,6 +170,10 @@ pmix_status_t px_cl_iof_stdin_start(const pmix_proc_t *targets, size_t ntargets)
 bool px_cl_iof_stdin_stop(void)
 {
     pthread_mutex_lock(&rd.lock);
+    if (rd.running && pthread_equal(pthread_self(), rd.thread)) {
+        pthread_mutex_unlock(&rd.lock);
+        return false; /* the reader's own end-of-input push: it is leaving anyway */
+    }
     bool was = rd.running;
     if (was) {
         rd.stop = true;

@@ -129,7 +129,8 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload);
 /* client_iof_stdin.c: PMIX_IOF_PUSH_STDIN. Start reading our stdin and pushing it to
  * targets (copied): PMIX_SUCCESS, PMIX_EXISTS while another reader runs, NOMEM. */
 pmix_status_t px_cl_iof_stdin_start(const pmix_proc_t *targets, size_t ntargets);
-/* Stop the reader and join it (not from the reader); false when none was started. */
+/* Stop the reader and join it; false when none was started (or called by the reader
+ * itself: nothing done). */
 bool px_cl_iof_stdin_stop(void);
 /* Before the loop goes (teardown): the stdin reader stops, what pulls' formatting holds
  * is handed over, their states dropped. */

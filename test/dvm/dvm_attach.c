@@ -248,11 +248,11 @@ static int writeafter(const char *file, long long n)
     if (wait_file(file) != 0) {
         return 3;
     }
-    static char buf[65536];
+    static char buf[65536 + 1]; /* + the NUL snprintf writes after a last line */
     long long line = 0;
     while (n > 0) {
         size_t len = 0;
-        while (len + 64 <= sizeof(buf) && (long long)len < n) {
+        while (len + 64 < sizeof(buf) && (long long)len < n) {
             snprintf(buf + len, 65, "%063lld\n", line++);
             len += 64;
         }
@@ -274,11 +274,11 @@ static int writeafter(const char *file, long long n)
 /* One phase of "phases": n bytes of lines starting with c. */
 static int write_lines(char c, long long n)
 {
-    static char buf[65536];
+    static char buf[65536 + 1]; /* + the NUL snprintf writes after a last line */
     long long line = 0;
     while (n > 0) {
         size_t len = 0;
-        while (len + 64 <= sizeof(buf) && (long long)len < n) {
+        while (len + 64 < sizeof(buf) && (long long)len < n) {
             snprintf(buf + len, 65, "%c%062lld\n", c, line++);
             len += 64;
         }
