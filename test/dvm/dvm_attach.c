@@ -56,6 +56,24 @@ static void die(const char *what, pmix_status_t rc)
     exit(99);
 }
 
+static void tool_init(void)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        die("PMIx_tool_init", rc);
+    }
+}
+
+/* A blocking registration of fn for code alone. */
+static void register_one(pmix_status_t code, pmix_notification_fn_t fn)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, fn, NULL, NULL);
+    if (rc < 0) {
+        die(PMIx_Error_string(code), rc);
+    }
+}
+
 static const pmix_info_t *find(const pmix_info_t *info, size_t ninfo, const char *key)
 {
     for (size_t i = 0; i < ninfo; i++) {
@@ -177,31 +195,29 @@ static void register_life(const char *ns)
 
 static int watch(const char *ns)
 {
-    pmix_proc_t me;
-    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        die("PMIx_tool_init", rc);
-    }
+    tool_init();
     register_life(ns);
     int code = wait_end(60);
     PMIx_tool_finalize();
     return code;
 }
 
+/* dvm_app, beside us (self: our argv[0]). */
+static void sibling_app(const char *self, char *out, size_t size)
+{
+    snprintf(out, size, "%s", self);
+    char *slash = strrchr(out, '/');
+    size_t at = slash != NULL ? (size_t)(slash + 1 - out) : 0;
+    snprintf(out + at, size - at, "dvm_app");
+}
+
 static int spawn(const char *self, int n, const char *what)
 {
-    pmix_proc_t me;
-    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        die("PMIx_tool_init", rc);
-    }
+    tool_init();
+    pmix_status_t rc;
     register_life(NULL);
-    /* dvm_app sits beside us */
     char app_path[4096];
-    snprintf(app_path, sizeof(app_path), "%s", self);
-    char *slash = strrchr(app_path, '/');
-    snprintf(slash != NULL ? slash + 1 : app_path,
-             sizeof(app_path) - (size_t)(slash != NULL ? slash + 1 - app_path : 0), "dvm_app");
+    sibling_app(self, app_path, sizeof(app_path));
     pmix_app_t app;
     PMIX_APP_CONSTRUCT(&app);
     app.cmd = strdup(app_path);
@@ -243,17 +259,20 @@ static int spawn(const char *self, int n, const char *what)
 
 static int wait_file(const char *file);
 
-static int writeafter(const char *file, long long n)
+/* n bytes of 64-byte lines to stdout: each its number in 63 digits, or (c not 0) c and
+ * the number in 62 digits. */
+static int write_lines(char c, long long n)
 {
-    if (wait_file(file) != 0) {
-        return 3;
-    }
     static char buf[65536 + 1]; /* + the NUL snprintf writes after a last line */
     long long line = 0;
     while (n > 0) {
         size_t len = 0;
         while (len + 64 < sizeof(buf) && (long long)len < n) {
-            snprintf(buf + len, 65, "%063lld\n", line++);
+            if (c != 0) {
+                snprintf(buf + len, 65, "%c%062lld\n", c, line++);
+            } else {
+                snprintf(buf + len, 65, "%063lld\n", line++);
+            }
             len += 64;
         }
         for (size_t off = 0; off < len;) {
@@ -271,30 +290,9 @@ static int writeafter(const char *file, long long n)
     return 0;
 }
 
-/* One phase of "phases": n bytes of lines starting with c. */
-static int write_lines(char c, long long n)
+static int writeafter(const char *file, long long n)
 {
-    static char buf[65536 + 1]; /* + the NUL snprintf writes after a last line */
-    long long line = 0;
-    while (n > 0) {
-        size_t len = 0;
-        while (len + 64 < sizeof(buf) && (long long)len < n) {
-            snprintf(buf + len, 65, "%c%062lld\n", c, line++);
-            len += 64;
-        }
-        for (size_t off = 0; off < len;) {
-            ssize_t w = write(1, buf + off, len - off);
-            if (w < 0 && errno == EINTR) {
-                continue;
-            }
-            if (w <= 0) {
-                return 4;
-            }
-            off += (size_t)w;
-        }
-        n -= (long long)len;
-    }
-    return 0;
+    return wait_file(file) != 0 ? 3 : write_lines(0, n);
 }
 
 static int wait_file(const char *file)
@@ -389,16 +387,9 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
         perror(file);
         return 2;
     }
-    pmix_proc_t me;
-    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        die("PMIx_tool_init", rc);
-    }
-    pmix_status_t code = PMIX_ERR_IOF_FAILURE;
-    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_iof_failure, NULL, NULL);
-    if (rc < 0) {
-        die("register IOF_FAILURE", rc);
-    }
+    tool_init();
+    pmix_status_t rc;
+    register_one(PMIX_ERR_IOF_FAILURE, on_iof_failure);
     pmix_info_t dirs[8];
     size_t nd = 0;
     bool yes = true;
@@ -491,21 +482,11 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
 
 static int stdin_job(const char *self, int n, const char *fwd, char **acts, int nacts)
 {
-    pmix_proc_t me;
-    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        die("PMIx_tool_init", rc);
-    }
-    pmix_status_t code = PMIX_EVENT_JOB_END;
-    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
-    if (rc < 0) {
-        die("register JOB_END", rc);
-    }
+    tool_init();
+    pmix_status_t rc;
+    register_one(PMIX_EVENT_JOB_END, on_event);
     char app_path[4096];
-    snprintf(app_path, sizeof(app_path), "%s", self);
-    char *slash = strrchr(app_path, '/');
-    snprintf(slash != NULL ? slash + 1 : app_path,
-             sizeof(app_path) - (size_t)(slash != NULL ? slash + 1 - app_path : 0), "dvm_app");
+    sibling_app(self, app_path, sizeof(app_path));
     pmix_app_t app;
     PMIX_APP_CONSTRUCT(&app);
     app.cmd = strdup(app_path);

@@ -1142,6 +1142,23 @@ static void ext_finish(px_progress_t *p, rx_t *rx, ext_ctx_t *x)
     ext_free(x);
 }
 
+/* Every block released exactly once (waited for a little), then the peer destroyed and
+ * everything freed. */
+static void ext_all_released_then_finish(px_progress_t *p, int sv[2], rx_t *rx, ext_ctx_t *x)
+{
+    for (int k = 0; k < 100 && atomic_load(&x->nreleased) < EXT_N; k++) {
+        on_loop(p, noop, NULL);
+        usleep(10000);
+    }
+    for (int i = 0; i < EXT_N; i++) {
+        cr_assert_eq(atomic_load(&x->released[i]), 1, "block %d released %d times", i,
+                     atomic_load(&x->released[i]));
+    }
+    on_loop(p, do_destroy, rx);
+    close(sv[1]);
+    ext_finish(p, rx, x);
+}
+
 Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
 {
     int fds0 = count_fds();
@@ -1174,17 +1191,7 @@ Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
         cr_assert(tl == 0 || memcmp(body + hl + EXT_SIZE, want, 3) == 0);
     }
     /* everything was read, so everything was written: each block released once */
-    for (int k = 0; k < 100 && atomic_load(&x.nreleased) < EXT_N; k++) {
-        on_loop(p, noop, NULL);
-        usleep(10000);
-    }
-    for (int i = 0; i < EXT_N; i++) {
-        cr_assert_eq(atomic_load(&x.released[i]), 1, "block %d released %d times", i,
-                     atomic_load(&x.released[i]));
-    }
-    on_loop(p, do_destroy, &rx);
-    close(sv[1]);
-    ext_finish(p, &rx, &x);
+    ext_all_released_then_finish(p, sv, &rx, &x);
     free(body);
     cr_assert_eq(count_fds(), fds0);
 }
@@ -1285,17 +1292,7 @@ Test(net, send_ext_queued_bytes_can_move_and_unsent_messages_can_be_dropped)
         cr_assert_eq(memcmp(body + hl, i == EXT_N - 1 ? want_last : x.blocks[i], EXT_SIZE), 0,
                      "message %d: ext bytes", i);
     }
-    for (int k = 0; k < 100 && atomic_load(&x.nreleased) < EXT_N; k++) {
-        on_loop(p, noop, NULL);
-        usleep(10000);
-    }
-    for (int i = 0; i < EXT_N; i++) {
-        cr_assert_eq(atomic_load(&x.released[i]), 1, "block %d released %d times", i,
-                     atomic_load(&x.released[i]));
-    }
-    on_loop(p, do_destroy, &rx);
-    close(sv[1]);
-    ext_finish(p, &rx, &x);
+    ext_all_released_then_finish(p, sv, &rx, &x);
     free(body);
     free(e.copy);
     free(want_last);
