@@ -23,6 +23,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "launcher/dvm_int.h"
+#include "server/px_srv_host.h"
 
 /* Bytes of one process in the library's hands above which its pipes are not read, and
  * at or below which they are read again. */
@@ -299,18 +300,11 @@ static void sink_destroy(px_out_sink_t *s)
     free(s);
 }
 
-void px_out_emit(int channel, const char *data, size_t len, void *arg)
+/* One piece of p's output, copied and counted: to sink (this process's stdout/stderr),
+ * else to the server library (held while the spawn is unanswered). */
+static void out_piece(px_proc_t *p, int channel, const char *data, size_t len, px_out_sink_t *sink)
 {
-    px_proc_t *p = arg;
     px_job_t *j = p->job;
-    px_out_sink_t *sink = NULL;
-    if (j->local || j->out_here) {
-        sink = sink_get(j->dvm, channel);
-        if (sink == NULL) {
-            write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
-            return;
-        }
-    }
     px_dlv_t *d = dlv_alloc(j->dvm, len);
     if (d == NULL) {
         return;
@@ -339,6 +333,26 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
         return;
     }
     dlv_send(d);
+}
+
+void px_out_emit(int channel, const char *data, size_t len, void *arg)
+{
+    px_proc_t *p = arg;
+    px_job_t *j = p->job;
+    if (!j->local && !j->out_here) {
+        out_piece(p, channel, data, len, NULL);
+        return;
+    }
+    /* printed here; a copy for a tool that pulls it (PMIX_IOF_COPY only, dvm_iof.c) */
+    if (px_srv_iof_wanted(&p->proc, (pmix_iof_channel_t)channel)) {
+        out_piece(p, channel, data, len, NULL);
+    }
+    px_out_sink_t *sink = sink_get(j->dvm, channel);
+    if (sink == NULL) {
+        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
+        return;
+    }
+    out_piece(p, channel, data, len, sink);
 }
 
 void px_out_flush_held(px_job_t *j, bool drop)

@@ -36,6 +36,11 @@
  * event to act the same. */
 #define PX_EVT_TO_INTERESTED "px.evt.interest"
 
+/* Does any connected process take channel of source's output now (a sink: a spawn's
+ * PMIX_FWD_* or a pull)? A host that prints a job's output itself asks before handing it
+ * to PMIx_server_IOF_deliver too. Any thread. */
+bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel);
+
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
  * channels, every rank): a job spawned by a process of `from` has its output go where its
  * parent's goes. Any thread; done on the server's loop in call order, so before any later

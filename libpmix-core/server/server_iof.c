@@ -443,6 +443,20 @@ static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
            PMIx_Check_nspace(s->proc.nspace, source->nspace);
 }
 
+bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
+{
+    if (px_srv == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    bool any = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
+        any = s->c->peer != NULL && sink_matches(s, source, channel);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    return any;
+}
+
 /* ---- PMIx_server_IOF_deliver ---- */
 
 typedef struct iof_deliver {

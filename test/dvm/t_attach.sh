@@ -21,6 +21,7 @@
 # PMIx_IOF_push reaches them; a push to a rank whose stdin was not kept fails;
 # PMIX_IOF_PUSH_STDIN has the tool's library forward the tool's own stdin, byte-exact,
 # and close the targets' stdin at its end.
+# prterun's own job: a tool may tap its output (PMIX_IOF_COPY), not take it away.
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -206,4 +207,22 @@ expect_in "$T/i3.err" "own 0: PMIX_SUCCESS"
 grep -v '^event' "$T/i3" | cmp -s - "$T/in" || fail "PMIX_IOF_PUSH_STDIN: the output differs from the input"
 stop_dvm
 wait
+
+# ---- prterun's own job (its server is the only one left in our TMPDIR)
+rm -f "$T/f.1" "$T/f.2"
+run_to 60 "$PRTERUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out7" 2>"$T/err7" &
+prterun=$!
+wait_for "$T/out7" "A$(printf '%062d' 99)"
+ns=$(run_to 10 "$PPS" $RR | awk '/phases/ {print $1; exit}')
+run_to 30 "$ATT" pull "$ns" "$T/x" until=$K >"$T/p7" 2>&1 && fail "prterun's output redirected"
+expect_in "$T/p7" "pull: PMIX_ERR_NOT_SUPPORTED"
+run_to 30 "$ATT" pull "$ns" "$T/tap" copy until=$K >"$T/p7" 2>&1 &
+p7=$!
+wait_for "$T/p7" "pulled"
+touch "$T/f.1"
+wait $p7 || fail "tap of prterun's job: $(cat "$T/p7")"
+cmp -s "$T/B" "$T/tap" || fail "PMIX_IOF_COPY of prterun's job: B expected: $(head -c 200 "$T/tap")"
+touch "$T/f.2"
+wait $prterun || fail "prterun: $(cat "$T/err7")"
+cat "$T/A" "$T/B" "$T/C" | cmp -s - "$T/out7" || fail "prterun must print everything"
 pass
