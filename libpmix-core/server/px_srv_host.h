@@ -36,6 +36,12 @@
  * event to act the same. */
 #define PX_EVT_TO_INTERESTED "px.evt.interest"
 
+/* In PMIx_server_IOF_deliver's info: PMIX_BOOL true when the host also writes this
+ * output somewhere itself (prterun prints its own job's output): no sink holds the
+ * host's bytes beyond what one that keeps up would (server_iof.c, "a sink that lags"),
+ * as if another sink kept up. */
+#define PX_IOF_HOST_SINK "px.iof.hostsink"
+
 /* Does any connected process take channel of source's output now (a sink: a spawn's
  * PMIX_FWD_* or a pull)? A host that prints a job's output itself asks before handing it
  * to PMIx_server_IOF_deliver too. Any thread. */

@@ -466,6 +466,7 @@ typedef struct iof_deliver {
     size_t size;
     const pmix_info_t *info; /* borrowed until cbfunc, or own_info */
     size_t ninfo;
+    bool host_sink;        /* PX_IOF_HOST_SINK: the host keeps up with it itself */
     char *own_bytes;       /* owned: the copy made for a NULL cbfunc */
     pmix_info_t *own_info; /* owned: idem */
     pmix_op_cbfunc_t cbfunc;
@@ -726,6 +727,7 @@ static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *ta
         t[n++] = (target_t){c, s};
         keeping += c->iof_held + size <= PX_IOF_HOLD;
     }
+    keeping += d->host_sink; /* the host's own sink keeps up */
     for (size_t i = 0; i < n; i++) {
         px_srv_client_t *c = t[i].c;
         bool lags = c->iof_held + size > PX_IOF_HOLD;
@@ -807,6 +809,11 @@ PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
     d->ninfo = ninfo;
     d->cbfunc = cbfunc;
     d->cbdata = cbdata;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PX_IOF_HOST_SINK)) {
+            d->host_sink = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
     if (cbfunc == NULL) {
         /* The blocking form: once we return the host may reuse its buffers. */
         if (d->size > 0 && (d->own_bytes = malloc(d->size)) == NULL) {

@@ -16,8 +16,9 @@
  *                     "TEXT\n" to rank R or "all"), close:R (PMIX_IOF_COMPLETE), own:R
  *                     (PMIX_IOF_PUSH_STDIN: the library forwards our stdin), each printing
  *                     "ACT R: STATUS" on stderr; exit after JOB_END (3 without in 60 s)
- *   writeafter F N    (an application, no PMIx) wait up to 60 s for file F, then write N
- *                     bytes to stdout: 64-byte lines, each its number in 63 digits
+ *   writeafter F N [G] (an application, no PMIx) wait up to 60 s for file F, then write N
+ *                     bytes to stdout: 64-byte lines, each its number in 63 digits; then
+ *                     wait for file G
  *   phases F N        (an application, no PMIx) write N bytes of 64-byte lines "A<62
  *                     digits>\n", wait up to 60 s for file F.1, write N bytes of "B"
  *                     lines, wait for F.2, write N bytes of "C" lines
@@ -290,9 +291,10 @@ static int write_lines(char c, long long n)
     return 0;
 }
 
-static int writeafter(const char *file, long long n)
+static int writeafter(const char *file, long long n, const char *then)
 {
-    return wait_file(file) != 0 ? 3 : write_lines(0, n);
+    int rc = wait_file(file) != 0 ? 3 : write_lines(0, n);
+    return rc != 0 || then == NULL ? rc : wait_file(then);
 }
 
 static int wait_file(const char *file)
@@ -554,8 +556,8 @@ int main(int argc, char **argv)
     if (argc >= 4 && strcmp(argv[1], "stdin") == 0) {
         return stdin_job(argv[0], atoi(argv[2]), argv[3], argv + 4, argc - 4);
     }
-    if (argc == 4 && strcmp(argv[1], "writeafter") == 0) {
-        return writeafter(argv[2], atoll(argv[3]));
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "writeafter") == 0) {
+        return writeafter(argv[2], atoll(argv[3]), argc == 5 ? argv[4] : NULL);
     }
     if (argc == 4 && strcmp(argv[1], "phases") == 0) {
         return phases(argv[2], atoll(argv[3]));
@@ -571,7 +573,7 @@ int main(int argc, char **argv)
     }
     fprintf(
         stderr,
-        "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N"
+        "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N [G]"
         " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
         "stddiag|tag|rank|ts|xml|raw|bsize=N|btime=S|until=N|lines=N]... | stdin N FWD ACT...\n");
     return 2;

@@ -21,7 +21,8 @@
 # PMIx_IOF_push reaches them; a push to a rank whose stdin was not kept fails;
 # PMIX_IOF_PUSH_STDIN has the tool's library forward the tool's own stdin, byte-exact,
 # and close the targets' stdin at its end.
-# prterun's own job: a tool may tap its output (PMIX_IOF_COPY), not take it away.
+# prterun's own job: a tool may tap its output (PMIX_IOF_COPY), not take it away; a tap
+# that stops reading does not stall what prterun prints.
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -225,4 +226,23 @@ cmp -s "$T/B" "$T/tap" || fail "PMIX_IOF_COPY of prterun's job: B expected: $(he
 touch "$T/f.2"
 wait $prterun || fail "prterun: $(cat "$T/err7")"
 cat "$T/A" "$T/B" "$T/C" | cmp -s - "$T/out7" || fail "prterun must print everything"
+rm -f "$T/go2"
+"$PRTERUN" $RR -n 1 "$ATT" writeafter "$T/go2" $N "$T/go3" >"$T/out8" 2>"$T/err8" &
+prterun=$!
+pps8() { run_to 10 "$PPS" $RR >"$T/pps8" 2>&1 && grep -q writeafter "$T/pps8"; }
+poll_until pps8 || fail "prterun's job not listed: $(cat "$T/pps8")"
+ns=$(awk '/writeafter/ {print $1; exit}' "$T/pps8")
+"$ATT" pull "$ns" "$T/tap8" copy >"$T/p8" 2>&1 &
+p8=$!
+wait_for "$T/p8" "pulled"
+kill -STOP $p8
+touch "$T/go2"
+printed() { [ "$(stat -c %s "$T/out8")" = $N ]; }
+poll_until printed || { kill -CONT $p8; fail "prterun stalled behind a tap that stopped reading"; }
+kill -CONT $p8
+wait_for "$T/p8" "iof failure: Output forwarding: you are not reading the stdout of $ns:0"
+touch "$T/go3"
+wait $prterun || fail "prterun: $(cat "$T/err8")"
+[ "$(sha256sum <"$T/out8" | cut -d' ' -f1)" = "$want" ] || fail "prterun's output differs"
+wait $p8 || fail "tap: $(cat "$T/p8")"
 pass
