@@ -126,6 +126,20 @@ pmix_status_t px_dp_stdin_pack(pmix_data_buffer_t *buf, const pmix_proc_t *targe
     return rc == PMIX_SUCCESS ? pack_bytes(buf, data, len) : rc;
 }
 
+pmix_rank_t px_dp_stdin_target(const pmix_info_t *info, size_t ninfo)
+{
+    pmix_rank_t t = PMIX_RANK_INVALID;
+    for (size_t i = 0; i < ninfo; i++) {
+        uint32_t v = 0;
+        if ((PMIX_CHECK_KEY(&info[i], PMIX_STDIN_TGT) ||
+             PMIX_CHECK_KEY(&info[i], PMIX_FWD_STDIN)) &&
+            PMIx_Value_get_number(&info[i].value, &v, PMIX_UINT32) == PMIX_SUCCESS) {
+            t = t == PMIX_RANK_INVALID || t == v ? v : PMIX_RANK_WILDCARD;
+        }
+    }
+    return t;
+}
+
 pmix_status_t px_dp_flow_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, bool pause)
 {
     uint8_t v = pause ? 1 : 0;

@@ -268,18 +268,11 @@ static char **proc_argv(const pmix_app_t *app)
     return argv;
 }
 
-/* The job's stdin target (PMIX_STDIN_TGT): a rank, WILDCARD, or INVALID for none. */
+/* The job's stdin target (PMIX_STDIN_TGT, PMIX_FWD_STDIN): a rank, WILDCARD, or INVALID
+ * for none. */
 static pmix_rank_t stdin_target(const px_dp_launch_t *l)
 {
-    pmix_rank_t t = PMIX_RANK_INVALID;
-    for (size_t i = 0; i < l->ninfo; i++) {
-        uint32_t v = 0;
-        if (PMIX_CHECK_KEY(&l->info[i], PMIX_STDIN_TGT) &&
-            PMIx_Value_get_number(&l->info[i].value, &v, PMIX_UINT32) == PMIX_SUCCESS) {
-            t = v;
-        }
-    }
-    return t;
+    return px_dp_stdin_target(l->info, l->ninfo);
 }
 
 static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_rank_t in_tgt)

@@ -196,6 +196,10 @@ pmix_status_t px_dp_cleanup_unpack(pmix_data_buffer_t *buf, pmix_nspace_t nspace
  * or the target is gone. ---- */
 pmix_status_t px_dp_stdin_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, const void *data,
                                size_t len);
+/* The ranks of a job whose stdin stays open, from its LAUNCH directives (the spawn's job
+ * info): PMIX_STDIN_TGT and PMIX_FWD_STDIN (Tools chapter), each a rank or
+ * PMIX_RANK_WILDCARD; both naming different ranks: every rank. PMIX_RANK_INVALID: none. */
+pmix_rank_t px_dp_stdin_target(const pmix_info_t *info, size_t ninfo);
 
 /* ---- PX_DP_IOF_FLOW: PROC_NSPACE, PROC_RANK, UINT8 pause (0 resume, 1 pause) ---- */
 pmix_status_t px_dp_flow_pack(pmix_data_buffer_t *buf, const pmix_proc_t *target, bool pause);

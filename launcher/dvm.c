@@ -429,6 +429,14 @@ static void stdin_on_loop(void *arg)
         free(s);
         return;
     }
+    pmix_status_t rc = s->local ? PMIX_SUCCESS : px_job_stdin_check(dvm, s->targets, s->ntargets);
+    if (rc != PMIX_SUCCESS) {
+        /* a process whose stdin its spawn did not keep open (PMIX_STDIN_TGT, PMIX_FWD_STDIN) */
+        s->cbfunc(rc, s->cbdata);
+        free(s->targets);
+        free(s);
+        return;
+    }
     if (s->local) {
         size_t n = 0;
         for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
@@ -924,6 +932,7 @@ static pmix_server_module_t module = {
     .tool_connected = up_tool,
     .job_control = up_jobctl,
     .push_stdin = up_stdin,
+    .iof_pull = px_dvm_iof_pull, /* dvm_iof.c */
     .publish = px_dvm_publish,
     .lookup = px_dvm_lookup,
     .unpublish = px_dvm_unpublish,

@@ -94,8 +94,11 @@ struct px_job {
     pmix_proc_t requester;
     pmix_spawn_cbfunc_t spawn_cb; /* pending until every process started */
     void *spawn_cbdata;
-    bool notify_completion;
-    bool notify_job_events; /* PMIX_NOTIFY_JOB_EVENTS: JOB_START, LAUNCH_COMPLETE, JOB_END */
+    pmix_iof_channel_t fwd; /* PMIX_FWD_STD*: the channels tools may pull (dvm_iof.c) */
+    bool notify_completion; /* PMIX_NOTIFY_COMPLETION: JOB_END to the requester */
+    bool notify_events;     /* PMIX_NOTIFY_JOB_EVENTS: all three to the requester */
+    bool log_events;        /* PMIX_LOG_JOB_EVENTS */
+    bool log_completion;    /* PMIX_LOG_COMPLETION */
     bool nohup;
     bool out_here; /* spawned by a job of this process (prterun's): output to our stdout */
     bool display_map, report_bindings; /* PMIX_DISPLAY_MAP, PMIX_REPORT_BINDINGS */
@@ -282,6 +285,17 @@ const pmix_proc_t *px_job_parent(const px_job_t *j);
 /* At spawn: j's output goes where its parent job's goes (PMIX_PARENT_ID goes in the LAUNCH's
  * job data, job.c). */
 void px_job_adopt(px_job_t *j);
+/* dvm_iof.c: the iof_pull upcall (a job's forwarded channels only). */
+pmix_status_t px_dvm_iof_pull(const pmix_proc_t procs[], size_t nprocs,
+                              const pmix_info_t directives[], size_t ndirs,
+                              pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* job_events.c: the lifecycle events. JOB_START or LAUNCH_COMPLETE (code) of j, to its
+ * requester when asked and to whoever registered naming j; logged when asked. */
+void px_job_notify(px_job_t *j, pmix_status_t code);
+/* JOB_END of j with r, the same way; to_requester: also when its spawn did not ask.
+ * cbfunc/cbdata and the result: PMIx_Notify_event's. */
+pmix_status_t px_job_notify_end(px_job_t *j, const px_job_result_t *r, bool to_requester,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* JOB_END of nspace reached this process's own lifecycle handler (loop). */
 void px_job_end_delivered(px_dvm_t *dvm, const char *nspace);
 /* Free the job ends still waiting (px_dvm_destroy, after the loop's last shift). */
@@ -423,6 +437,10 @@ void px_out_flush_held(px_job_t *j, bool drop);
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A tool's push may go to targets: each a live job's process (a rank or the wildcard)
+ * whose stdin its spawn kept open (PMIX_STDIN_TGT / PMIX_FWD_STDIN; the wildcard: any of
+ * them). PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, or PMIX_ERR_NOT_SUPPORTED. */
+pmix_status_t px_job_stdin_check(px_dvm_t *dvm, const pmix_proc_t *targets, size_t ntargets);
 /* A job was launched or ended: the pushes held for it go out now (in order). */
 void px_job_stdin_launched(px_dvm_t *dvm);
 /* Release every push held for this tool (its connection is gone). */

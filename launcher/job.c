@@ -475,38 +475,6 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     r->message = *msg;
 }
 
-static pmix_status_t notify_end(px_job_t *j, const px_job_result_t *r, pmix_op_cbfunc_t cbfunc,
-                                void *cbdata)
-{
-    pmix_proc_t target, affected;
-    PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
-    PMIx_Load_procid(&target, j->nspace,
-                     j->why_rank < j->nprocs ? j->why_rank : PMIX_RANK_WILDCARD);
-    time_t now = time(NULL);
-    void *list = PMIx_Info_list_start();
-    PMIx_Info_list_add(list, PMIX_EVENT_CUSTOM_RANGE, &j->requester, PMIX_PROC);
-    PMIx_Info_list_add(list, PMIX_EVENT_AFFECTED_PROC, &affected, PMIX_PROC);
-    PMIx_Info_list_add(list, PMIX_JOB_TERM_STATUS, &r->status, PMIX_STATUS);
-    PMIx_Info_list_add(list, PMIX_PROCID, &target, PMIX_PROC);
-    PMIx_Info_list_add(list, PMIX_EXIT_CODE, &r->exit_code, PMIX_INT);
-    PMIx_Info_list_add(list, PMIX_EVENT_TIMESTAMP, &now, PMIX_TIME);
-    PMIx_Info_list_add(list, PMIX_NSPACE, j->nspace, PMIX_STRING);
-    if (r->message != NULL) {
-        PMIx_Info_list_add(list, PMIX_EVENT_TEXT_MESSAGE, r->message, PMIX_STRING);
-    }
-    pmix_data_array_t da = PMIX_DATA_ARRAY_STATIC_INIT;
-    pmix_status_t rc = PMIx_Info_list_convert(list, &da);
-    if (rc == PMIX_SUCCESS) {
-        pmix_proc_t source;
-        PMIx_Load_procid(&source, j->dvm->nspace, 0);
-        rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &source, PMIX_RANGE_CUSTOM, da.array, da.size,
-                               cbfunc, cbdata);
-        PMIx_Data_array_destruct(&da);
-    }
-    PMIx_Info_list_release(list);
-    return rc;
-}
-
 /* A job of this process ended: its ended() runs once the library has taken the JOB_END
  * event and delivered it to the DVM's own lifecycle handler (px_job_end_delivered), so
  * the shutdown that follows (prterun) cannot overtake that delivery. Bounded: if the
@@ -607,7 +575,7 @@ static void local_end(px_job_t *j, const px_job_result_t *r)
 {
     local_end_t *e = calloc(1, sizeof(*e));
     if (e == NULL) {
-        notify_end(j, r, NULL, NULL);
+        px_job_notify_end(j, r, true, NULL, NULL);
         if (j->local_cb.ended != NULL) {
             j->local_cb.ended(j->nspace, r, j->local_cb.arg);
         }
@@ -621,26 +589,9 @@ static void local_end(px_job_t *j, const px_job_result_t *r)
     e->r.message = e->msg;
     e->next = j->dvm->local_ends;
     j->dvm->local_ends = e;
-    if (notify_end(j, r, local_end_notified, e) != PMIX_SUCCESS) {
+    if (px_job_notify_end(j, r, true, local_end_notified, e) != PMIX_SUCCESS) {
         e->delivered = true; /* nothing will be delivered */
         local_end_on_loop(e);
-    }
-}
-
-static void notify_simple(px_job_t *j, pmix_status_t code)
-{
-    pmix_proc_t source, affected;
-    PMIx_Load_procid(&source, j->dvm->nspace, 0);
-    PMIx_Load_procid(&affected, j->nspace, PMIX_RANK_WILDCARD);
-    time_t now = time(NULL);
-    pmix_info_t info[4];
-    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &j->requester, PMIX_PROC);
-    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_AFFECTED_PROC, &affected, PMIX_PROC);
-    PMIX_INFO_LOAD(&info[2], PMIX_NSPACE, j->nspace, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[3], PMIX_EVENT_TIMESTAMP, &now, PMIX_TIME);
-    PMIx_Notify_event(code, &source, PMIX_RANGE_CUSTOM, info, 4, NULL, NULL);
-    for (int i = 0; i < 4; i++) {
-        PMIX_INFO_DESTRUCT(&info[i]);
     }
 }
 
@@ -703,14 +654,15 @@ static void job_end(px_job_t *j)
         local_end(j, &r); /* to this process, like any requester that asked for it */
     } else {
         if (j->spawn_cb != NULL) {
-            /* never started: the reason first, then the failed spawn reply */
-            notify_end(j, &r, NULL, NULL);
+            /* never started: the reason first (to the requester, asked or not), then the
+             * failed spawn reply */
+            px_job_notify_end(j, &r, true, NULL, NULL);
             pmix_spawn_cbfunc_t cb = j->spawn_cb;
             j->spawn_cb = NULL;
             cb(r.status == PMIX_SUCCESS ? PMIX_ERR_JOB_FAILED_TO_LAUNCH : r.status, NULL,
                j->spawn_cbdata);
-        } else if (j->notify_completion || j->notify_job_events) {
-            notify_end(j, &r, NULL, NULL);
+        } else {
+            px_job_notify_end(j, &r, false, NULL, NULL); /* job_events.c: who gets it */
         }
     }
     free(msg);
@@ -737,10 +689,8 @@ static void job_launched(px_job_t *j)
     if (j->local_cb.started != NULL) {
         j->local_cb.started(j->nspace, j->local_cb.arg);
     }
-    if (j->notify_job_events) {
-        notify_simple(j, PMIX_EVENT_JOB_START);
-        notify_simple(j, PMIX_LAUNCH_COMPLETE);
-    }
+    px_job_notify(j, PMIX_EVENT_JOB_START); /* job_events.c: who gets them */
+    px_job_notify(j, PMIX_LAUNCH_COMPLETE);
     px_out_flush_held(j, false);
 }
 
@@ -1031,9 +981,12 @@ static const struct {
     unsigned where;
 } spawn_attrs[] = {
     {PMIX_NOTIFY_COMPLETION, PX_AT_JOB},
-    {PMIX_NOTIFY_JOB_EVENTS, PX_AT_JOB},
+    {PMIX_NOTIFY_JOB_EVENTS, PX_AT_JOB}, /* job_events.c */
+    {PMIX_LOG_JOB_EVENTS, PX_AT_JOB},
+    {PMIX_LOG_COMPLETION, PX_AT_JOB},
     {PMIX_NOHUP, PX_AT_JOB},
     {PMIX_STDIN_TGT, PX_AT_JOB},
+    {PMIX_FWD_STDIN, PX_AT_JOB}, /* as PMIX_STDIN_TGT (px_dp_stdin_target) */
     {PMIX_JOB_TIMEOUT, PX_AT_JOB},
     {PMIX_DISPLAY_MAP, PX_AT_JOB},
     {PMIX_DISPLAY_ALLOCATION, PX_AT_JOB},
@@ -1044,6 +997,9 @@ static const struct {
     {PMIX_CPUS_PER_PROC, PX_AT_JOB},
     {PMIX_FWD_STDOUT, PX_AT_JOB},
     {PMIX_FWD_STDERR, PX_AT_JOB},
+    {PMIX_IOF_CACHE_SIZE, PX_AT_JOB}, /* the server library: the requester's sink */
+    {PMIX_IOF_DROP_OLDEST, PX_AT_JOB},
+    {PMIX_IOF_DROP_NEWEST, PX_AT_JOB},
     {PMIX_IOF_TAG_OUTPUT, PX_AT_JOB},
     {PMIX_IOF_RANK_OUTPUT, PX_AT_JOB},
     {PMIX_IOF_TIMESTAMP_OUTPUT, PX_AT_JOB},
@@ -1131,15 +1087,22 @@ static void read_job_info(px_job_t *j, const pmix_info_t *info, size_t ninfo)
         const pmix_info_t *in = &info[i];
         if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_COMPLETION)) {
             j->notify_completion = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDOUT) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDOUT_CHANNEL;
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDERR) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDERR_CHANNEL;
+        } else if (PMIX_CHECK_KEY(in, PMIX_FWD_STDDIAG) && PMIX_INFO_TRUE(in)) {
+            j->fwd |= PMIX_FWD_STDDIAG_CHANNEL;
         } else if (PMIX_CHECK_KEY(in, PMIX_NOTIFY_JOB_EVENTS)) {
-            j->notify_job_events = PMIX_INFO_TRUE(in);
+            j->notify_events = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_LOG_JOB_EVENTS)) {
+            j->log_events = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_LOG_COMPLETION)) {
+            j->log_completion = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_NOHUP)) {
             j->nohup = PMIX_INFO_TRUE(in);
-        } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT)) {
-            uint32_t t = 0;
-            if (PMIx_Value_get_number(&in->value, &t, PMIX_UINT32) == PMIX_SUCCESS) {
-                j->stdin_rank = t;
-            }
+        } else if (PMIX_CHECK_KEY(in, PMIX_STDIN_TGT) || PMIX_CHECK_KEY(in, PMIX_FWD_STDIN)) {
+            j->stdin_rank = px_dp_stdin_target(info, ninfo); /* what the daemons read */
         } else if (PMIX_CHECK_KEY(in, PMIX_JOB_TIMEOUT)) {
             int t = 0;
             if (PMIx_Value_get_number(&in->value, &t, PMIX_INT) == PMIX_SUCCESS) {

@@ -24,6 +24,7 @@ void px_job_adopt(px_job_t *j)
     /* the output goes where the parent job's goes: this process's own stdout/stderr
      * (prterun), else to whoever takes the parent's output (prun) */
     j->out_here = pj->local || pj->out_here;
+    j->fwd |= pj->fwd; /* what tools may pull of it (dvm_iof.c) */
     px_srv_iof_inherit(pj->nspace, j->nspace);
     px_dvm_log(j->dvm, 1, "%s: spawned by %s:%u", j->nspace, parent->nspace, parent->rank);
 }

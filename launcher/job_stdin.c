@@ -149,6 +149,26 @@ static void push_send(px_stdin_push_t *w, const pmix_proc_t *targets, size_t nta
                w->waiting);
 }
 
+pmix_status_t px_job_stdin_check(px_dvm_t *dvm, const pmix_proc_t *targets, size_t ntargets)
+{
+    for (size_t i = 0; i < ntargets; i++) {
+        px_job_t *j = px_job_find(dvm, targets[i].nspace);
+        pmix_rank_t r = targets[i].rank;
+        if (j == NULL || (r != PMIX_RANK_WILDCARD && r >= j->nprocs)) {
+            px_dvm_log(dvm, 1, "stdin for %s:%u refused: no such process", targets[i].nspace, r);
+            return PMIX_ERR_NOT_FOUND;
+        }
+        if (j->stdin_rank == PMIX_RANK_INVALID ||
+            (r != PMIX_RANK_WILDCARD && j->stdin_rank != PMIX_RANK_WILDCARD &&
+             j->stdin_rank != r)) {
+            px_dvm_log(dvm, 1, "stdin for %s:%u refused: its stdin was not kept open", j->nspace,
+                       r);
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
 void px_job_stdin_push(px_dvm_t *dvm, const pmix_proc_t *source, const pmix_proc_t *targets,
                        size_t ntargets, const char *data, size_t len, bool complete,
                        pmix_op_cbfunc_t cbfunc, void *cbdata)

@@ -23,6 +23,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "launcher/dvm_int.h"
+#include "server/px_srv_host.h"
 
 /* Bytes of one process in the library's hands above which its pipes are not read, and
  * at or below which they are read again. */
@@ -41,8 +42,13 @@ struct px_dlv {
     int channel;
     pmix_byte_object_t bo; /* points at data */
     size_t cap;            /* bytes of data */
+    bool host_sink;        /* a copy of what this process prints (PX_IOF_HOST_SINK) */
     char data[] __attribute__((aligned(64)));
 };
+
+/* The info of a copy for tools of what this process prints: no tool may hold it back. */
+static const pmix_info_t host_sink_info = {.key = PX_IOF_HOST_SINK,
+                                           .value = {.type = PMIX_BOOL, .data = {.flag = true}}};
 
 /* The DVM's in-flight list and pool of blocks: dvm->out_* (loop only). */
 
@@ -153,7 +159,8 @@ static void dlv_send(px_dlv_t *d)
     }
     dvm->out_inflight = d;
     pmix_status_t rc = PMIx_server_IOF_deliver(&d->source, (pmix_iof_channel_t)d->channel, &d->bo,
-                                               NULL, 0, dlv_done, d);
+                                               d->host_sink ? &host_sink_info : NULL,
+                                               d->host_sink ? 1 : 0, dlv_done, d);
     if (rc != PMIX_SUCCESS) {
         unlink_inflight(d);
         dlv_finish(d);
@@ -299,22 +306,17 @@ static void sink_destroy(px_out_sink_t *s)
     free(s);
 }
 
-void px_out_emit(int channel, const char *data, size_t len, void *arg)
+/* One piece of p's output, copied and counted: to sink (this process's stdout/stderr),
+ * else to the server library (held while the spawn is unanswered). */
+static void out_piece(px_proc_t *p, int channel, const char *data, size_t len, px_out_sink_t *sink,
+                      bool host_sink)
 {
-    px_proc_t *p = arg;
     px_job_t *j = p->job;
-    px_out_sink_t *sink = NULL;
-    if (j->local || j->out_here) {
-        sink = sink_get(j->dvm, channel);
-        if (sink == NULL) {
-            write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
-            return;
-        }
-    }
     px_dlv_t *d = dlv_alloc(j->dvm, len);
     if (d == NULL) {
         return;
     }
+    d->host_sink = host_sink;
     d->source = p->proc;
     d->channel = channel;
     d->bo.bytes = d->data;
@@ -339,6 +341,26 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
         return;
     }
     dlv_send(d);
+}
+
+void px_out_emit(int channel, const char *data, size_t len, void *arg)
+{
+    px_proc_t *p = arg;
+    px_job_t *j = p->job;
+    if (!j->local && !j->out_here) {
+        out_piece(p, channel, data, len, NULL, false);
+        return;
+    }
+    /* printed here; a copy for a tool that pulls it (PMIX_IOF_COPY only, dvm_iof.c) */
+    if (px_srv_iof_wanted(&p->proc, (pmix_iof_channel_t)channel)) {
+        out_piece(p, channel, data, len, NULL, true);
+    }
+    px_out_sink_t *sink = sink_get(j->dvm, channel);
+    if (sink == NULL) {
+        write_full(channel == PMIX_FWD_STDERR_CHANNEL ? 2 : 1, data, len);
+        return;
+    }
+    out_piece(p, channel, data, len, sink, false);
 }
 
 void px_out_flush_held(px_job_t *j, bool drop)

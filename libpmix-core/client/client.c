@@ -447,6 +447,7 @@ void px_cl_teardown(void)
         px_cl.event_bound = false;
     }
     px_cl_event_fini();
+    px_cl_iof_quiesce(); /* pulls' held output out, their timers gone before the loop */
     if (px_cl.prog != NULL) {
         px_progress_shift_wait(px_cl.prog, detach_on_loop, NULL, 10000);
         px_progress_destroy(px_cl.prog);

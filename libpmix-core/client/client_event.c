@@ -280,7 +280,19 @@ static pmix_status_t cl_register(const pmix_status_t codes[], size_t ncodes,
         rc = px_bfrops_pack(&msg, (void *)codes, (int32_t)ncodes, PMIX_STATUS);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack_info_array(&msg, NULL, 0); /* source ranges are judged here */
+        /* Source ranges are judged here; the processes it names go to the server, which
+         * sends this process events raised for those interested in them (a job's
+         * lifecycle events to a tool that did not start the job, px_srv_host.h). */
+        pmix_info_t *named = ninfo > 0 ? PMIx_Info_create(ninfo) : NULL;
+        size_t nnamed = 0;
+        for (size_t i = 0; named != NULL && i < ninfo; i++) {
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) ||
+                PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS)) {
+                PMIx_Info_xfer(&named[nnamed++], &info[i]);
+            }
+        }
+        rc = px_bfrops_pack_info_array(&msg, named, nnamed);
+        PMIx_Info_free(named, ninfo);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_cl_request(PX_TAG_EVT_REGISTER, &msg, 0, creg_reply, r);

@@ -1,8 +1,10 @@
 /* client: IO forwarding on the receiving side — PMIx_IOF_pull / PMIx_IOF_deregister
  * (local handlers + the server's sinks), IOF_DATA from the server (matching handlers, or
- * this process's own stdout/stderr), and PMIx_IOF_push of stdin data to the host.
- * API calls run on user threads; IOF_DATA and request replies on the client's loop.
- * iof.lock guards the handler list (never held while a handler runs).
+ * this process's own stdout/stderr; a pull that asked for formatting or aggregation
+ * passes through its px_iof_fmt state first, client_iof_fmt.c), and PMIx_IOF_push of
+ * stdin data to the host. API calls run on user threads; IOF_DATA, request replies and
+ * the formatting states on the client's loop. iof.lock guards the handler list and the
+ * handlers' counts (never held while a handler runs).
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,6 +18,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "client/px_iof_fmt.h"
 
 #define PX_IOF_OUT_CHANNELS                                                                        \
     (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL | PMIX_FWD_STDDIAG_CHANNEL)
@@ -27,6 +30,8 @@ typedef struct px_iof_hdlr {
     size_t nprocs;
     pmix_iof_channel_t channels;
     pmix_iof_cbfunc_t cbfunc; /* NULL: write to our own stdout/stderr */
+    px_iof_fmt_t *fmt;        /* owned, loop only: its formatting/aggregation, or NULL */
+    int refs;                 /* the list's + each delivery running it (iof.lock) */
     struct px_iof_hdlr *next;
 } px_iof_hdlr_t;
 
@@ -39,8 +44,19 @@ static struct {
 static void hdlr_free(px_iof_hdlr_t *h)
 {
     if (h != NULL) {
+        px_iof_fmt_destroy(h->fmt, false);
         free(h->procs);
         free(h);
+    }
+}
+
+static void hdlr_unref(px_iof_hdlr_t *h)
+{
+    pthread_mutex_lock(&iof.lock);
+    bool last = --h->refs == 0;
+    pthread_mutex_unlock(&iof.lock);
+    if (last) {
+        hdlr_free(h);
     }
 }
 
@@ -58,6 +74,30 @@ static px_iof_hdlr_t *hdlr_take(size_t id)
     }
     pthread_mutex_unlock(&iof.lock);
     return h;
+}
+
+/* Loop: hand over what the formatting states hold, then drop them (their timers live on
+ * the loop, which is about to go). */
+static void quiesce_on_loop(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&iof.lock);
+    for (px_iof_hdlr_t *h = iof.hdlrs; h != NULL; h = h->next) {
+        px_iof_fmt_t *f = h->fmt;
+        h->fmt = NULL;
+        pthread_mutex_unlock(&iof.lock);
+        px_iof_fmt_destroy(f, true);
+        pthread_mutex_lock(&iof.lock);
+    }
+    pthread_mutex_unlock(&iof.lock);
+}
+
+void px_cl_iof_quiesce(void)
+{
+    px_cl_iof_stdin_stop();
+    if (px_cl.prog != NULL) {
+        px_progress_shift_wait(px_cl.prog, quiesce_on_loop, NULL, 10000);
+    }
 }
 
 void px_cl_iof_fini(void)
@@ -108,11 +148,30 @@ static bool hdlr_matches(const px_iof_hdlr_t *h, const pmix_proc_t *source,
     return false;
 }
 
-/* A matching handler, copied out of the lock. */
+/* A matching handler, copied out of the lock (h: counted, when it formats). */
 typedef struct {
     size_t id;
     pmix_iof_cbfunc_t cbfunc;
+    px_iof_hdlr_t *h;
 } hit_t;
+
+/* Formatted output of handler arg: to its callback, or our own stdout/stderr. Loop. */
+static void fmt_deliver(const pmix_proc_t *source, pmix_iof_channel_t channel, const char *bytes,
+                        size_t n, void *arg)
+{
+    px_iof_hdlr_t *h = arg;
+    if (h->cbfunc != NULL) {
+        pmix_proc_t src = *source;
+        pmix_byte_object_t bo = {(char *)bytes, n};
+        h->cbfunc(h->id, channel, &src, &bo, NULL, 0);
+        return;
+    }
+    int fd = (channel & PMIX_FWD_STDOUT_CHANNEL) ? STDOUT_FILENO : STDERR_FILENO;
+    if (write_all(fd, bytes, n) != 0) {
+        px_debug(1, "client", "forwarded output of %s:%u lost: %s", source->nspace, source->rank,
+                 strerror(errno));
+    }
+}
 
 void px_cl_iof_recv(pmix_data_buffer_t *payload)
 {
@@ -146,7 +205,7 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         if (!hdlr_matches(h, &source, channel)) {
             continue;
         }
-        if (h->cbfunc == NULL) {
+        if (h->cbfunc == NULL && h->fmt == NULL) {
             continue; /* "write to the fd" registration: to_fd stays */
         }
         if (nhits == cap) {
@@ -161,7 +220,10 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
             hits = more;
             cap *= 2;
         }
-        hits[nhits++] = (hit_t){h->id, h->cbfunc};
+        hits[nhits++] = (hit_t){h->id, h->cbfunc, h->fmt != NULL ? h : NULL};
+        if (h->fmt != NULL) {
+            h->refs++;
+        }
     }
     pthread_mutex_unlock(&iof.lock);
     if (nhits > 0) {
@@ -169,7 +231,7 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         /* a pull with a NULL cbfunc for the same source still gets its copy */
         pthread_mutex_lock(&iof.lock);
         for (px_iof_hdlr_t *h = iof.hdlrs; h != NULL; h = h->next) {
-            if (h->cbfunc == NULL && hdlr_matches(h, &source, channel)) {
+            if (h->cbfunc == NULL && h->fmt == NULL && hdlr_matches(h, &source, channel)) {
                 to_fd = true;
                 break;
             }
@@ -177,6 +239,14 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         pthread_mutex_unlock(&iof.lock);
     }
     for (size_t i = 0; i < nhits; i++) {
+        if (hits[i].h != NULL) {
+            /* its own formatting; its deregistration's flush comes after us (loop) */
+            if (hits[i].h->fmt != NULL) {
+                px_iof_fmt_push(hits[i].h->fmt, &source, channel, bo.bytes, bo.size);
+            }
+            hdlr_unref(hits[i].h);
+            continue;
+        }
         /* payload and info are the library's: borrowed for the call */
         hits[i].cbfunc(hits[i].id, channel, &source, &bo, info, ninfo);
     }
@@ -210,6 +280,28 @@ static pmix_status_t pack_procs_channels(pmix_data_buffer_t *msg, const pmix_pro
     return rc;
 }
 
+/* Loop: hand over what h's formatting holds, then drop the list's count. */
+static void flush_on_loop(void *arg)
+{
+    px_iof_hdlr_t *h = arg;
+    px_iof_fmt_destroy(h->fmt, true);
+    h->fmt = NULL;
+    hdlr_unref(h);
+}
+
+/* h, unlinked (NULL accepted), no longer reached by new output: what its formatting
+ * holds goes to it first, on the loop, after any delivery running now. */
+static void drop_hdlr(px_iof_hdlr_t *h)
+{
+    if (h == NULL) {
+        return;
+    }
+    if (h->fmt == NULL || px_cl.prog == NULL ||
+        px_progress_shift(px_cl.prog, flush_on_loop, h) != 0) {
+        hdlr_unref(h); /* nothing held, or no loop any more (teardown dropped it) */
+    }
+}
+
 typedef struct {
     size_t id;
     pmix_hdlr_reg_cbfunc_t regcbfunc;
@@ -221,7 +313,7 @@ static void pull_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata
     (void)reply;
     pull_cb_t *p = cbdata;
     if (st != PMIX_SUCCESS) {
-        hdlr_free(hdlr_take(p->id));
+        drop_hdlr(hdlr_take(p->id));
     }
     p->regcbfunc(st, st == PMIX_SUCCESS ? p->id : 0, p->regcbdata);
     free(p);
@@ -239,6 +331,11 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs
     if (procs == NULL || nprocs == 0 || ch == 0 || (ndirs > 0 && directives == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    px_iof_fmt_opts_t fo;
+    pmix_status_t frc = px_iof_fmt_parse(directives, ndirs, &fo);
+    if (frc != PMIX_SUCCESS) {
+        return frc;
+    }
     px_iof_hdlr_t *h = calloc(1, sizeof(*h));
     pull_cb_t *p = regcbfunc != NULL ? calloc(1, sizeof(*p)) : NULL;
     if (h == NULL || (h->procs = calloc(nprocs, sizeof(*procs))) == NULL ||
@@ -251,6 +348,13 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs
     h->nprocs = nprocs;
     h->channels = ch;
     h->cbfunc = cbfunc;
+    h->refs = 1;
+    if (px_iof_fmt_active(&fo) &&
+        (h->fmt = px_iof_fmt_create(&fo, px_progress_base(px_cl.prog), fmt_deliver, h)) == NULL) {
+        hdlr_free(h);
+        free(p);
+        return PMIX_ERR_NOMEM;
+    }
     pmix_data_buffer_t msg;
     px_bfrops_buf_init(&msg);
     pmix_status_t rc = pack_procs_channels(&msg, procs, nprocs, ch);
@@ -284,7 +388,7 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs
     }
     px_bfrops_buf_free(&msg);
     if (rc != PMIX_SUCCESS) {
-        hdlr_free(hdlr_take(id));
+        drop_hdlr(hdlr_take(id));
         return rc;
     }
     return p != NULL ? PMIX_SUCCESS : (pmix_status_t)id;
@@ -331,7 +435,7 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t 
     if (ndirs > 0 && directives == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    /* From here on nothing more reaches the handler. */
+    /* From here on nothing more reaches the handler but what its formatting holds. */
     px_iof_hdlr_t *h = hdlr_take(iofhdlr);
     if (h == NULL) {
         return PMIX_ERR_NOT_FOUND;
@@ -339,7 +443,7 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t 
     pmix_data_buffer_t msg;
     px_bfrops_buf_init(&msg);
     pmix_status_t rc = pack_procs_channels(&msg, h->procs, h->nprocs, h->channels);
-    hdlr_free(h);
+    drop_hdlr(h);
     if (rc == PMIX_SUCCESS) {
         rc = request(PX_TAG_IOF_DEREG, &msg, px_cl_timeout_ms(directives, ndirs), cbfunc, cbdata);
     }
@@ -363,16 +467,30 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntar
     if (ndirs > 0 && directives == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    bool complete = false;
+    bool complete = false, own_stdin = false;
     for (size_t i = 0; i < ndirs; i++) {
         if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_PUSH_STDIN) && PMIX_INFO_TRUE(&directives[i])) {
-            return PMIX_ERR_NOT_SUPPORTED; /* the library does not read our stdin itself */
+            own_stdin = true;
         }
         if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE) && PMIX_INFO_TRUE(&directives[i])) {
             complete = true;
         }
     }
     size_t size = bo != NULL ? bo->size : 0;
+    if (own_stdin) {
+        /* the library reads our stdin and pushes it to targets (client_iof_stdin.c) */
+        if (targets == NULL || ntargets == 0 || complete || size > 0) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        pmix_status_t rc = px_cl_iof_stdin_start(targets, ntargets);
+        if (rc != PMIX_SUCCESS || cbfunc == NULL) {
+            return rc;
+        }
+        return px_progress_op_later(px_cl.prog, cbfunc, cbdata, PMIX_SUCCESS);
+    }
+    if (complete && size == 0) {
+        px_cl_iof_stdin_stop(); /* PMIX_IOF_COMPLETE ends our stdin's forwarding */
+    }
     if (targets == NULL || ntargets == 0 || (size == 0 && !complete) ||
         (size > 0 && bo->bytes == NULL)) {
         return PMIX_ERR_BAD_PARAM;

@@ -11,6 +11,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "server/px_server.h"
 
 /* ---- put / commit ---- */
 
@@ -506,7 +507,9 @@ PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
                                    const pmix_info_t directives[], size_t ndirs)
 {
     if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
+        /* a server's own log (its host's, or the channels the server library serves) */
+        return px_srv != NULL ? px_srv_api_log(data, ndata, directives, ndirs, NULL, NULL)
+                              : PMIX_ERR_INIT;
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_log(&msg, data, ndata, directives, ndirs);
@@ -521,11 +524,12 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
                                       const pmix_info_t directives[], size_t ndirs,
                                       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
     if (cbfunc == NULL) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    if (!px_cl_initialized()) {
+        return px_srv != NULL ? px_srv_api_log(data, ndata, directives, ndirs, cbfunc, cbdata)
+                              : PMIX_ERR_INIT;
     }
     pmix_data_buffer_t msg;
     pmix_status_t rc = pack_log(&msg, data, ndata, directives, ndirs);

@@ -137,6 +137,15 @@ void px_cl_group_chain_done(pmix_status_t code, const pmix_info_t *info, size_t 
 /* A PX_TAG_IOF_DATA from a server (loop): matching PMIx_IOF_pull handlers, else our own
  * stdout (STDOUT channel) / stderr (STDERR, DIAG). */
 void px_cl_iof_recv(pmix_data_buffer_t *payload);
+/* client_iof_stdin.c: PMIX_IOF_PUSH_STDIN. Start reading our stdin and pushing it to
+ * targets (copied): PMIX_SUCCESS, PMIX_EXISTS while another reader runs, NOMEM. */
+pmix_status_t px_cl_iof_stdin_start(const pmix_proc_t *targets, size_t ntargets);
+/* Stop the reader and join it; false when none was started (or called by the reader
+ * itself: nothing done). */
+bool px_cl_iof_stdin_stop(void);
+/* Before the loop goes (teardown): the stdin reader stops, what pulls' formatting holds
+ * is handed over, their states dropped. */
+void px_cl_iof_quiesce(void);
 /* Drop the handlers; at finalize, after the loop stopped. */
 void px_cl_iof_fini(void);
 

@@ -491,6 +491,49 @@ int px_peer_flush(px_peer_t *peer, double deadline_ms)
     return peer->out_head == NULL ? 0 : -1;
 }
 
+/* The queued message whose release argument is arg, and the one before it. */
+static px_out_t *px_peer_find_arg(px_peer_t *peer, const void *arg, px_out_t **prev)
+{
+    *prev = NULL;
+    for (px_out_t *o = peer->out_head; o != NULL; *prev = o, o = o->next) {
+        if (o->release != NULL && o->arg == arg) {
+            return o;
+        }
+    }
+    return NULL;
+}
+
+int px_peer_ext_move(px_peer_t *peer, const void *arg, const void *ext)
+{
+    px_out_t *prev;
+    px_out_t *o = px_peer_find_arg(peer, arg, &prev);
+    if (o == NULL) {
+        return -1;
+    }
+    o->ext = ext;
+    return 0;
+}
+
+int px_peer_drop_unsent(px_peer_t *peer, const void *arg)
+{
+    px_out_t *prev;
+    px_out_t *o = px_peer_find_arg(peer, arg, &prev);
+    if (o == NULL || o->done > 0) {
+        return -1;
+    }
+    if (prev != NULL) {
+        prev->next = o->next;
+    } else {
+        peer->out_head = o->next;
+    }
+    if (peer->out_tail == o) {
+        peer->out_tail = prev;
+    }
+    peer->queued -= o->size;
+    px_out_free(o); /* releases arg */
+    return 0;
+}
+
 size_t px_peer_queued_bytes(const px_peer_t *peer)
 {
     return peer->queued;

@@ -50,6 +50,14 @@ int px_peer_send(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf);
 int px_peer_send_ext(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *head, const void *ext,
                      size_t ext_size, const pmix_data_buffer_t *tail, void (*release)(void *arg),
                      void *arg);
+/* The queued message sent with release argument arg (px_peer_send_ext) takes its ext
+ * segment from ext from now on: the same bytes elsewhere (the caller moved them; the old
+ * segment is no longer touched). 0, or -1 when no such message is queued (it was written
+ * or dropped: its release ran). */
+int px_peer_ext_move(px_peer_t *peer, const void *arg, const void *ext);
+/* Drop the queued message with release argument arg if none of it was written yet:
+ * release(arg) runs now. 0, or -1 (not queued, or partly written: it stays). */
+int px_peer_drop_unsent(px_peer_t *peer, const void *arg);
 /* As px_peer_send with a fresh sequence number; reply_cb as described above. On -1 no
  * callback will come. */
 int px_peer_send_request(px_peer_t *peer, uint32_t tag, const pmix_data_buffer_t *buf,

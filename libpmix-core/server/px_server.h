@@ -46,13 +46,23 @@ typedef struct px_srv_client {
      * sent to it (ids; pruned to what the cache still holds) */
     pmix_status_t *ev_codes; /* owned */
     size_t nev_codes;
-    bool ev_all;       /* registered a default handler: every code */
+    bool ev_all; /* registered a default handler: every code */
+    /* what it registered with PMIX_EVENT_AFFECTED_PROC(S): events raised "to the
+     * interested" (PX_EVT_TO_INTERESTED) naming one of these processes reach it */
+    struct px_srv_interest *ev_int; /* owned */
+    size_t nev_int;
     uint64_t *ev_sent; /* owned */
     size_t nev_sent, cap_ev_sent;
 
     bool tool_attaching; /* tools: the attach request was taken (one per connection) */
     bool tool_cred;      /* tools: uid/gid/pid are SO_PEERCRED's (Unix socket; not TCP) */
     uint64_t iof_mark;   /* server_iof.c: last delivery sent to it (one copy per delivery) */
+    /* server_iof.c: its output messages not yet written (oldest first; each holds a
+     * reference on it), their bytes, those of them still in the host's buffers, and
+     * whether it fell behind (dropping; PMIX_ERR_IOF_FAILURE raised) */
+    struct px_iof_send *iof_sends, *iof_sends_tail;
+    size_t iof_queued, iof_held, iof_rearm;
+    bool iof_behind, iof_dropping;
 
     /* owned by server_pmi.c: its PMI connection once it said init (it then has no peer;
      * replies go there) */
@@ -247,15 +257,31 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
 void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 
 /* ---- server_iof.c: IO forwarding (sinks, PMIx_server_IOF_deliver, pull, push) ---- */
+/* How a sink takes output it cannot keep up with (server_iof.c, "a sink that lags"). */
+typedef struct {
+    size_t cap;       /* PMIX_IOF_CACHE_SIZE: bytes kept for it while it lags */
+    bool drop_oldest; /* PMIX_IOF_DROP_OLDEST, else PMIX_IOF_DROP_NEWEST (the default) */
+    bool copy;        /* a pull's PMIX_IOF_COPY, else it redirects (PMIX_IOF_REDIRECT) */
+    bool is_default;  /* the output's default destination (a spawn's requester) */
+} px_srv_iof_opts_t;
+/* Read those directives from info (the rest is ignored); defaults for what is absent.
+ * PMIX_ERR_BAD_PARAM for a wrong type, both policies, both modes, or a zero cache
+ * size. */
+pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o);
 /* Make c a sink of channels (PMIX_FWD_STD*_CHANNEL bits) of proc (rank may be the
- * wildcard). One record per call; each DEREG removes one. PMIX_SUCCESS or NOMEM. */
+ * wildcard); o NULL: the defaults. One record per call; each DEREG removes one.
+ * PMIX_SUCCESS or NOMEM. */
 pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
-                                  pmix_iof_channel_t channels);
+                                  pmix_iof_channel_t channels, const px_srv_iof_opts_t *o);
 void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 void px_srv_iof_dereg(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 void px_srv_iof_push(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);
 /* c's connection is gone: drop its sinks. */
 void px_srv_iof_client_gone(px_srv_client_t *c);
+/* A spawn asked PMIX_IOF_CACHE_SIZE: the output of nspace kept for late pulls. */
+void px_srv_iof_cache_size(const char *nspace, size_t size);
+/* The namespace is deregistered: the output kept for it goes. */
+void px_srv_iof_ns_gone(const char *nspace);
 
 /* At finalize, on the loop: drop every sink. */
 void px_srv_iof_fini(void);
@@ -297,6 +323,9 @@ void px_srv_query(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
  * later with the Standard's result list. PMIX_SUCCESS, or an error and no callback. */
 pmix_status_t px_srv_query_local(const pmix_query_t *queries, size_t nqueries,
                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* ---- server_ops.c: the server process's own PMIx_Log/_nb (cbfunc NULL: blocking) ---- */
+pmix_status_t px_srv_api_log(const pmix_info_t data[], size_t ndata, const pmix_info_t dirs[],
+                             size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* The caller is the server's own loop thread (blocking calls must refuse). */
 bool px_srv_on_loop(void);
 

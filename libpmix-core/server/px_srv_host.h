@@ -27,6 +27,26 @@
  * participants' remote-visible posted data; the host answers with every server's,
  * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
 
+/* In the info of PMIx_Notify_event called by the host: PMIX_BOOL true makes the event
+ * reach, beside its range, every connection that registered for its code with
+ * PMIX_EVENT_AFFECTED_PROC(S) naming one of the event's PMIX_EVENT_AFFECTED_PROC(S) (a
+ * wildcard rank on either side matches any rank), also from the event cache when the
+ * registration comes later. A job's lifecycle events go to attached tools this way
+ * (launcher/job_events.c). The key stays in the info, so servers the host passes the
+ * event to act the same. */
+#define PX_EVT_TO_INTERESTED "px.evt.interest"
+
+/* In PMIx_server_IOF_deliver's info: PMIX_BOOL true when the host also writes this
+ * output somewhere itself (prterun prints its own job's output): no sink holds the
+ * host's bytes beyond what one that keeps up would (server_iof.c, "a sink that lags"),
+ * as if another sink kept up. */
+#define PX_IOF_HOST_SINK "px.iof.hostsink"
+
+/* Does any connected process take channel of source's output now (a sink: a spawn's
+ * PMIX_FWD_* or a pull)? A host that prints a job's output itself asks before handing it
+ * to PMIx_server_IOF_deliver too. Any thread. */
+bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel);
+
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
  * channels, every rank), and so does every connection that becomes one later, until
  * either namespace is deregistered: a job spawned by a process of `from` has its output

@@ -42,6 +42,7 @@ void px_srv_client_release(px_srv_client_t *c)
     PMIx_Argv_free(c->cleanup_dirs);
     PMIx_Argv_free(c->cleanup_ignore);
     free(c->ev_codes);
+    free(c->ev_int);
     free(c->ev_sent);
     free(c);
 }

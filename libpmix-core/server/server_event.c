@@ -19,6 +19,7 @@
 #include "common/px_proto.h"
 #include "event/px_event.h"
 #include "server/px_server.h"
+#include "server/px_srv_host.h"
 #include "types/px_types.h"
 
 /* Default number of events the cache holds; PX_ATTR_EVENT_CACHE at init changes it. */
@@ -34,11 +35,22 @@ typedef struct px_srv_event {
     size_t ninfo;
     pmix_proc_t *targets; /* owned: PMIX_EVENT_CUSTOM_RANGE */
     size_t ntargets;
+    bool to_interested;    /* PX_EVT_TO_INTERESTED */
+    pmix_proc_t *affected; /* owned: PMIX_EVENT_AFFECTED_PROC(S), when to_interested */
+    size_t naffected;
     bool has_origin; /* came from a connected process: never sent back to it */
     pmix_proc_t origin;
     pmix_data_buffer_t wire; /* the PX_TAG_EVENT payload, packed once */
     struct px_srv_event *next;
 } px_srv_event_t;
+
+/* A connection's registration naming a process it is interested in (see
+ * PX_EVT_TO_INTERESTED): the code (any, for a default handler) and the process. */
+typedef struct px_srv_interest {
+    pmix_status_t code;
+    bool any;
+    pmix_proc_t proc;
+} px_srv_interest_t;
 
 static struct {
     px_srv_event_t *head, *tail; /* the cache, oldest first */
@@ -75,6 +87,7 @@ static void event_free(px_srv_event_t *e)
     if (e != NULL) {
         px_bfrops_info_array_free(e->info, e->ninfo);
         free(e->targets);
+        free(e->affected);
         px_bfrops_buf_free(&e->wire);
         free(e);
     }
@@ -156,37 +169,61 @@ void px_srv_event_fini(void)
 
 /* ---- building an event record ---- */
 
-/* The custom range (a proc or an array of procs) of an event's info, copied. */
+/* Append the procs of v (one PMIX_PROC, or a PMIX_DATA_ARRAY of PMIX_PROC) to *set. */
+static pmix_status_t append_procs(const pmix_value_t *v, pmix_proc_t **set, size_t *n)
+{
+    const pmix_proc_t *src = NULL;
+    size_t k = 0;
+    if (v->type == PMIX_PROC && v->data.proc != NULL) {
+        src = v->data.proc;
+        k = 1;
+    } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+               v->data.darray->type == PMIX_PROC) {
+        src = v->data.darray->array;
+        k = v->data.darray->size;
+    } else {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (k > 0 && src == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_proc_t *grown = realloc(*set, (*n + k + 1) * sizeof(**set)); /* never 0 bytes */
+    if (grown == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (k > 0) {
+        memcpy(&grown[*n], src, k * sizeof(*src));
+    }
+    *set = grown;
+    *n += k;
+    return PMIX_SUCCESS;
+}
+
+/* The custom range of an event's info, copied (the first PMIX_EVENT_CUSTOM_RANGE). */
 static pmix_status_t custom_targets(px_srv_event_t *e)
 {
     for (size_t i = 0; i < e->ninfo; i++) {
-        if (!PMIX_CHECK_KEY(&e->info[i], PMIX_EVENT_CUSTOM_RANGE)) {
-            continue;
+        if (PMIX_CHECK_KEY(&e->info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            return append_procs(&e->info[i].value, &e->targets, &e->ntargets);
         }
-        const pmix_value_t *v = &e->info[i].value;
-        const pmix_proc_t *src = NULL;
-        size_t n = 0;
-        if (v->type == PMIX_PROC && v->data.proc != NULL) {
-            src = v->data.proc;
-            n = 1;
-        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-                   v->data.darray->type == PMIX_PROC) {
-            src = v->data.darray->array;
-            n = v->data.darray->size;
-        } else {
-            return PMIX_ERR_BAD_PARAM;
-        }
-        e->targets = calloc(n ? n : 1, sizeof(pmix_proc_t));
-        if (e->targets == NULL) {
-            return PMIX_ERR_NOMEM;
-        }
-        if (n > 0) {
-            memcpy(e->targets, src, n * sizeof(pmix_proc_t));
-        }
-        e->ntargets = n;
-        return PMIX_SUCCESS;
     }
     return e->range == PMIX_RANGE_CUSTOM ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+}
+
+/* The processes named by the PMIX_EVENT_AFFECTED_PROC(S) entries of info into *set. */
+static pmix_status_t affected_procs(const pmix_info_t *info, size_t ninfo, pmix_proc_t **set,
+                                    size_t *n)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) ||
+            PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS)) {
+            pmix_status_t rc = append_procs(&info[i].value, set, n);
+            if (rc != PMIX_SUCCESS) {
+                return rc;
+            }
+        }
+    }
+    return PMIX_SUCCESS;
 }
 
 static bool info_flag(const pmix_info_t *info, size_t ninfo, const char *key)
@@ -215,6 +252,10 @@ static px_srv_event_t *event_new(pmix_status_t status, const pmix_proc_t *source
     e->ninfo = ninfo;
     px_bfrops_buf_init(&e->wire);
     pmix_status_t rc = custom_targets(e);
+    e->to_interested = info_flag(info, ninfo, PX_EVT_TO_INTERESTED);
+    if (rc == PMIX_SUCCESS && e->to_interested) {
+        rc = affected_procs(info, ninfo, &e->affected, &e->naffected);
+    }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(&e->wire, &status, 1, PMIX_STATUS);
     }
@@ -258,6 +299,30 @@ static bool in_range(const px_srv_event_t *e, const pmix_proc_t *target)
     default: /* LOCAL, SESSION, GLOBAL, UNDEF: everyone on this node */
         return true;
     }
+}
+
+/* Did c register for e's code naming one of e's affected processes? */
+static bool interested(const px_srv_client_t *c, const px_srv_event_t *e)
+{
+    for (size_t i = 0; i < c->nev_int; i++) {
+        const px_srv_interest_t *in = &c->ev_int[i];
+        if (!in->any && in->code != e->status) {
+            continue;
+        }
+        for (size_t k = 0; k < e->naffected; k++) {
+            if (PMIx_Check_nspace(in->proc.nspace, e->affected[k].nspace) &&
+                PMIx_Check_rank(in->proc.rank, e->affected[k].rank)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Does e reach connection c: in its target range, or c is interested in it? */
+static bool reaches(const px_srv_event_t *e, const px_srv_client_t *c)
+{
+    return in_range(e, &c->proc) || (e->to_interested && interested(c, e));
 }
 
 static bool wants(const pmix_status_t *codes, size_t ncodes, bool all, pmix_status_t code)
@@ -327,7 +392,7 @@ static void relay_to(px_srv_client_t *list, px_srv_event_t *e)
 {
     for (px_srv_client_t *c = list; c != NULL; c = c->next) {
         if (c->peer != NULL && (!c->is_tool || c->approved) && !is_origin(e, c) &&
-            wants(c->ev_codes, c->nev_codes, c->ev_all, e->status) && in_range(e, &c->proc)) {
+            wants(c->ev_codes, c->nev_codes, c->ev_all, e->status) && reaches(e, c)) {
             send_event(c, e);
         }
     }
@@ -729,6 +794,32 @@ static void own_deregister(size_t id)
 
 /* ---- requests of connected processes ---- */
 
+/* Record the processes a registration names (PMIX_EVENT_AFFECTED_PROC(S)) for each of its
+ * codes (none: any code). Lock held. */
+static pmix_status_t add_interests(px_srv_client_t *c, const pmix_status_t *codes, size_t n,
+                                   const pmix_info_t *info, size_t ninfo)
+{
+    pmix_proc_t *procs = NULL;
+    size_t np = 0;
+    pmix_status_t rc = affected_procs(info, ninfo, &procs, &np);
+    size_t add = np * (n > 0 ? n : 1);
+    if (rc == PMIX_SUCCESS && add > 0) {
+        px_srv_interest_t *all = realloc(c->ev_int, (c->nev_int + add) * sizeof(*all));
+        if (all == NULL) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            c->ev_int = all;
+            for (size_t p = 0; p < np; p++) {
+                for (size_t k = 0; k < (n > 0 ? n : 1); k++) {
+                    all[c->nev_int++] = (px_srv_interest_t){n > 0 ? codes[k] : 0, n == 0, procs[p]};
+                }
+            }
+        }
+    }
+    free(procs);
+    return rc;
+}
+
 void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
 {
     size_t n = 0;
@@ -770,6 +861,9 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     } else if (rc == PMIX_SUCCESS && n == 0) {
         c->ev_all = true; /* a default handler: it asks the host for no particular code */
     }
+    if (rc == PMIX_SUCCESS) {
+        rc = add_interests(c, codes, n, info, ninfo);
+    }
     /* the reply first: the registration completes before anything it matches arrives */
     px_srv_reply(c, seq, PX_TAG_EVT_REGISTER, rc, NULL);
     if (rc == PMIX_SUCCESS && fresh != NULL) {
@@ -782,7 +876,7 @@ void px_srv_evt_register(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *p
     if (rc == PMIX_SUCCESS) {
         for (px_srv_event_t *e = ev.head; e != NULL; e = e->next) {
             if (wants(codes, n, n == 0, e->status) && !was_sent(c, e->id) && !is_origin(e, c) &&
-                in_range(e, &c->proc)) {
+                reaches(e, c)) {
                 send_event(c, e);
             }
         }
@@ -817,6 +911,13 @@ void px_srv_evt_deregister(px_srv_client_t *c, pmix_data_buffer_t *payload)
                 codes[ndropped++] = codes[i];
                 break;
             }
+        }
+    }
+    for (size_t i = 0; i < c->nev_int;) {
+        if (!c->ev_int[i].any && wants(codes, ndropped, false, c->ev_int[i].code)) {
+            c->ev_int[i] = c->ev_int[--c->nev_int];
+        } else {
+            i++;
         }
     }
     size_t nlast;

@@ -8,6 +8,29 @@
  * there, in call order, like PMIx_Notify_event and the host's spawn callbacks, so a
  * spawn reply, the job's output and a later event reach a tool in the order the host
  * made the calls.
+ *
+ * Redirect and copy. The requester of a spawn with PMIX_FWD_* is the output's default
+ * destination; a pull with PMIX_IOF_REDIRECT (the default) takes the output from default
+ * destinations while it lasts (deregistration or the tool's end gives it back), one with
+ * PMIX_IOF_COPY only taps it. A pull is checked by the host's iof_pull when it has one,
+ * and only then gets its sinks, after the output kept for late pulls: the last
+ * PX_IOF_JOB_CACHE bytes (the spawn's PMIX_IOF_CACHE_SIZE) of each channel of each
+ * namespace, until the namespace is deregistered.
+ *
+ * A sink that lags. Output is sent from the host's buffer and the host waits until every
+ * sink wrote it: one slow sink slows the source (backpressure, as `cmd | cat`). That is
+ * right while all sinks are slow, never when one stops reading and others keep up. So a
+ * connection holds at most PX_IOF_HOLD bytes of the host's buffers while another sink of
+ * the same output keeps up: past that it lags, its pieces in the host's buffers are
+ * copied and given back to the host, and later pieces are copies, up to its cap
+ * (PMIX_IOF_CACHE_SIZE, default PX_IOF_CAP); past the cap it is behind: pieces are dropped
+ * per its policy (PMIX_IOF_DROP_NEWEST: the new one, the default; PMIX_IOF_DROP_OLDEST:
+ * its oldest unwritten ones) and it gets one PMIX_ERR_IOF_FAILURE (naming the source and
+ * channel); a sink behind takes only copies (never holding the host again) until it has
+ * caught up to half its cap, and is told again only after that. It also lags when a sink that
+ * shared a piece with it has written everything while it holds more than PX_IOF_HOLD (the
+ * host may have stopped reading the source, so no new piece would tell). A sink alone on
+ * its output never lags: backpressure, nothing lost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +40,7 @@
 #include "bfrops/px_bfrops.h"
 #include "common/px_common.h"
 #include "common/px_proto.h"
+#include "help/px_help.h"
 #include "server/px_server.h"
 #include "server/px_srv_host.h"
 #include "types/px_types.h"
@@ -27,12 +51,21 @@
 /* One IOF_DATA message carries at most this much (far below px_msg's 64 MiB limit);
  * a larger delivery goes out as several messages, the info with the last one. */
 #define PX_IOF_MAX_CHUNK (16u * 1024 * 1024)
+/* Bytes of the host's buffers a connection may hold while another sink keeps up (below
+ * what our DVM lets a process have in the library before it stops reading it: 4 MiB). */
+#define PX_IOF_HOLD (1024u * 1024)
+/* Default bytes kept for a lagging sink (PMIX_IOF_CACHE_SIZE of its pull). */
+#define PX_IOF_CAP (4u * 1024 * 1024)
+/* Default bytes of each channel of a namespace kept for late pulls (PMIX_IOF_CACHE_SIZE
+ * of its spawn). */
+#define PX_IOF_JOB_CACHE (256u * 1024)
 
 /* c wants channels of proc (rank may be the wildcard). */
 typedef struct px_iof_sink {
     px_srv_client_t *c; /* counted */
     pmix_proc_t proc;
     pmix_iof_channel_t channels;
+    px_srv_iof_opts_t opts;
     struct px_iof_sink *next;
 } px_iof_sink_t;
 
@@ -41,15 +74,71 @@ typedef struct px_iof_link {
     pmix_nspace_t from, to;
     struct px_iof_link *next;
 } px_iof_link_t;
+/* One IOF_DATA message queued to a connection (release argument of px_peer_send_ext). */
+typedef struct px_iof_send {
+    struct px_iof_send *prev, *next; /* the connection's list, oldest first */
+    px_srv_client_t *c;              /* counted */
+    struct iof_deliver *d;           /* while its bytes are the host's (d's reference), or NULL */
+    const char *bytes;               /* the host's, borrowed while d is set */
+    char *own;                       /* owned: the copy sent instead */
+    size_t size;
+} px_iof_send_t;
+
+/* The output of a namespace kept for late pulls: its last pieces in arrival order, at
+ * most cap bytes per channel (a pull replays what it asks for before live output). */
+typedef struct px_iof_piece {
+    struct px_iof_piece *next;
+    pmix_rank_t rank;
+    pmix_iof_channel_t channel;
+    size_t size;
+    char data[];
+} px_iof_piece_t;
+
+typedef struct px_iof_cache {
+    struct px_iof_cache *next;
+    pmix_nspace_t nspace;
+    size_t cap;
+    size_t bytes[3]; /* per channel: stdout, stderr, stddiag */
+    px_iof_piece_t *head, *tail;
+} px_iof_cache_t;
 
 static struct {
     px_iof_sink_t *sinks; /* every sink of every connection; newest first */
     uint64_t mark;        /* deliveries so far: one copy per connection per delivery */
     px_iof_link_t *links; /* owned: until either namespace is deregistered */
+    px_iof_cache_t *caches;
 } iof;
 
+pmix_status_t px_srv_iof_opts(const pmix_info_t *info, size_t ninfo, px_srv_iof_opts_t *o)
+{
+    *o = (px_srv_iof_opts_t){PX_IOF_CAP, false, false, false};
+    bool oldest = false, newest = false, redirect = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_CACHE_SIZE)) {
+            uint32_t n = 0;
+            if (PMIx_Value_get_number(&info[i].value, &n, PMIX_UINT32) != PMIX_SUCCESS || n == 0) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            o->cap = n;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_DROP_OLDEST)) {
+            oldest = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_DROP_NEWEST)) {
+            newest = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_COPY)) {
+            o->copy = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_IOF_REDIRECT)) {
+            redirect = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
+    if ((oldest && newest) || (o->copy && redirect)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    o->drop_oldest = oldest;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
-                                  pmix_iof_channel_t channels)
+                                  pmix_iof_channel_t channels, const px_srv_iof_opts_t *o)
 {
     /* a sink of a parent job is one of the children it has already: a job may spawn
      * before its requester became a sink of it (prun's sink comes with the spawn's
@@ -58,7 +147,7 @@ pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
         if (PMIx_Check_nspace(l->from, proc->nspace)) {
             pmix_proc_t all;
             PMIx_Load_procid(&all, l->to, PMIX_RANK_WILDCARD);
-            pmix_status_t rc = px_srv_iof_add_sink(c, &all, channels);
+            pmix_status_t rc = px_srv_iof_add_sink(c, &all, channels, o);
             if (rc != PMIX_SUCCESS) {
                 return rc;
             }
@@ -72,6 +161,7 @@ pmix_status_t px_srv_iof_add_sink(px_srv_client_t *c, const pmix_proc_t *proc,
     px_srv_client_retain(c);
     s->proc = *proc;
     s->channels = channels;
+    s->opts = o != NULL ? *o : (px_srv_iof_opts_t){PX_IOF_CAP, false, false, false};
     s->next = iof.sinks;
     iof.sinks = s;
     px_debug(2, "server", "%s:%u is a sink of %s:%u channels %s", c->proc.nspace, c->proc.rank,
@@ -110,18 +200,14 @@ void px_srv_iof_client_gone(px_srv_client_t *c)
     }
 }
 
-void px_srv_iof_ns_gone(const char *nspace)
+static void cache_free(px_iof_cache_t *k)
 {
-    for (px_iof_link_t **pp = &iof.links; *pp != NULL;) {
-        px_iof_link_t *l = *pp;
-        if (strncmp(l->from, nspace, PMIX_MAX_NSLEN) == 0 ||
-            strncmp(l->to, nspace, PMIX_MAX_NSLEN) == 0) {
-            *pp = l->next;
-            free(l);
-        } else {
-            pp = &l->next;
-        }
+    while (k->head != NULL) {
+        px_iof_piece_t *p = k->head;
+        k->head = p->next;
+        free(p);
     }
+    free(k);
 }
 
 void px_srv_iof_fini(void)
@@ -138,6 +224,200 @@ void px_srv_iof_fini(void)
         free(s);
     }
     iof.mark = 0;
+    while (iof.caches != NULL) {
+        px_iof_cache_t *k = iof.caches;
+        iof.caches = k->next;
+        cache_free(k);
+    }
+}
+
+/* ---- output kept for late pulls ---- */
+
+static int channel_index(pmix_iof_channel_t ch)
+{
+    return ch & PMIX_FWD_STDOUT_CHANNEL ? 0 : ch & PMIX_FWD_STDERR_CHANNEL ? 1 : 2;
+}
+
+static px_iof_cache_t *cache_find(const char *nspace, bool add)
+{
+    for (px_iof_cache_t *k = iof.caches; k != NULL; k = k->next) {
+        if (PMIx_Check_nspace(k->nspace, nspace)) {
+            return k;
+        }
+    }
+    px_iof_cache_t *k = add ? calloc(1, sizeof(*k)) : NULL;
+    if (k != NULL) {
+        PMIX_LOAD_NSPACE(k->nspace, nspace);
+        k->cap = PX_IOF_JOB_CACHE;
+        k->next = iof.caches;
+        iof.caches = k;
+    }
+    return k;
+}
+
+/* Drop the oldest pieces of channel index ci until its bytes fit the cap. */
+static void cache_trim(px_iof_cache_t *k, int ci)
+{
+    px_iof_piece_t **pp = &k->head, *prev = NULL;
+    while (k->bytes[ci] > k->cap && *pp != NULL) {
+        px_iof_piece_t *p = *pp;
+        if (channel_index(p->channel) != ci) {
+            prev = p;
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        if (k->tail == p) {
+            k->tail = prev;
+        }
+        k->bytes[ci] -= p->size;
+        free(p);
+    }
+}
+
+/* Keep (the last cap bytes of) a delivered piece. Loop, lock held. */
+static void cache_add(const pmix_proc_t *source, pmix_iof_channel_t channel, const char *bytes,
+                      size_t size)
+{
+    px_iof_cache_t *k = size > 0 ? cache_find(source->nspace, true) : NULL;
+    if (k == NULL) {
+        return;
+    }
+    size_t n = size > k->cap ? k->cap : size;
+    px_iof_piece_t *p = malloc(sizeof(*p) + n);
+    if (p == NULL) {
+        return;
+    }
+    *p = (px_iof_piece_t){NULL, source->rank, channel, n};
+    memcpy(p->data, bytes + (size - n), n);
+    if (k->tail != NULL) {
+        k->tail->next = p;
+    } else {
+        k->head = p;
+    }
+    k->tail = p;
+    int ci = channel_index(channel);
+    k->bytes[ci] += n;
+    cache_trim(k, ci);
+}
+
+typedef struct {
+    pmix_nspace_t nspace;
+    size_t size;
+} cache_size_t;
+
+static void cache_size_on_loop(void *arg)
+{
+    cache_size_t *z = arg;
+    px_iof_cache_t *k = cache_find(z->nspace, true);
+    if (k != NULL) {
+        k->cap = z->size;
+        for (int ci = 0; ci < 3; ci++) {
+            cache_trim(k, ci);
+        }
+    }
+    free(z);
+}
+
+void px_srv_iof_cache_size(const char *nspace, size_t size)
+{
+    cache_size_t *z = calloc(1, sizeof(*z));
+    if (z == NULL) {
+        return;
+    }
+    PMIX_LOAD_NSPACE(z->nspace, nspace);
+    z->size = size;
+    if (px_srv_on_loop()) {
+        cache_size_on_loop(z); /* keeps its place before later output */
+    } else if (px_srv_shift(cache_size_on_loop, z) != 0) {
+        free(z);
+    }
+}
+
+void px_srv_iof_ns_gone(const char *nspace)
+{
+    for (px_iof_link_t **pp = &iof.links; *pp != NULL;) {
+        px_iof_link_t *l = *pp;
+        if (strncmp(l->from, nspace, PMIX_MAX_NSLEN) == 0 ||
+            strncmp(l->to, nspace, PMIX_MAX_NSLEN) == 0) {
+            *pp = l->next;
+            free(l);
+        } else {
+            pp = &l->next;
+        }
+    }
+    for (px_iof_cache_t **pp = &iof.caches; *pp != NULL; pp = &(*pp)->next) {
+        if (PMIx_Check_nspace((*pp)->nspace, nspace)) {
+            px_iof_cache_t *k = *pp;
+            *pp = k->next;
+            cache_free(k);
+            return;
+        }
+    }
+}
+
+static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
+                         pmix_iof_channel_t channel);
+
+/* Is c a sink of source's channel already (it got that output live)? */
+static bool already_sink(const px_srv_client_t *c, const pmix_proc_t *source,
+                         pmix_iof_channel_t channel)
+{
+    for (const px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+        if (s->c == c && sink_matches(s, source, channel)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does a pull of procs[0..n) take this piece of namespace ns? */
+static bool pull_takes(const pmix_proc_t *procs, size_t n, const char *ns, pmix_rank_t rank)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (PMIx_Check_nspace(procs[i].nspace, ns) && PMIx_Check_rank(procs[i].rank, rank)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Send c what is kept of the channels of procs[0..n) (ranks may be the wildcard) in the
+ * namespace of procs[first], oldest first: a pull's first output; not what a sink c
+ * already has got live (before its new sinks are added). */
+static void cache_replay(px_srv_client_t *c, const pmix_proc_t *procs, size_t n, size_t first,
+                         pmix_iof_channel_t channels)
+{
+    px_iof_cache_t *k = cache_find(procs[first].nspace, false);
+    for (px_iof_piece_t *p = k != NULL ? k->head : NULL; p != NULL && c->peer != NULL;
+         p = p->next) {
+        if ((p->channel & channels) == 0 || !pull_takes(procs, n, k->nspace, p->rank)) {
+            continue;
+        }
+        pmix_proc_t source;
+        PMIx_Load_procid(&source, k->nspace, p->rank);
+        if (already_sink(c, &source, p->channel)) {
+            continue;
+        }
+        pmix_data_buffer_t msg;
+        px_bfrops_buf_init(&msg);
+        pmix_byte_object_t bo = {p->data, p->size};
+        pmix_status_t rc = px_bfrops_pack(&msg, &source, 1, PMIX_PROC);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, &p->channel, 1, PMIX_IOF_CHANNEL);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack(&msg, &bo, 1, PMIX_BYTE_OBJECT);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack_info_array(&msg, NULL, 0);
+        }
+        if (rc != PMIX_SUCCESS || px_peer_send(c->peer, PX_TAG_IOF_DATA, &msg) != 0) {
+            px_debug(1, "server", "kept output of %s:%u for %s:%u dropped", source.nspace,
+                     source.rank, c->proc.nspace, c->proc.rank);
+        }
+        px_bfrops_buf_free(&msg);
+    }
 }
 
 /* ---- a child job's output goes where its parent's goes ---- */
@@ -177,7 +457,7 @@ static void inherit_on_loop(void *arg)
         }
         pmix_proc_t all;
         PMIx_Load_procid(&all, h->to, PMIX_RANK_WILDCARD);
-        px_srv_iof_add_sink(s->c, &all, ch);
+        px_srv_iof_add_sink(s->c, &all, ch, &s->opts);
     }
     free(h);
 }
@@ -204,15 +484,30 @@ static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
            PMIx_Check_nspace(s->proc.nspace, source->nspace);
 }
 
+bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
+{
+    if (px_srv == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    bool any = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
+        any = s->c->peer != NULL && sink_matches(s, source, channel);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    return any;
+}
+
 /* ---- PMIx_server_IOF_deliver ---- */
 
-typedef struct {
+typedef struct iof_deliver {
     pmix_proc_t source;
     pmix_iof_channel_t channel;
     const char *bytes; /* borrowed from the host until cbfunc, or own_bytes */
     size_t size;
     const pmix_info_t *info; /* borrowed until cbfunc, or own_info */
     size_t ninfo;
+    bool host_sink;        /* PX_IOF_HOST_SINK: the host keeps up with it itself */
     char *own_bytes;       /* owned: the copy made for a NULL cbfunc */
     pmix_info_t *own_info; /* owned: idem */
     pmix_op_cbfunc_t cbfunc;
@@ -255,30 +550,252 @@ static void deliver_release(void *arg)
     free(d);
 }
 
-/* Send one message to every connection with a matching sink, once each. */
+/* ---- sending to the sinks, and a sink that lags ---- */
+
+static void send_unlink(px_iof_send_t *x)
+{
+    px_srv_client_t *c = x->c;
+    if (x->prev != NULL) {
+        x->prev->next = x->next;
+    } else {
+        c->iof_sends = x->next;
+    }
+    if (x->next != NULL) {
+        x->next->prev = x->prev;
+    } else {
+        c->iof_sends_tail = x->prev;
+    }
+    c->iof_queued -= x->size;
+    if (x->d != NULL) {
+        c->iof_held -= x->size;
+    }
+}
+
+static void lag(px_srv_client_t *c);
+
+/* Does c still hold bytes of delivery d (a send from the host's buffer)? */
+static bool holds(const px_srv_client_t *c, const iof_deliver_t *d)
+{
+    for (const px_iof_send_t *x = c->iof_sends; x != NULL; x = x->next) {
+        if (x->d == d) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* x was written or dropped (peer). */
+static void send_release(void *arg)
+{
+    px_iof_send_t *x = arg;
+    px_srv_client_t *c = x->c;
+    iof_deliver_t *d = x->d;
+    send_unlink(x);
+    if (c->iof_behind && !c->iof_dropping && c->iof_queued <= c->iof_rearm) {
+        c->iof_behind = false; /* caught up: a later overflow is told again */
+    }
+    if (d != NULL && c->iof_held == 0 && d->refs > 1) {
+        /* c wrote all it held while others still hold this piece: those holding more
+         * than PX_IOF_HOLD lag behind c (the host may have stopped reading the source) */
+        for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
+            if (s->c != c && s->c->iof_held > PX_IOF_HOLD && holds(s->c, d)) {
+                lag(s->c);
+            }
+        }
+    }
+    if (d != NULL) {
+        deliver_release(d);
+    }
+    free(x->own);
+    px_srv_client_release(c);
+    free(x);
+}
+
+/* c lags: every piece it holds in the host's buffers becomes a copy of its own, and
+ * the host gets it back (no copy, out of memory: it keeps waiting for c). */
+static void lag(px_srv_client_t *c)
+{
+    for (px_iof_send_t *x = c->iof_sends; x != NULL; x = x->next) {
+        if (x->d == NULL || (x->own = malloc(x->size)) == NULL) {
+            continue;
+        }
+        memcpy(x->own, x->bytes, x->size);
+        if (c->peer == NULL || px_peer_ext_move(c->peer, x, x->own) != 0) {
+            free(x->own);
+            x->own = NULL;
+            continue;
+        }
+        iof_deliver_t *d = x->d;
+        x->d = NULL;
+        c->iof_held -= x->size;
+        deliver_release(d);
+    }
+}
+
+/* Queue one message to c: from the host's buffer (bytes, d waits for it), or, copy, from
+ * a copy of its own. */
+static void send_piece(px_srv_client_t *c, iof_deliver_t *d, const pmix_data_buffer_t *head,
+                       const pmix_data_buffer_t *tail, const char *bytes, size_t size, bool copy)
+{
+    px_iof_send_t *x = calloc(1, sizeof(*x));
+    if (x == NULL || (copy && size > 0 && (x->own = malloc(size)) == NULL)) {
+        free(x);
+        px_debug(1, "server", "output of %s:%u for %s:%u dropped: out of memory", d->source.nspace,
+                 d->source.rank, c->proc.nspace, c->proc.rank);
+        return;
+    }
+    x->c = c;
+    px_srv_client_retain(c);
+    x->size = size;
+    if (copy) {
+        memcpy(x->own, bytes, size);
+    } else {
+        x->d = d;
+        x->bytes = bytes;
+        d->refs++;
+        c->iof_held += size;
+    }
+    x->prev = c->iof_sends_tail;
+    if (c->iof_sends_tail != NULL) {
+        c->iof_sends_tail->next = x;
+    } else {
+        c->iof_sends = x;
+    }
+    c->iof_sends_tail = x;
+    c->iof_queued += size;
+    /* the release may run inside the call (written at once) */
+    if (px_peer_send_ext(c->peer, PX_TAG_IOF_DATA, head, copy ? x->own : bytes, size, tail,
+                         send_release, x) != 0) {
+        send_unlink(x);
+        if (x->d != NULL) {
+            d->refs--;
+        }
+        free(x->own);
+        px_srv_client_release(c);
+        free(x);
+        px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
+                 d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
+    }
+}
+
+/* c (sink s) is past its cap: told once (PMIX_ERR_IOF_FAILURE), until it catches up. */
+static void fall_behind(px_srv_client_t *c, const px_iof_sink_t *s, const iof_deliver_t *d)
+{
+    if (c->iof_behind) {
+        return;
+    }
+    c->iof_behind = true;
+    c->iof_rearm = s->opts.cap / 2;
+    const char *ch = d->channel & PMIX_FWD_STDOUT_CHANNEL   ? "stdout"
+                     : d->channel & PMIX_FWD_STDERR_CHANNEL ? "stderr"
+                                                            : "stddiag";
+    const char *key = d->channel & PMIX_FWD_STDOUT_CHANNEL   ? PMIX_FWD_STDOUT
+                      : d->channel & PMIX_FWD_STDERR_CHANNEL ? PMIX_FWD_STDERR
+                                                             : PMIX_FWD_STDDIAG;
+    px_debug(1, "server", "%s:%u does not keep up with the %s of %s:%u: dropping %s output",
+             c->proc.nspace, c->proc.rank, ch, d->source.nspace, d->source.rank,
+             s->opts.drop_oldest ? "its oldest" : "new");
+    char *msg = px_help_render("help-pmix-iof.txt", "sink-behind", ch, d->source.nspace,
+                               d->source.rank, s->opts.cap,
+                               s->opts.drop_oldest ? "the oldest output kept for you"
+                                                   : "output that arrives until you catch up");
+    bool yes = true;
+    pmix_info_t info[3];
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &d->source, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], key, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_TEXT_MESSAGE, msg != NULL ? msg : "", PMIX_STRING);
+    px_srv_event_emit(PMIX_ERR_IOF_FAILURE, &px_srv->myproc, &c->proc, 1, info, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
+    free(msg);
+}
+
+/* Drop c's oldest unwritten pieces until size more bytes fit in cap (or none is left
+ * that can go: a piece partly written stays). */
+static void make_room(px_srv_client_t *c, size_t size, size_t cap)
+{
+    px_iof_send_t *x = c->iof_sends;
+    c->iof_dropping = true; /* what is dropped is not caught up */
+    while (x != NULL && c->iof_queued + size > cap) {
+        px_iof_send_t *next = x->next;
+        (void)px_peer_drop_unsent(c->peer, x); /* releases x when dropped */
+        x = next;
+    }
+    c->iof_dropping = false;
+}
+
+/* A connection to send one message to, with the sink that matched. */
+typedef struct {
+    px_srv_client_t *c;
+    const px_iof_sink_t *s;
+} target_t;
+
+/* Send one message to every connection with a matching sink, once each: from the host's
+ * buffer, or, for a sink that lags, as a copy, or not at all once it is behind. */
 static void fan_out(const pmix_data_buffer_t *head, const pmix_data_buffer_t *tail,
                     iof_deliver_t *d, const char *bytes, size_t size)
 {
     uint64_t mark = ++iof.mark;
+    target_t stack[8], *t = stack;
+    size_t n = 0, cap = sizeof(stack) / sizeof(stack[0]), keeping = 0;
+    /* a pull that redirects (PMIX_IOF_REDIRECT, the default) takes the output from its
+     * default destination (the requester of the spawn) while it lasts */
+    bool redirected = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !redirected; s = s->next) {
+        redirected = !s->opts.is_default && !s->opts.copy && s->c->peer != NULL &&
+                     sink_matches(s, &d->source, d->channel);
+    }
     for (px_iof_sink_t *s = iof.sinks; s != NULL; s = s->next) {
         px_srv_client_t *c = s->c;
-        if (c->iof_mark == mark || c->peer == NULL || !sink_matches(s, &d->source, d->channel)) {
+        if (c->iof_mark == mark || c->peer == NULL || (redirected && s->opts.is_default) ||
+            !sink_matches(s, &d->source, d->channel)) {
             continue;
         }
-        c->iof_mark = mark;
-        d->refs++;
-        if (px_peer_send_ext(c->peer, PX_TAG_IOF_DATA, head, bytes, size, tail, deliver_release,
-                             d) != 0) {
-            d->refs--;
-            px_debug(1, "server", "output of %s:%u for %s:%u dropped: cannot queue it",
-                     d->source.nspace, d->source.rank, c->proc.nspace, c->proc.rank);
+        if (n == cap) {
+            target_t *more = malloc(2 * cap * sizeof(*more));
+            if (more == NULL) {
+                break; /* the rest get nothing of this piece */
+            }
+            memcpy(more, t, n * sizeof(*t));
+            if (t != stack) {
+                free(t);
+            }
+            t = more;
+            cap *= 2;
         }
+        c->iof_mark = mark;
+        t[n++] = (target_t){c, s};
+        keeping += c->iof_held + size <= PX_IOF_HOLD;
+    }
+    keeping += d->host_sink; /* the host's own sink keeps up */
+    for (size_t i = 0; i < n; i++) {
+        px_srv_client_t *c = t[i].c;
+        bool lags = c->iof_held + size > PX_IOF_HOLD;
+        if (!c->iof_behind && (!lags || keeping == 0)) {
+            /* it keeps up, or nobody does (backpressure): from the host's buffer */
+            send_piece(c, d, head, tail, bytes, size, false);
+            continue;
+        }
+        lag(c);
+        if (c->iof_queued + size > t[i].s->opts.cap) {
+            fall_behind(c, t[i].s, d);
+            if (!t[i].s->opts.drop_oldest) {
+                continue; /* PMIX_IOF_DROP_NEWEST: this piece is not for c */
+            }
+            make_room(c, size, t[i].s->opts.cap);
+        }
+        send_piece(c, d, head, tail, bytes, size, true);
+    }
+    if (t != stack) {
+        free(t);
     }
 }
 
 static void deliver_on_loop(void *arg)
 {
     iof_deliver_t *d = arg;
+    cache_add(&d->source, d->channel, d->bytes, d->size);
     bool any = false;
     for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
         any = s->c->peer != NULL && sink_matches(s, &d->source, d->channel);
@@ -333,6 +850,11 @@ PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
     d->ninfo = ninfo;
     d->cbfunc = cbfunc;
     d->cbdata = cbdata;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PX_IOF_HOST_SINK)) {
+            d->host_sink = PMIX_INFO_TRUE(&info[i]);
+        }
+    }
     if (cbfunc == NULL) {
         /* The blocking form: once we return the host may reuse its buffers. */
         if (d->size > 0 && (d->own_bytes = malloc(d->size)) == NULL) {
@@ -371,7 +893,8 @@ typedef struct {
     pmix_iof_channel_t channels;
     pmix_info_t *info; /* owned */
     size_t ninfo;
-    pmix_byte_object_t bo; /* owned */
+    pmix_byte_object_t bo;  /* owned */
+    px_srv_iof_opts_t opts; /* a pull's */
     pmix_status_t status;
 } iof_req_t;
 
@@ -389,13 +912,38 @@ static iof_req_t *req_new(px_srv_client_t *c, uint32_t seq, uint32_t tag)
     return r;
 }
 
-/* Reply with r->status and free r. A failed pull takes its sinks back. */
-static void req_finish(iof_req_t *r)
+/* A pull the host accepted (or without a host check): its sinks from now on, after what
+ * is kept of the output it asks for. Loop, lock held. */
+static pmix_status_t pull_accepted(iof_req_t *r)
 {
-    if (r->tag == PX_TAG_IOF_PULL && r->status != PMIX_SUCCESS) {
-        for (size_t i = 0; i < r->nprocs; i++) {
+    for (size_t i = 0; i < r->nprocs; i++) {
+        bool seen = false; /* one replay per namespace */
+        for (size_t j = 0; j < i && !seen; j++) {
+            seen = PMIx_Check_nspace(r->procs[j].nspace, r->procs[i].nspace);
+        }
+        if (!seen) {
+            cache_replay(r->client, r->procs, r->nprocs, i, r->channels);
+        }
+    }
+    size_t added = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
+        rc = px_srv_iof_add_sink(r->client, &r->procs[added], r->channels, &r->opts);
+    }
+    if (rc != PMIX_SUCCESS) {
+        for (size_t i = 0; i + 1 < added; i++) {
             remove_sink(r->client, &r->procs[i], r->channels);
         }
+        return rc;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Reply with r->status and free r. An accepted pull gets its sinks first. */
+static void req_finish(iof_req_t *r)
+{
+    if (r->tag == PX_TAG_IOF_PULL && r->status == PMIX_SUCCESS) {
+        r->status = pull_accepted(r);
     }
     px_srv_reply(r->client, r->seq, r->tag, r->status, NULL);
     px_srv_client_release(r->client);
@@ -480,17 +1028,17 @@ void px_srv_iof_pull(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *paylo
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(payload, &r->info, &r->ninfo);
     }
-    size_t added = 0;
-    for (; rc == PMIX_SUCCESS && added < r->nprocs; added++) {
-        rc = px_srv_iof_add_sink(c, &r->procs[added], r->channels);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv_iof_opts(r->info, r->ninfo, &r->opts);
     }
     if (rc != PMIX_SUCCESS) {
-        r->nprocs = added; /* only those are taken back */
         r->status = rc;
         req_finish(r);
         return;
     }
-    /* The sinks exist from now on; the host hears of the request if it wants to. */
+    /* The host checks the request (a job spawned to forward those channels) if it wants
+     * to; once accepted, the sinks exist, after the output kept for the pull (no output
+     * in between is lost: it is kept too). */
     if (px_srv->module.iof_pull == NULL) {
         req_started(r, PMIX_OPERATION_SUCCEEDED);
         return;

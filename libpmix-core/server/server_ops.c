@@ -16,6 +16,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "server/px_server.h"
+#include "types/px_types.h"
 
 typedef struct up up_t;
 
@@ -519,4 +520,90 @@ void px_srv_log(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         rc = log_locally(u->info, u->ninfo);
     }
     up_started(u, rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc);
+}
+
+/* The server process's own PMIx_Log (PMIx_Log/_nb when this process is a server and not a
+ * client): the host's log function when it has one (with this server as the source),
+ * else the channels served here. cbfunc NULL: the blocking form (waits for the host's
+ * answer; refused on the loop thread, which the answer needs). */
+typedef struct {
+    pmix_info_t *data, *dirs; /* owned copies */
+    size_t ndata, ndirs;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    px_latch_t latch; /* the blocking form */
+    pmix_status_t status;
+} api_log_t;
+
+static void api_log_free(api_log_t *l)
+{
+    px_bfrops_info_array_free(l->data, l->ndata);
+    px_bfrops_info_array_free(l->dirs, l->ndirs);
+    free(l);
+}
+
+static void api_log_done(pmix_status_t status, void *cbdata)
+{
+    api_log_t *l = cbdata;
+    if (l->cbfunc == NULL) {
+        l->status = status;
+        px_latch_release(&l->latch); /* the waiter frees l */
+        return;
+    }
+    l->cbfunc(status, l->cbdata);
+    api_log_free(l);
+}
+
+/* Loop, no lock held (px_srv_upcall). */
+static void api_log_upcall(void *arg)
+{
+    api_log_t *l = arg;
+    px_srv->module.log(&px_srv->myproc, l->data, l->ndata, l->dirs, l->ndirs, api_log_done, l);
+}
+
+pmix_status_t px_srv_api_log(const pmix_info_t data[], size_t ndata, const pmix_info_t dirs[],
+                             size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (data == NULL || ndata == 0 || (ndirs > 0 && dirs == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (px_srv->module.log == NULL) {
+        pmix_status_t rc = log_locally(data, ndata);
+        return rc != PMIX_SUCCESS ? rc : cbfunc != NULL ? PMIX_OPERATION_SUCCEEDED : PMIX_SUCCESS;
+    }
+    if (cbfunc == NULL && px_srv_on_loop()) {
+        return PMIX_ERR_WOULD_BLOCK;
+    }
+    api_log_t *l = calloc(1, sizeof(*l));
+    if (l == NULL || px_info_array_dup(data, ndata, &l->data) != PMIX_SUCCESS ||
+        (ndirs > 0 && px_info_array_dup(dirs, ndirs, &l->dirs) != PMIX_SUCCESS)) {
+        if (l != NULL) {
+            px_bfrops_info_array_free(l->data, l->data != NULL ? ndata : 0);
+            free(l);
+        }
+        return PMIX_ERR_NOMEM;
+    }
+    l->ndata = ndata;
+    l->ndirs = l->dirs != NULL ? ndirs : 0;
+    l->cbfunc = cbfunc;
+    l->cbdata = cbdata;
+    if (cbfunc == NULL && px_latch_init(&l->latch, 1) != 0) {
+        api_log_free(l);
+        return PMIX_ERR_NOMEM;
+    }
+    if (px_srv_upcall(api_log_upcall, l) != 0) {
+        if (cbfunc == NULL) {
+            px_latch_fini(&l->latch);
+        }
+        api_log_free(l);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (cbfunc != NULL) {
+        return PMIX_SUCCESS;
+    }
+    px_latch_wait(&l->latch, -1); /* the host always calls back */
+    px_latch_fini(&l->latch);
+    pmix_status_t rc = l->status;
+    api_log_free(l);
+    return rc;
 }

@@ -62,10 +62,19 @@ static void spawn_finish(spawn_req_t *s)
         s->status = PMIX_ERR_BAD_PARAM; /* the host said yes without a namespace */
     }
     pmix_iof_channel_t ch = fwd_channels(s->info, s->ninfo);
-    if (s->status == PMIX_SUCCESS && ch != 0 && s->client->peer != NULL) {
-        pmix_proc_t job;
-        PMIx_Load_procid(&job, s->nspace, PMIX_RANK_WILDCARD);
-        s->status = px_srv_iof_add_sink(s->client, &job, ch);
+    px_srv_iof_opts_t o; /* the spawn's PMIX_IOF_CACHE_SIZE / DROP_*; checked before the upcall */
+    if (s->status == PMIX_SUCCESS && px_srv_iof_opts(s->info, s->ninfo, &o) == PMIX_SUCCESS) {
+        for (size_t i = 0; i < s->ninfo; i++) {
+            if (PMIX_CHECK_KEY(&s->info[i], PMIX_IOF_CACHE_SIZE)) {
+                px_srv_iof_cache_size(s->nspace, o.cap); /* kept for late pulls */
+            }
+        }
+        if (ch != 0 && s->client->peer != NULL) {
+            pmix_proc_t job;
+            PMIx_Load_procid(&job, s->nspace, PMIX_RANK_WILDCARD);
+            o.is_default = true; /* until a pull redirects it */
+            s->status = px_srv_iof_add_sink(s->client, &job, ch, &o);
+        }
     }
     if (s->status == PMIX_SUCCESS) {
         char *ns = s->nspace;
@@ -148,6 +157,10 @@ void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload)
         if (s->apps[i].cmd == NULL || s->apps[i].cmd[0] == '\0') {
             rc = PMIX_ERR_BAD_PARAM;
         }
+    }
+    px_srv_iof_opts_t o;
+    if (rc == PMIX_SUCCESS) {
+        rc = px_srv_iof_opts(s->info, s->ninfo, &o); /* a bad cache size or both policies */
     }
     if (rc == PMIX_SUCCESS && px_srv->module.spawn == NULL) {
         rc = PMIX_ERR_NOT_SUPPORTED;

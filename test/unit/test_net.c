@@ -1142,6 +1142,23 @@ static void ext_finish(px_progress_t *p, rx_t *rx, ext_ctx_t *x)
     ext_free(x);
 }
 
+/* Every block released exactly once (waited for a little), then the peer destroyed and
+ * everything freed. */
+static void ext_all_released_then_finish(px_progress_t *p, int sv[2], rx_t *rx, ext_ctx_t *x)
+{
+    for (int k = 0; k < 100 && atomic_load(&x->nreleased) < EXT_N; k++) {
+        on_loop(p, noop, NULL);
+        usleep(10000);
+    }
+    for (int i = 0; i < EXT_N; i++) {
+        cr_assert_eq(atomic_load(&x->released[i]), 1, "block %d released %d times", i,
+                     atomic_load(&x->released[i]));
+    }
+    on_loop(p, do_destroy, rx);
+    close(sv[1]);
+    ext_finish(p, rx, x);
+}
+
 Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
 {
     int fds0 = count_fds();
@@ -1174,17 +1191,7 @@ Test(net, send_ext_sends_head_ext_tail_and_releases_after_the_write)
         cr_assert(tl == 0 || memcmp(body + hl + EXT_SIZE, want, 3) == 0);
     }
     /* everything was read, so everything was written: each block released once */
-    for (int k = 0; k < 100 && atomic_load(&x.nreleased) < EXT_N; k++) {
-        on_loop(p, noop, NULL);
-        usleep(10000);
-    }
-    for (int i = 0; i < EXT_N; i++) {
-        cr_assert_eq(atomic_load(&x.released[i]), 1, "block %d released %d times", i,
-                     atomic_load(&x.released[i]));
-    }
-    on_loop(p, do_destroy, &rx);
-    close(sv[1]);
-    ext_finish(p, &rx, &x);
+    ext_all_released_then_finish(p, sv, &rx, &x);
     free(body);
     cr_assert_eq(count_fds(), fds0);
 }
@@ -1229,6 +1236,66 @@ Test(net, send_ext_blocks_are_released_when_the_connection_is_lost)
     cr_assert_eq(atomic_load(&x.nreleased), 0);
     on_loop(p, do_destroy, &rx);
     ext_finish(p, &rx, &x);
+    cr_assert_eq(count_fds(), fds0);
+}
+
+/* On the loop, with the EXT_N messages queued: the last one's ext moves to a copy (the
+ * original is then scribbled over), the one before is dropped unsent; the first (written
+ * at once, released) cannot be dropped, nor can a message never sent. */
+typedef struct {
+    ext_ctx_t *x;
+    uint8_t *copy;
+    int moved, dropped, head_dropped, unknown;
+} ext_edit_t;
+
+static void do_ext_edit(void *arg)
+{
+    ext_edit_t *e = arg;
+    ext_ctx_t *x = e->x;
+    memcpy(e->copy, x->blocks[EXT_N - 1], EXT_SIZE);
+    e->moved = px_peer_ext_move(x->rx->peer, &ext_refs[EXT_N - 1], e->copy);
+    memset(x->blocks[EXT_N - 1], 0xee, EXT_SIZE);
+    e->dropped = px_peer_drop_unsent(x->rx->peer, &ext_refs[EXT_N - 2]);
+    e->head_dropped = px_peer_drop_unsent(x->rx->peer, &ext_refs[0]);
+    e->unknown = px_peer_drop_unsent(x->rx->peer, e);
+}
+
+Test(net, send_ext_queued_bytes_can_move_and_unsent_messages_can_be_dropped)
+{
+    int fds0 = count_fds();
+    int sv[2];
+    rx_t rx;
+    ext_ctx_t x;
+    uint8_t *body = malloc(EXT_SIZE + 6);
+    px_progress_t *p = ext_start(sv, &rx, &x);
+    ext_edit_t e = {.x = &x, .copy = malloc(EXT_SIZE)};
+    uint8_t *want_last = malloc(EXT_SIZE);
+    memcpy(want_last, x.blocks[EXT_N - 1], EXT_SIZE);
+
+    on_loop(p, do_ext_edit, &e);
+    cr_assert_eq(e.moved, 0);
+    cr_assert_eq(e.dropped, 0);
+    cr_assert_eq(e.head_dropped, -1, "the first message was written: nothing to drop");
+    cr_assert_eq(e.unknown, -1);
+    cr_assert_eq(atomic_load(&x.released[EXT_N - 2]), 1, "a dropped message is released");
+    for (int i = 0; i < EXT_N; i++) {
+        uint8_t hb[PX_MSG_HDR_SIZE];
+        px_msg_hdr_t h;
+        size_t hl = i == 0 ? 0 : 3;
+        if (i == EXT_N - 2) {
+            continue; /* dropped: never on the wire */
+        }
+        cr_assert(read_all(sv[1], hb, sizeof(hb)));
+        cr_assert_eq(px_msg_hdr_decode(hb, &h), 0);
+        cr_assert_eq(h.tag, 300 + (uint32_t)i, "message %d", i);
+        cr_assert(read_all(sv[1], body, h.len));
+        cr_assert_eq(memcmp(body + hl, i == EXT_N - 1 ? want_last : x.blocks[i], EXT_SIZE), 0,
+                     "message %d: ext bytes", i);
+    }
+    ext_all_released_then_finish(p, sv, &rx, &x);
+    free(body);
+    free(e.copy);
+    free(want_last);
     cr_assert_eq(count_fds(), fds0);
 }
 
