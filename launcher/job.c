@@ -286,6 +286,11 @@ void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed)
     job_fail(j, PX_WHY_CONNECTED, PMIX_RANK_WILDCARD, 0, who);
 }
 
+void px_job_fail_debugger(px_job_t *j, const char *text)
+{
+    job_fail(j, PX_WHY_DEBUGGER, PMIX_RANK_WILDCARD, 0, text);
+}
+
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
 {
     job_fail(j, PX_WHY_ABORT, rank, status, msg ? msg : "");
@@ -444,6 +449,11 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-connected-failed", j->nspace,
                               j->why_text ? j->why_text : "?");
+        break;
+    case PX_WHY_DEBUGGER:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 1;
+        *msg = j->why_text ? strdup(j->why_text) : NULL; /* rendered (job_debug.c) */
         break;
     case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
@@ -673,6 +683,7 @@ static void job_free(px_job_t *j)
     free(j->procs);
     free(j->why_text);
     free(j->why_msg);
+    px_dbg_job_free(j);
     free(j);
 }
 
@@ -698,6 +709,7 @@ static void job_end(px_job_t *j)
             notify_end(j, &r, NULL, NULL);
         }
     }
+    px_dbg_job_ended(j, msg); /* its debugger daemons, or what it debugged (job_debug.c) */
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
     px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
@@ -707,9 +719,7 @@ static void job_end(px_job_t *j)
     px_dvm_maybe_shutdown_done(dvm);
 }
 
-/* Entering RUNNING, every process confirmed its start: answer the spawn, raise
- * JOB_START and LAUNCH_COMPLETE. */
-static void job_launched(px_job_t *j)
+void px_job_tell_launched(px_job_t *j)
 {
     if (j->spawn_cb != NULL) { /* a requester's job (this process's has none) */
         pmix_spawn_cbfunc_t cb = j->spawn_cb;
@@ -722,6 +732,17 @@ static void job_launched(px_job_t *j)
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
     px_out_flush_held(j, false);
+}
+
+/* Entering RUNNING, every process confirmed its start: tell the launch, unless the
+ * debugger daemons co-spawned with it start first (job_debug.c). */
+static void job_launched(px_job_t *j)
+{
+    if (px_dbg_defer_launch(j)) {
+        return;
+    }
+    px_job_tell_launched(j);
+    px_dbg_launched(j); /* co-spawned daemons: now their application is told */
 }
 
 bool px_job_ending(const px_job_t *j)
@@ -885,7 +906,7 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
     if (parent != NULL) {
         PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
     }
-    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_status_t rc = px_dbg_reg_info(j, list); /* debugger daemons: their target */
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
@@ -1008,14 +1029,21 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
     {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    /* debugger daemons: job_debug.c */
+    {PMIX_DEBUGGER_DAEMONS, PX_AT_JOB | PX_AT_APP},
+    {PMIX_COSPAWN_APP, PX_AT_APP},
+    {PMIX_DEBUG_TARGET, PX_AT_JOB | PX_AT_APP},
+    {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP},
+    {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP},
+    {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP},
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
  * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
  * is worse than a refusal. */
 static const char *const debugger_attrs[] = {
-    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP, PMIX_DEBUGGER_DAEMONS,
-    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,        PMIX_SPAWN_TOOL,
+    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP,
+    PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,         PMIX_SPAWN_TOOL,
 };
 
 char *px_job_spawn_support(void)
@@ -1299,7 +1327,6 @@ static void show_bindings(px_job_t *j)
 }
 
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo);
-static void spawn_map(px_job_t *j);
 
 /* The job could not be mapped, set up or registered: it ends with msg (owned) or a
  * generic message. */
@@ -1394,13 +1421,11 @@ static pmix_status_t setup_app(px_job_t *j)
     return rc;
 }
 
-pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
-                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
-                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+static px_job_t *job_alloc(px_dvm_t *dvm)
 {
     px_job_t *j = calloc(1, sizeof(*j));
     if (j == NULL) {
-        return PMIX_ERR_NOMEM;
+        return NULL;
     }
     j->dvm = dvm;
     j->jobid = ++j->dvm->next_jobid;
@@ -1409,6 +1434,48 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     snprintf(ns, sizeof(ns), "%s@%u", j->dvm->nspace, j->jobid);
     PMIX_LOAD_NSPACE(j->nspace, ns);
     j->why_rank = PMIX_RANK_INVALID;
+    j->next = j->dvm->jobs;
+    j->dvm->jobs = j;
+    return j;
+}
+
+px_job_t *px_job_new(px_dvm_t *dvm, const px_job_t *like)
+{
+    px_job_t *j = job_alloc(dvm);
+    if (j != NULL) {
+        j->local = like->local;
+        j->requester = like->requester;
+        j->out_here = like->local || like->out_here;
+    }
+    return j;
+}
+
+/* The request's directives read, its apps recorded; msg NULL: an earlier refusal, so
+ * nothing is checked. */
+static pmix_status_t job_prepare(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                 const pmix_app_t *apps, size_t napps, char **msg)
+{
+    read_job_info(j, info, ninfo);
+    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
+    pmix_status_t rc = record_apps(j, apps, napps);
+    if (rc == PMIX_SUCCESS && msg != NULL) {
+        rc = check_directives(j, info, ninfo, apps, napps, msg);
+    }
+    j->apps = apps;
+    j->napps = napps;
+    j->info = info;
+    j->ninfo = ninfo;
+    return rc;
+}
+
+pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
+                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    px_job_t *j = job_alloc(dvm);
+    if (j == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
     if (local != NULL) {
         j->local = true;
         j->local_cb = *local;
@@ -1418,24 +1485,25 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         j->spawn_cb = cbfunc;
         j->spawn_cbdata = cbdata;
     }
-    j->next = j->dvm->jobs;
-    j->dvm->jobs = j;
-    read_job_info(j, info, ninfo);
-    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
 
-    pmix_status_t rc = record_apps(j, apps, napps);
+    /* debugger daemons (job_debug.c): co-spawned beside j, or j is theirs */
     char *msg = NULL;
-    if (rc == PMIX_SUCCESS) {
-        rc = check_directives(j, info, ninfo, apps, napps, &msg);
+    px_job_t *d = NULL;
+    pmix_status_t rc = px_dbg_spawn(j, &d, &info, &ninfo, &apps, &napps, &msg);
+    pmix_status_t prc = job_prepare(j, info, ninfo, apps, napps, rc == PMIX_SUCCESS ? &msg : NULL);
+    rc = rc != PMIX_SUCCESS ? rc : prc;
+    if (d != NULL) { /* mapped once j has started (px_dbg_defer_launch) */
+        const pmix_info_t *dinfo;
+        const pmix_app_t *dapps;
+        size_t ndinfo, ndapps;
+        px_dbg_daemons_part(d, &dinfo, &ndinfo, &dapps, &ndapps);
+        prc = job_prepare(d, dinfo, ndinfo, dapps, ndapps, rc == PMIX_SUCCESS ? &msg : NULL);
+        rc = rc != PMIX_SUCCESS ? rc : prc;
     }
     if (rc == PMIX_SUCCESS && j->dvm->shutting_down) {
         rc = PMIX_ERR_JOB_CANCELED;
         msg = px_help_render("help-prte.txt", "dvm-terminating", j->dvm->nspace);
     }
-    j->apps = apps;
-    j->napps = napps;
-    j->info = info;
-    j->ninfo = ninfo;
     if (rc == PMIX_SUCCESS && !dvm->up && !dvm->start_failed) {
         /* the daemons are still coming up: mapped once they are (px_job_dvm_started) */
         j->waiting_dvm = true;
@@ -1448,16 +1516,14 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         msg = px_help_render("help-prte.txt", "dvm-not-started", j->nspace, dvm->nspace);
     }
     if (rc != PMIX_SUCCESS) {
-        setup_failed(j, rc, msg);
-        return PMIX_SUCCESS; /* answered through the callback */
+        setup_failed(j, rc, msg); /* its co-spawned daemons end with it */
+        return PMIX_SUCCESS;      /* answered through the callback */
     }
-    spawn_map(j);
+    px_job_map(j);
     return PMIX_SUCCESS;
 }
 
-/* Map the job onto the pool, check what it names, ask for its application setup; a
- * failure ends it (its requester is told). */
-static void spawn_map(px_job_t *j)
+void px_job_map(px_job_t *j)
 {
     char *msg = NULL;
     pmix_status_t rc = PMIX_SUCCESS;
@@ -1465,8 +1531,10 @@ static void spawn_map(px_job_t *j)
     if (px_pool_get(j->dvm, &pool) < 0) {
         rc = PMIX_ERR_NOMEM;
     } else {
-        rc = px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo, &j->map,
-                        &msg);
+        rc = px_dbg_places(j) /* debugger daemons beside their target (job_debug.c) */
+                 ? px_dbg_map(j, &pool, &j->map, &msg)
+                 : px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo,
+                              &j->map, &msg);
         if (rc == PMIX_SUCCESS) {
             rc = node_facts(j, &pool);
         }
@@ -1503,7 +1571,7 @@ void px_job_dvm_started(px_dvm_t *dvm, bool ok)
         }
         j->waiting_dvm = false;
         if (ok) {
-            spawn_map(j);
+            px_job_map(j);
         } else if (dvm->shutting_down) {
             setup_failed(j, PMIX_ERR_JOB_CANCELED,
                          px_help_render("help-prte.txt", "dvm-terminating", dvm->nspace));
