@@ -358,7 +358,9 @@ static void dmx_serve(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
 
 /* ---- job control: a request to the controller ---- */
 
+/* A request answered with a status and results: JOBCTL, QUERY. */
 typedef struct {
+    uint32_t tag;
     pmix_data_buffer_t buf;
     pmix_info_cbfunc_t cbfunc;
     void *cbdata;
@@ -389,7 +391,7 @@ static void jctl_on_loop(void *arg)
 {
     jctl_t *c = arg;
     px_peer_t *p = peer();
-    int rc = p != NULL ? px_peer_send_request(p, PX_DP_JOBCTL, &c->buf, jctl_reply, c) : -1;
+    int rc = p != NULL ? px_peer_send_request(p, c->tag, &c->buf, jctl_reply, c) : -1;
     px_bfrops_buf_free(&c->buf);
     if (rc != 0) {
         c->cbfunc(PMIX_ERR_UNREACH, NULL, 0, c->cbdata, jctl_release, c);
@@ -405,9 +407,35 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
         return PMIX_ERR_NOMEM;
     }
     px_bfrops_buf_init(&c->buf);
+    c->tag = PX_DP_JOBCTL;
     c->cbfunc = cbfunc;
     c->cbdata = cbdata;
     pmix_status_t rc = px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs);
+    if (rc == PMIX_SUCCESS &&
+        (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_bfrops_buf_free(&c->buf);
+        free(c);
+    }
+    return rc;
+}
+
+/* ---- queries the library leaves to its host: the controller answers (QUERY) ---- */
+
+static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_t *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    px_bfrops_buf_init(&c->buf);
+    c->tag = PX_DP_QUERY;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    pmix_status_t rc = px_dp_query_pack(&c->buf, proct, queries, nqueries);
     if (rc == PMIX_SUCCESS &&
         (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
@@ -445,6 +473,7 @@ static pmix_server_module_t module = {
     .spawn = up_spawn,
     .notify_event = up_notify,
     .job_control = up_jobctl,
+    .query = up_query,
 };
 
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)

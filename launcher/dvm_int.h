@@ -352,6 +352,10 @@ bool px_dbg_out_held(const px_job_t *j);
 void px_dbg_job_ended(px_job_t *j, const char *message);
 void px_dbg_job_free(px_job_t *j);
 
+/* dvm_query.c: daemon id's QUERY request seq (a process of its node asked): answered as
+ * the query upcall answers this node's processes, the requester's node being id's. */
+void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,
+                         size_t nqueries);
 /* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
  * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,
  * owned by the caller (PMIx_Argv_free), NULL on ENOMEM. */

@@ -11,7 +11,10 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 
 typedef struct {
     px_dvm_t *dvm;
@@ -271,9 +274,9 @@ char **px_dvm_query_keys(void)
     return keys;
 }
 
-static void query_on_loop(void *arg)
+/* Every key of q's queries answered into q->results; PMIX_ERR_NOT_FOUND when none was. */
+static pmix_status_t answer_all(query_req_t *q)
 {
-    query_req_t *q = arg;
     void *list = PMIx_Info_list_start();
     bool any = false;
     for (size_t i = 0; i < q->nqueries; i++) {
@@ -297,8 +300,31 @@ static void query_on_loop(void *arg)
         q->results = da.array;
         q->nresults = da.size;
     }
-    q->cbfunc(any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, q->results, q->nresults, q->cbdata,
-              query_release, q);
+    return any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
+}
+
+static void query_on_loop(void *arg)
+{
+    query_req_t *q = arg;
+    pmix_status_t rc = answer_all(q);
+    q->cbfunc(rc, q->results, q->nresults, q->cbdata, query_release, q);
+}
+
+void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,
+                         size_t nqueries)
+{
+    query_req_t q = {
+        .dvm = dvm, .node = id, .queries = (pmix_query_t *)queries, .nqueries = nqueries};
+    pmix_status_t rc = answer_all(&q);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (px_dp_status_info_pack(&b, rc, q.results, q.nresults) == PMIX_SUCCESS ||
+        (px_bfrops_buf_free(&b), px_bfrops_buf_init(&b),
+         px_dp_status_info_pack(&b, PMIX_ERR_NOMEM, NULL, 0) == PMIX_SUCCESS)) {
+        px_daemons_reply(dvm->daemons, id, seq, PX_DP_QUERY, &b);
+    }
+    px_bfrops_buf_free(&b);
+    PMIx_Info_free(q.results, q.nresults);
 }
 
 pmix_status_t px_dvm_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,

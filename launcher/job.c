@@ -221,6 +221,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_EVENT:
         px_dvm_event(dvm, id, m.status, &m.proc, m.range, m.info, m.ninfo);
         break;
+    case PX_DP_QUERY:
+        px_dvm_query_remote(dvm, id, seq, m.queries, m.nqueries);
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }

@@ -1,12 +1,13 @@
 /* dvm_dbg - the debugger tests' programs (issue 17 items 2, 3): a target application and
  * a debugger front end, public PMIx API only. One behaviour per first argument:
- *   target [K]        init; print "target R/N lsize LS lrank L pid P" (its job's size and
+ *   target [K]        init; print "target R/N lsize LS lrank L host H pid P" (its job's size and
  *                     its node's share: debugger daemons must not count), wait (up to
  *                     60 s) for K (default 1) PMIX_DEBUGGER_RELEASE events, print "target
  *                     R released by NS:R" (the first releaser; or "target R not
  *                     released", exit 3), finalize
- *   cospawn NP PLACE APP... -- DAEMON...
- *                     as a PMIx tool (default search): one PMIx_Spawn of NP x APP and of
+ *   cospawn NP[/POLICY] PLACE APP... -- DAEMON...
+ *                     as a PMIx tool (default search): one PMIx_Spawn of NP x APP (mapped
+ *                     by POLICY, PMIX_MAPBY in the job info, when given) and of
  *                     the daemon app marked PMIX_DEBUGGER_DAEMONS, placed by PLACE; print
  *                     "spawn STATUS ns=NS" (NS must be the application's), the DVM's
  *                     namespaces, then every JOB_END ("jobend NS status=S exit=C" and
@@ -105,8 +106,14 @@ static int target(void)
     PMIx_Load_procid(&job, me.nspace, PMIX_RANK_WILDCARD);
     pmix_status_t code = PMIX_DEBUGGER_RELEASE;
     PMIx_Register_event_handler(&code, 1, NULL, 0, on_release, NULL, NULL);
-    printf("target %u/%u lsize %u lrank %u pid %d\n", me.rank, get_u32(&job, PMIX_JOB_SIZE),
-           get_u32(&job, PMIX_LOCAL_SIZE), get_u32(&me, PMIX_LOCAL_RANK), (int)getpid());
+    pmix_value_t *v = NULL;
+    char host[256] = "?";
+    if (PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS && v->type == PMIX_STRING) {
+        snprintf(host, sizeof(host), "%s", v->data.string);
+        PMIX_VALUE_RELEASE(v);
+    }
+    printf("target %u/%u lsize %u lrank %u host %s pid %d\n", me.rank, get_u32(&job, PMIX_JOB_SIZE),
+           get_u32(&job, PMIX_LOCAL_SIZE), get_u32(&me, PMIX_LOCAL_RANK), host, (int)getpid());
     fflush(stdout);
     int rc = 0;
     if (wait_until(is_released, 60)) {
@@ -249,6 +256,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
     int dmax = strncmp(how, "np:", 3) == 0 ? atoi(how + 3) : 0;
     pmix_app_t apps[2];
     size_t napps = 0;
+    const char *mapby = NULL; /* cospawn NP/POLICY: the application's --map-by */
     if (cospawn) {
         int sep = 4;
         while (sep < argc && strcmp(argv[sep], "--") != 0) {
@@ -259,6 +267,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
             return 2;
         }
         app_of(&apps[napps++], argv + 4, sep - 4, atoi(argv[2]), NULL);
+        mapby = strchr(argv[2], '/') ? strchr(argv[2], '/') + 1 : NULL;
         app_of(&apps[napps++], argv + sep + 1, argc - sep - 1, dmax, dinfo);
     } else {
         char *tgt = argv[2];
@@ -287,12 +296,16 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         }
         app_of(&apps[napps++], argv + 4, argc - 4, dmax, dinfo);
     }
-    pmix_info_t jinfo[3];
+    pmix_info_t jinfo[4];
+    size_t nj = 3;
     PMIx_Info_load(&jinfo[0], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
     PMIx_Info_load(&jinfo[1], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
     PMIx_Info_load(&jinfo[2], PMIX_FWD_STDERR, &yes, PMIX_BOOL);
+    if (mapby != NULL) {
+        PMIx_Info_load(&jinfo[nj++], PMIX_MAPBY, mapby, PMIX_STRING);
+    }
     pmix_nspace_t ns = {0};
-    pmix_status_t rc = PMIx_Spawn(jinfo, 3, apps, napps, ns);
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
     pthread_mutex_lock(&lock);
     printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
     fflush(stdout);
@@ -314,7 +327,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
     for (size_t a = 0; a < napps; a++) {
         PMIX_APP_DESTRUCT(&apps[a]);
     }
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < nj; i++) {
         PMIx_Info_destruct(&jinfo[i]);
     }
     PMIx_tool_finalize();

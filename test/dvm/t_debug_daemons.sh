@@ -21,7 +21,7 @@ start_dvm
 targets_ok() {
     local out=$1 n=$2 ns=$3 r
     for ((r = 0; r < n; r++)); do
-        expect_in "$out" "target $r/$n lsize $n lrank $r pid "
+        expect_in "$out" "target $r/$n lsize $n lrank $r host "
         grep -q "^target $r released by " "$out" || fail "target $r not released: $(cat "$out")"
     done
     [ "$(grep -c '^target [0-9]* released by ' "$out")" = "$n" ] || fail "releases: $(cat "$out")"
