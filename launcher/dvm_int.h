@@ -265,6 +265,8 @@ void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint3
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
+/* The debugger directives among them (PMIX_QUERY_DEBUG_SUPPORT lists them). */
+char *px_job_debug_support(void);
 /* job_parent.c: jobs spawned by an application process */
 /* The process that spawned j when it is a process of another job of this DVM, else NULL
  * (a tool, or this process). */

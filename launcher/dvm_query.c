@@ -4,6 +4,7 @@
  * The upcall arrives on the server library's thread; answers are built on the loop.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -241,10 +242,19 @@ static pmix_status_t ans_debug_support(const query_req_t *q, const pmix_query_t 
 {
     (void)q;
     (void)qq;
-    /* what this DVM does for debuggers today: proc tables and job events */
-    const char *attrs =
-        PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE "," PMIX_NOTIFY_COMPLETION;
-    return PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+    /* what this DVM does for debuggers: proc tables, job events, and the debugger
+     * directives of the spawn table (debugger daemons, ...) */
+    char *spawn = px_job_debug_support();
+    char *attrs = NULL;
+    if (spawn == NULL ||
+        asprintf(&attrs, "%s,%s,%s%s%s", PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE,
+                 PMIX_NOTIFY_COMPLETION, spawn[0] ? "," : "", spawn) < 0) {
+        attrs = NULL;
+    }
+    free(spawn);
+    pmix_status_t rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
+    free(attrs);
+    return rc;
 }
 
 /* The keys the DVM answers: the one table query_on_loop dispatches on and

@@ -1003,7 +1003,7 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
  * formatting and files), the server library (forwarding to the requester), app_pset,
  * the node agent's px_personality_env (checked by check_request).
  * A key added to a reader must be added here, and the other way round. */
-enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
+enum { PX_AT_JOB = 1, PX_AT_APP = 2, PX_DEBUGGER = 4 /* listed in PMIX_QUERY_DEBUG_SUPPORT */ };
 static const struct {
     const char *key;
     unsigned where;
@@ -1033,12 +1033,12 @@ static const struct {
     {PMIX_PSET_NAME, PX_AT_APP},
     {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
     /* debugger daemons: job_debug.c */
-    {PMIX_DEBUGGER_DAEMONS, PX_AT_JOB | PX_AT_APP},
-    {PMIX_COSPAWN_APP, PX_AT_APP},
-    {PMIX_DEBUG_TARGET, PX_AT_JOB | PX_AT_APP},
-    {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP},
-    {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP},
-    {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP},
+    {PMIX_DEBUGGER_DAEMONS, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_COSPAWN_APP, PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_TARGET, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1049,18 +1049,32 @@ static const char *const debugger_attrs[] = {
     PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,         PMIX_SPAWN_TOOL,
 };
 
-char *px_job_spawn_support(void)
+/* The table's keys (only the debugger's: PMIX_QUERY_DEBUG_SUPPORT), comma-separated. */
+static char *support(bool debugger)
 {
     char **keys = NULL;
     for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (debugger && !(spawn_attrs[i].where & PX_DEBUGGER)) {
+            continue;
+        }
         if (PMIx_Argv_append_nosize(&keys, spawn_attrs[i].key) != PMIX_SUCCESS) {
             PMIx_Argv_free(keys);
             return NULL;
         }
     }
-    char *s = PMIx_Argv_join(keys, ',');
+    char *s = keys != NULL ? PMIx_Argv_join(keys, ',') : strdup("");
     PMIx_Argv_free(keys);
     return s;
+}
+
+char *px_job_spawn_support(void)
+{
+    return support(false);
+}
+
+char *px_job_debug_support(void)
+{
+    return support(true);
 }
 
 /* The first directive of info[] at level `where` the DVM will not act on: a debugger

@@ -9,7 +9,8 @@
 # PMIX_DEBUGGER_RELEASE in a custom range; per node and per process, at 1, 16 and 64
 # processes. Co-location onto a running job (PMIX_DEBUG_TARGET of the job or of one rank,
 # the older PMIX_DEBUG_JOB). Co-spawned daemons that die end their application with a
-# message naming them; daemons end with their target; refusals name what is wrong.
+# message naming them; PMIX_QUERY_DEBUG_SUPPORT and PMIX_QUERY_SPAWN_SUPPORT list the
+# keys; refusals name what is wrong.
 # Nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
@@ -128,6 +129,24 @@ expect_in "$out" "jobend $ns status=PMIX_ERR_JOB_TERM_WO_SYNC exit=1"
 expect_in "$out" "Job $ns was terminated because the debugger daemons spawned with it"
 expect_in "$out" "was killed by"
 expect_in "$out" "signal 9 (Killed)"
+
+# ---- what the DVM says it supports: PMIX_QUERY_DEBUG_SUPPORT lists the debugger
+# daemons' keys (and proc tables), PMIX_QUERY_SPAWN_SUPPORT lists them among the spawn
+# directives
+run_to 10 "$B/cli/pquery" $RR --dvm-uri "file:$T/uri" PMIX_QUERY_DEBUG_SUPPORT \
+    PMIX_QUERY_SPAWN_SUPPORT >"$T/support" 2>&1 || fail "pquery: $(cat "$T/support")"
+# the items of one answer: pquery prints a list as indented lines under its key
+items() { awk -v k="$1:" '$0 == k {on = 1; next} /^[^ ]/ {on = 0} on {print $1}' "$T/support"; }
+dsup=$(items pmix.qry.debug)
+ssup=$(items pmix.qry.spawn)
+for k in pmix.debugger pmix.cospawn pmix.dbg.tgt pmix.dbg.job pmix.dbg.dpnd pmix.dbg.dpproc; do
+    grep -qx "$k" <<<"$dsup" || fail "debug support lacks $k: $(cat "$T/support")"
+    grep -qx "$k" <<<"$ssup" || fail "spawn support lacks $k: $(cat "$T/support")"
+done
+for k in pmix.qry.ptable pmix.qry.lptable; do
+    grep -qx "$k" <<<"$dsup" || fail "debug support lacks $k: $(cat "$T/support")"
+done
+grep -qx pmix.mapby <<<"$dsup" && fail "debug support lists a non-debugger key: $(cat "$T/support")"
 
 # ---- refusals, each naming what is wrong
 refused() { # OUT STATUS TEXT
