@@ -12,6 +12,7 @@
 #include "daemon/px_dproto.h"
 #include "daemon/px_dsrv.h"
 #include "help/px_help.h"
+#include "server/px_srv_host.h"
 
 /* A fence handed to the controller, waiting for its FENCE_REL. */
 typedef struct dfence {
@@ -447,6 +448,51 @@ static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t 
     return rc;
 }
 
+/* ---- tools: only this node's fork/exec agents, recognised by pid (nagent_agent.c) ---- */
+
+typedef struct {
+    pmix_tool_connection_cbfunc_t cbfunc;
+    void *cbdata;
+    pid_t pid; /* 0: not told */
+    uint32_t uid;
+    bool have_uid;
+} dtool_t;
+
+static void tool_on_loop(void *arg)
+{
+    dtool_t *t = arg;
+    pmix_proc_t proc;
+    bool ok = srv != NULL && srv->link != NULL && t->pid > 0 && t->have_uid &&
+              t->uid == (uint32_t)geteuid() &&
+              px_nagent_agent_claim(px_dlink_agent(srv->link), t->pid, &proc);
+    t->cbfunc(ok ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, ok ? &proc : NULL, t->cbdata);
+    free(t);
+}
+
+static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                    void *cbdata)
+{
+    dtool_t *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
+        return;
+    }
+    t->cbfunc = cbfunc;
+    t->cbdata = cbdata;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_PROC_PID)) {
+            PMIx_Value_get_number(&info[i].value, &t->pid, PMIX_PID);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_USERID)) {
+            t->have_uid =
+                PMIx_Value_get_number(&info[i].value, &t->uid, PMIX_UINT32) == PMIX_SUCCESS;
+        }
+    }
+    if (srv == NULL || px_progress_shift(srv->o.prog, tool_on_loop, t) != 0) {
+        free(t);
+        cbfunc(PMIX_ERR_OUT_OF_RESOURCE, NULL, cbdata);
+    }
+}
+
 /* ---- spawn: not from a remote node yet ---- */
 
 static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
@@ -474,6 +520,7 @@ static pmix_server_module_t module = {
     .notify_event = up_notify,
     .job_control = up_jobctl,
     .query = up_query,
+    .tool_connected = up_tool,
 };
 
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
@@ -488,14 +535,18 @@ px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
     s->o.node = s->node;
     pmix_rank_t rank = o->id;
     pmix_topology_t topo = {.source = "hwloc", .topology = o->topo};
-    pmix_info_t info[4];
+    bool yes = true;
+    pmix_info_t info[6];
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, o->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[2], PMIX_HOSTNAME, o->node, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+    /* tools: this node's fork/exec agents, by the URI they are given (no rendezvous) */
+    PMIX_INFO_LOAD(&info[4], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[5], PX_SRV_NO_RNDZ, &yes, PMIX_BOOL);
     srv = s; /* upcalls may come as soon as the server is up */
-    *rc = PMIx_server_init(&module, info, 4);
-    for (size_t i = 0; i < 4; i++) {
+    *rc = PMIx_server_init(&module, info, 6);
+    for (size_t i = 0; i < 6; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
     }
     if (*rc != PMIX_SUCCESS) {

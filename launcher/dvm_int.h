@@ -353,6 +353,14 @@ bool px_dbg_out_held(const px_job_t *j);
  * Before j is freed. */
 void px_dbg_job_ended(px_job_t *j, const char *message);
 void px_dbg_job_free(px_job_t *j);
+/* Why rank of j could not start when it ran under a debugger agent (PMIX_EXEC_AGENT,
+ * PMIX_FORKEXEC_AGENT) and the agent failed (its exec, its early exit, no connection
+ * back: the node agent's stages exec, agent-exited, agent-connect), rendered; else NULL. */
+char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank);
+/* j's first failure is a signal and its processes run under a fork/exec agent (pid: the
+ * agent's, the process the daemon started): the rendered message naming the agent; else
+ * NULL. */
+char *px_dbg_agent_signal(const px_job_t *j, int pid);
 
 /* dvm_query.c: daemon id's QUERY request seq (a process of its node asked): answered as
  * the query upcall answers this node's processes, the requester's node being id's. */

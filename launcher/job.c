@@ -378,6 +378,11 @@ static char *start_failure_text(px_job_t *j, pmix_rank_t rank)
     if (asprintf(&pathvar, "PATH=%s", j->paths[a]) < 0) {
         return NULL;
     }
+    char *agent = px_dbg_agent_failure(j, rank); /* a debugger agent's (job_debug.c) */
+    if (agent != NULL) {
+        free(pathvar);
+        return agent;
+    }
     char *argv[2] = {j->exes[a], NULL};
     char *env[2] = {pathvar, NULL};
     px_child_spec_t spec = {
@@ -419,9 +424,11 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_SIGNAL:
         r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
         r->exit_code = 128 + j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace,
-                              px_job_node_name(j, j->why_rank), pid, exe, j->why_code,
-                              strsignal(j->why_code));
+        *msg = px_dbg_agent_signal(j, pid); /* under a fork/exec agent (job_debug.c) */
+        *msg = *msg != NULL ? *msg
+                            : px_help_render("help-prte.txt", "proc-signal", rank, j->nspace,
+                                             px_job_node_name(j, j->why_rank), pid, exe,
+                                             j->why_code, strsignal(j->why_code));
         break;
     case PX_WHY_ABORT:
         r->status = PMIX_ERR_JOB_ABORTED;
@@ -1039,14 +1046,19 @@ static const struct {
     {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
     {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
     {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    /* debugger agents: the node agent (daemon/nagent_agent.c) */
+    {PMIX_FORKEXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
+    {PMIX_EXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
  * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
  * is worse than a refusal. */
 static const char *const debugger_attrs[] = {
-    PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP,
-    PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,         PMIX_SPAWN_TOOL,
+    PMIX_DEBUG_STOP_ON_EXEC,
+    PMIX_DEBUG_STOP_IN_INIT,
+    PMIX_DEBUG_STOP_IN_APP,
+    PMIX_SPAWN_TOOL,
 };
 
 /* The table's keys (only the debugger's: PMIX_QUERY_DEBUG_SUPPORT), comma-separated. */

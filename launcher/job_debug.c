@@ -9,8 +9,10 @@
  * connection unless PMIX_NOHUP), but co-spawned daemons that fail end their
  * application. Controller loop only.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <pmix.h>
 
@@ -37,15 +39,20 @@ struct px_dbg {
     pmix_info_t **app_info; /* owned, napps: a daemons' app's info without stop points */
     pmix_info_t *info;      /* owned: a daemons' job's info without stop points */
     size_t ninfo;
+    /* a job whose processes run under a debugger agent (PMIX_FORKEXEC_AGENT, _EXEC_) */
+    char *agent; /* owned: its path; NULL: none */
+    bool agent_fe;
 };
 
-/* The job's stop points apply to the application only (Standard: "pause attributes do
- * not apply to applications where PMIX_DEBUGGER_DAEMONS is set"). */
+/* The job's stop points and agents apply to the application only (Standard: "pause
+ * attributes do not apply to applications where PMIX_DEBUGGER_DAEMONS is set"; the
+ * daemons are not the processes an agent shepherds). */
 static bool stop_key(const pmix_info_t *in)
 {
     return PMIX_CHECK_KEY(in, PMIX_DEBUG_STOP_ON_EXEC) ||
            PMIX_CHECK_KEY(in, PMIX_DEBUG_STOP_IN_INIT) ||
-           PMIX_CHECK_KEY(in, PMIX_DEBUG_STOP_IN_APP);
+           PMIX_CHECK_KEY(in, PMIX_DEBUG_STOP_IN_APP) || PMIX_CHECK_KEY(in, PMIX_FORKEXEC_AGENT) ||
+           PMIX_CHECK_KEY(in, PMIX_EXEC_AGENT);
 }
 
 /* A deep copy of info[] without the stop points; *out NULL when nothing is left. */
@@ -169,6 +176,7 @@ static void dbg_free(px_dbg_t *g)
     }
     free(g->app_info);
     free(g->apps);
+    free(g->agent);
     PMIx_Info_free(g->info, g->ninfo);
     free(g);
 }
@@ -226,11 +234,57 @@ static px_job_t *find_target(px_job_t *j, dreq_t *q)
     return t;
 }
 
+/* j's processes run under the agent info names (if any): kept, for the messages
+ * about them once the request is gone. PMIX_SUCCESS or PMIX_ERR_NOMEM. */
+static pmix_status_t keep_agent(px_job_t *j, const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        bool fe = PMIX_CHECK_KEY(&info[i], PMIX_FORKEXEC_AGENT);
+        if (!fe && !PMIX_CHECK_KEY(&info[i], PMIX_EXEC_AGENT)) {
+            continue;
+        }
+        px_dbg_t *g = j->dbg != NULL ? j->dbg : calloc(1, sizeof(*g));
+        if (g == NULL || (g->agent = strdup(info[i].value.data.string)) == NULL) {
+            if (g != j->dbg) {
+                free(g);
+            }
+            return PMIX_ERR_NOMEM;
+        }
+        g->agent_fe = fe;
+        j->dbg = g;
+        return PMIX_SUCCESS; /* check_agents refused two */
+    }
+    return PMIX_SUCCESS;
+}
+
+/* PMIX_FORKEXEC_AGENT / PMIX_EXEC_AGENT: a path, one of the two. */
+static void check_agents(dreq_t *q, const px_job_t *j, const pmix_info_t *info, size_t ninfo)
+{
+    const char *first = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        if (!PMIX_CHECK_KEY(in, PMIX_FORKEXEC_AGENT) && !PMIX_CHECK_KEY(in, PMIX_EXEC_AGENT)) {
+            continue;
+        }
+        if (in->value.type != PMIX_STRING || in->value.data.string == NULL ||
+            in->value.data.string[0] == '\0') {
+            refuse(q, PMIX_ERR_BAD_PARAM,
+                   px_help_render("help-prte-debug.txt", "bad-value", j->nspace, in->key,
+                                  "the agent's path (a non-empty PMIX_STRING)"));
+        } else if (first != NULL && !PMIX_CHECK_KEY(in, first)) {
+            refuse(q, PMIX_ERR_BAD_PARAM,
+                   px_help_render("help-prte-debug.txt", "two-agents", j->nspace));
+        }
+        first = first != NULL ? first : in->key;
+    }
+}
+
 pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **info, size_t *ninfo,
                            const pmix_app_t **apps, size_t *napps, char **msg)
 {
     dreq_t q = {0};
     *daemons = NULL;
+    check_agents(&q, j, *info, *ninfo);
     bool all = true_at(*info, *ninfo, PMIX_DEBUGGER_DAEMONS); /* every app is a daemon */
     read_keys(&q, j, *info, *ninfo);
     for (size_t a = 0; a < *napps; a++) {
@@ -258,7 +312,10 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
         refuse(&q, PMIX_ERR_NOT_SUPPORTED,
                px_help_render("help-prte-debug.txt", "placement-apps", j->nspace, q.ndaemon_apps));
     }
-    if (q.rc != PMIX_SUCCESS || q.ndaemon_apps == 0) {
+    if (q.rc == PMIX_SUCCESS && q.ndaemon_apps == 0) {
+        return keep_agent(j, *info, *ninfo); /* a plain job, maybe under an agent */
+    }
+    if (q.rc != PMIX_SUCCESS) {
         *msg = q.msg;
         return q.rc;
     }
@@ -310,6 +367,7 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
         *napps = ag->napps;
         *daemons = d;
         px_dvm_log(j->dvm, 1, "%s: co-spawns debugger daemons as %s", j->nspace, d->nspace);
+        return keep_agent(j, *info, *ninfo); /* the application may run under an agent */
     } else {
         *apps = dg->apps;
         *napps = dg->napps;
@@ -544,4 +602,60 @@ void px_dbg_job_free(px_job_t *j)
 {
     dbg_free(j->dbg);
     j->dbg = NULL;
+}
+
+/* ---- debugger agents: their failures, in the user's words ---- */
+
+/* The job's agent (PMIX_FORKEXEC_AGENT or PMIX_EXEC_AGENT: *fe says which), or NULL. */
+static const char *agent_of(const px_job_t *j, bool *fe)
+{
+    *fe = j->dbg != NULL && j->dbg->agent_fe;
+    return j->dbg != NULL ? j->dbg->agent : NULL;
+}
+
+char *px_dbg_agent_signal(const px_job_t *j, int pid)
+{
+    bool fe = false;
+    const char *path = agent_of(j, &fe);
+    if (path == NULL || !fe || j->why_rank >= j->nprocs) {
+        return NULL; /* an exec agent is the process itself */
+    }
+    return px_help_render("help-prte-debug.txt", "agent-signal", (unsigned)j->why_rank, j->nspace,
+                          px_job_node_name(j, j->why_rank), path, pid, j->why_code,
+                          strsignal(j->why_code));
+}
+
+char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank)
+{
+    bool fe = false;
+    const char *path = agent_of(j, &fe);
+    const char *stage = j->why_text != NULL ? j->why_text : "";
+    if (path == NULL) {
+        return NULL;
+    }
+    const char *node = px_job_node_name(j, rank);
+    const char *kind = fe ? "fork/exec agent" : "exec agent";
+    const char *opt =
+        fe ? "--fork-exec-agent (PMIX_FORKEXEC_AGENT)" : "--exec-agent (PMIX_EXEC_AGENT)";
+    if (strcmp(stage, "exec") == 0) {
+        return px_help_render("help-prte-debug.txt", "agent-exec", (unsigned)rank, j->nspace, node,
+                              kind, path, strerror(j->why_code), opt);
+    }
+    if (strcmp(stage, "agent-exited") == 0) {
+        char how[64];
+        int st = j->why_code & 0xffff; /* PX_NA_AGENT_EXITED_BIT | wait status */
+        if (WIFSIGNALED(st)) {
+            snprintf(how, sizeof(how), "was killed by signal %d (%s)", WTERMSIG(st),
+                     strsignal(WTERMSIG(st)));
+        } else {
+            snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(st));
+        }
+        return px_help_render("help-prte-debug.txt", "agent-exited", path, (unsigned)rank,
+                              j->nspace, node, how, (unsigned)rank);
+    }
+    if (strcmp(stage, "agent-connect") == 0) {
+        return px_help_render("help-prte-debug.txt", "agent-connect", path, (unsigned)rank,
+                              j->nspace, node, j->why_code, (unsigned)rank);
+    }
+    return NULL;
 }

@@ -27,6 +27,12 @@
  * participants' remote-visible posted data; the host answers with every server's,
  * concatenated), PMIX_GROUP_CONTEXT_ID and PMIX_GROUP_MEMBERSHIP in the answer. */
 
+/* A server init attribute (PMIX_BOOL): with PMIX_SERVER_TOOL_SUPPORT, tools connect only
+ * through the URI the host hands them (a node daemon's fork/exec agents: their
+ * PMIX_LAUNCHER_RNDZ_URI): no rendezvous file is written and no TCP listener opened, so
+ * a tool's default search never finds this server beside the DVM's controller. */
+#define PX_SRV_NO_RNDZ "px.srv.nordz"
+
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
  * channels, every rank): a job spawned by a process of `from` has its output go where its
  * parent's goes. Any thread; done on the server's loop in call order, so before any later

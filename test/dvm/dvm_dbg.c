@@ -5,6 +5,8 @@
  *                     60 s) for K (default 1) PMIX_DEBUGGER_RELEASE events, print "target
  *                     R released by NS:R" (the first releaser; or "target R not
  *                     released", exit 3), finalize
+ *   whoami            init; print "whoami R/N lsize LS pid P ppid PP agent A" (A:
+ *                     $PX_EXEC_AGENT_PID, set by examples/exec_agent, or "-"), finalize
  *   cospawn NP[/POLICY] PLACE APP... -- DAEMON...
  *                     as a PMIx tool (default search): one PMIx_Spawn of NP x APP (mapped
  *                     by POLICY, PMIX_MAPBY in the job info, when given) and of
@@ -125,6 +127,24 @@ static int target(void)
     fflush(stdout);
     PMIx_Finalize(NULL, 0);
     return rc;
+}
+
+/* ---- whoami: what a process started through an agent is ---- */
+
+static int whoami(void)
+{
+    pmix_proc_t me, job;
+    if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) {
+        printf("whoami: PMIx_Init failed\n");
+        return 1;
+    }
+    PMIx_Load_procid(&job, me.nspace, PMIX_RANK_WILDCARD);
+    const char *agent = getenv("PX_EXEC_AGENT_PID");
+    printf("whoami %u/%u lsize %u pid %d ppid %d agent %s\n", me.rank, get_u32(&job, PMIX_JOB_SIZE),
+           get_u32(&job, PMIX_LOCAL_SIZE), (int)getpid(), (int)getppid(), agent ? agent : "-");
+    fflush(stdout);
+    PMIx_Finalize(NULL, 0);
+    return 0;
 }
 
 /* ---- the front end ---- */
@@ -346,6 +366,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "target") == 0) {
         want_releases = argc >= 3 ? atoi(argv[2]) : 1;
         return target();
+    }
+    if (argc >= 2 && strcmp(argv[1], "whoami") == 0) {
+        return whoami();
     }
     if (argc >= 2 && strcmp(argv[1], "cospawn") == 0) {
         return front(argc, argv, true, ends);

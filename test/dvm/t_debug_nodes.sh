@@ -7,7 +7,8 @@
 # message — and all of them through PMIX_QUERY_PROC_TABLE) and per process (the daemon
 # beside its target, by local rank), co-spawned at 12 and 64 processes and co-located
 # with a running job; a daemon killed on another node ends the co-spawned application
-# with a message naming it. Nothing is left behind.
+# with a message naming it; fork/exec and exec agents on every node (issue 17 item 3).
+# Nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 export PX_AGENT_PIDS=$T/pids
@@ -70,6 +71,23 @@ run_to 60 "$DBG" attach "$tns" node:1 "$DD" >"$T/attach" 2>&1 || fail "attach: $
 cat "$T/running" >>"$T/attach"
 wait $prun || fail "the debugged job failed: $(cat "$T/running")"
 per_node "$T/attach" 6 "$tns"
+
+# fork/exec and exec agents on every node: each agent connects back to its own node's
+# daemon (a prted's server, no rendezvous file) and starts its rank there
+run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
+    --fork-exec-agent "$B/examples/forkexec_agent" "$DBG" whoami >"$T/fea" 2>&1 ||
+    fail "fork/exec agents over 3 nodes: $(cat "$T/fea")"
+for r in 0 1 2 3 4 5; do
+    apid=$(sed -n "s/^fea $r pid \([0-9]*\) host ${NODES[$((r % 3))]} target .*:$r cmd .*/\1/p" "$T/fea")
+    [ -n "$apid" ] || fail "agent of rank $r on ${NODES[$((r % 3))]}: $(cat "$T/fea")"
+    grep "^whoami $r/6 lsize 2 " "$T/fea" | grep -q " ppid $apid agent -$" ||
+        fail "rank $r is not its agent's child: $(cat "$T/fea")"
+done
+run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
+    --exec-agent "$B/examples/exec_agent" "$DBG" whoami >"$T/ea" 2>&1 ||
+    fail "exec agents over 3 nodes: $(cat "$T/ea")"
+[ "$(grep -c '^whoami [0-9]/6 lsize 2 pid \([0-9]*\) ppid [0-9]* agent \1$' "$T/ea")" = 6 ] ||
+    fail "exec agents: $(cat "$T/ea")"
 
 # a daemon killed on a fake node ends its application, naming the daemon's node
 out=$T/die
