@@ -72,16 +72,26 @@ static pmix_proc_info_t *proc_table(const char *key, const char *nspace, pmix_in
     return NULL;
 }
 
-static uint32_t get_u32(const pmix_proc_t *p, const char *key)
+/* A number of p's; *gone (when not NULL) says p's job has ended (its data is gone). */
+static uint32_t get_u32_of(const pmix_proc_t *p, const char *key, bool *gone)
 {
     pmix_value_t *v = NULL;
     uint32_t n = 0;
     pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
+    if (rc == PMIX_ERR_NOT_FOUND && gone != NULL) {
+        *gone = true;
+        return 0;
+    }
     if (rc != PMIX_SUCCESS || PMIx_Value_get_number(v, &n, PMIX_UINT32) != PMIX_SUCCESS) {
         die(key, rc != PMIX_SUCCESS ? rc : PMIX_ERR_TYPE_MISMATCH);
     }
     PMIX_VALUE_RELEASE(v);
     return n;
+}
+
+static uint32_t get_u32(const pmix_proc_t *p, const char *key)
+{
+    return get_u32_of(p, key, NULL);
 }
 
 typedef struct {
@@ -174,9 +184,21 @@ int main(int argc, char **argv)
     size_t nlres = 0, nares = 0, nlocal = 0, nall = 0;
     pmix_proc_info_t *local =
         proc_table(PMIX_QUERY_LOCAL_PROC_TABLE, target.nspace, &lres, &nlres, &nlocal);
-    if (local == NULL ||
-        proc_table(PMIX_QUERY_PROC_TABLE, target.nspace, &ares, &nares, &nall) == NULL) {
+    bool gone = local == NULL ||
+                proc_table(PMIX_QUERY_PROC_TABLE, target.nspace, &ares, &nares, &nall) == NULL;
+    /* the targets' local ranks (their job may end meanwhile: then nothing is left to do) */
+    uint32_t *tlr = calloc(nlocal ? nlocal : 1, sizeof(*tlr));
+    for (size_t i = 0; !gone && tlr != NULL && i < nlocal; i++) {
+        tlr[i] = target.rank != PMIX_RANK_WILDCARD
+                     ? 0
+                     : get_u32_of(&local[i].proc, PMIX_LOCAL_RANK, &gone);
+    }
+    if (gone || tlr == NULL) {
         printf("dbgd %u/%u target %s has ended\n", me.rank, size, target.nspace);
+        PMIx_Info_free(lres, nlres);
+        PMIx_Info_free(ares, nares);
+        free(tlr);
+        free(host);
         PMIx_Finalize(NULL, 0);
         return 0;
     }
@@ -192,8 +214,7 @@ int main(int argc, char **argv)
         if (target.rank != PMIX_RANK_WILDCARD && local[i].proc.rank != target.rank) {
             continue;
         }
-        uint32_t tl =
-            target.rank != PMIX_RANK_WILDCARD ? 0 : get_u32(&local[i].proc, PMIX_LOCAL_RANK);
+        uint32_t tl = tlr[i];
         bool is_mine = lsize >= ntargets ? tl == lrank / (lsize / (ntargets ? ntargets : 1))
                                          : tl % lsize == lrank;
         if (is_mine) {
@@ -224,6 +245,7 @@ int main(int argc, char **argv)
     }
     PMIx_Proc_free(mine, nlocal ? nlocal : 1);
     free(pids);
+    free(tlr);
     free(host);
     if (die_sig > 0) {
         raise(die_sig);

@@ -348,6 +348,9 @@ bool px_dbg_defer_launch(px_job_t *j);
 void px_dbg_launched(px_job_t *d);
 /* j's output is held (co-spawned daemons until their application's spawn is answered). */
 bool px_dbg_out_held(const px_job_t *j);
+/* j enters ENDED: if it ran and its launch was still to be told (its co-spawned daemons
+ * not running yet), the spawn is answered now, before its end is told. */
+void px_dbg_job_ending(px_job_t *j);
 /* j ends (message: how, rendered; may be NULL): co-spawned daemons not started yet end
  * with it (the others live on); co-spawned daemons that failed end their application.
  * Before j is freed. */

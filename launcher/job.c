@@ -702,6 +702,7 @@ static void job_end(px_job_t *j)
 {
     px_job_result_t r;
     char *msg;
+    px_dbg_job_ending(j); /* a launch still to tell (co-spawn) is told first */
     result_of(j, &r, &msg);
     px_dvm_log(j->dvm, 1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
                r.exit_code);
@@ -741,7 +742,9 @@ void px_job_tell_launched(px_job_t *j)
     }
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
-    px_out_flush_held(j, false);
+    if (!px_dbg_out_held(j)) { /* co-spawned daemons': once their application is told */
+        px_out_flush_held(j, false);
+    }
 }
 
 /* Entering RUNNING, every process confirmed its start: tell the launch, unless the

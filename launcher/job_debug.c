@@ -34,10 +34,10 @@ struct px_dbg {
     bool out_held;          /* co-spawn: output held until the spawn is answered */
     struct event *start_ev; /* owned: maps co-spawned daemons on a later loop turn */
     /* owned arrays the job's apps/info point to (NULL: the request's own) */
-    pmix_app_t *apps; /* shallow copies of the request's apps (their info: see below) */
+    pmix_app_t *apps; /* owned array: the request's apps (see owns_apps) */
     size_t napps;
-    pmix_info_t **app_info; /* owned, napps: a daemons' app's info without stop points */
-    pmix_info_t *info;      /* owned: a daemons' job's info without stop points */
+    bool owns_apps;    /* a daemons' job: apps are deep copies (info without stops) */
+    pmix_info_t *info; /* owned: a daemons' job's info without stop points */
     size_t ninfo;
     /* a job whose processes run under a debugger agent (PMIX_FORKEXEC_AGENT, _EXEC_) */
     char *agent; /* owned: its path; NULL: none */
@@ -171,24 +171,30 @@ static void dbg_free(px_dbg_t *g)
     if (g->start_ev != NULL) {
         event_free(g->start_ev);
     }
-    for (size_t a = 0; g->app_info != NULL && a < g->napps; a++) {
-        PMIx_Info_free(g->app_info[a], g->apps[a].ninfo);
+    for (size_t a = 0; g->owns_apps && a < g->napps; a++) {
+        pmix_app_t *app = &g->apps[a];
+        free(app->cmd);
+        PMIx_Argv_free(app->argv);
+        PMIx_Argv_free(app->env);
+        free(app->cwd);
+        PMIx_Info_free(app->info, app->ninfo);
     }
-    free(g->app_info);
     free(g->apps);
     free(g->agent);
     PMIx_Info_free(g->info, g->ninfo);
     free(g);
 }
 
-/* The daemons' apps (want true) or the others, as shallow copies; a daemons' app gets
- * its own info without stop points. */
+/* The daemons' apps (want true) as copies of their own (the co-spawned daemons may be
+ * launched after the request is gone: its spawn is answered once the application ends,
+ * if that comes first), their info without stop points; or the application's apps as
+ * shallow copies (used until its launch, which the request outlives). */
 static pmix_status_t pick_apps(px_dbg_t *g, const pmix_app_t *apps, size_t napps, bool want,
                                bool all)
 {
     g->apps = calloc(napps ? napps : 1, sizeof(*g->apps));
-    g->app_info = want ? calloc(napps ? napps : 1, sizeof(*g->app_info)) : NULL;
-    if (g->apps == NULL || (want && g->app_info == NULL)) {
+    g->owns_apps = want;
+    if (g->apps == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (size_t a = 0; a < napps; a++) {
@@ -196,15 +202,20 @@ static pmix_status_t pick_apps(px_dbg_t *g, const pmix_app_t *apps, size_t napps
             continue;
         }
         size_t k = g->napps++;
-        g->apps[k] = apps[a];
-        if (want) {
-            size_t n = 0;
-            pmix_status_t rc = copy_without_stops(apps[a].info, apps[a].ninfo, &g->app_info[k], &n);
-            g->apps[k].info = g->app_info[k];
-            g->apps[k].ninfo = rc == PMIX_SUCCESS ? n : 0;
-            if (rc != PMIX_SUCCESS) {
-                return rc;
-            }
+        pmix_app_t *c = &g->apps[k];
+        if (!want) {
+            *c = apps[a];
+            continue;
+        }
+        c->maxprocs = apps[a].maxprocs;
+        c->cmd = apps[a].cmd ? strdup(apps[a].cmd) : NULL;
+        c->argv = PMIx_Argv_copy(apps[a].argv);
+        c->env = PMIx_Argv_copy(apps[a].env);
+        c->cwd = apps[a].cwd ? strdup(apps[a].cwd) : NULL;
+        pmix_status_t rc = copy_without_stops(apps[a].info, apps[a].ninfo, &c->info, &c->ninfo);
+        if (rc != PMIX_SUCCESS || (apps[a].cmd && !c->cmd) || (apps[a].argv && !c->argv) ||
+            (apps[a].env && !c->env) || (apps[a].cwd && !c->cwd)) {
+            return PMIX_ERR_NOMEM;
         }
     }
     return PMIX_SUCCESS;
@@ -392,11 +403,6 @@ bool px_dbg_is_daemons(const px_job_t *j)
     return j->dbg != NULL && j->dbg->is_daemons;
 }
 
-bool px_dbg_waiting(const px_job_t *j)
-{
-    return j->dbg != NULL && j->dbg->waiting;
-}
-
 bool px_dbg_places(const px_job_t *j)
 {
     return px_dbg_is_daemons(j) && j->dbg->target != NULL &&
@@ -508,6 +514,11 @@ static void start_daemons(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     px_job_t *d = arg;
+    if (d->dbg->target == NULL) { /* the application ended first (px_dbg_job_ended) */
+        d->why = PX_WHY_KILLED;
+        px_job_move(d, PX_JOB_ENDED, "its application ended before it started");
+        return;
+    }
     px_job_map(d); /* a failure ends d, and with it (px_dbg_job_ended) its application */
 }
 
@@ -530,23 +541,29 @@ bool px_dbg_defer_launch(px_job_t *j)
     return true;
 }
 
+/* The application's launch is told now (its spawn answered with its namespace); its
+ * co-spawned daemons' output goes where its output goes from then on. */
+static void tell_app(px_job_t *j)
+{
+    j->dbg->deferred = false;
+    px_job_tell_launched(j);
+    px_job_t *d = j->dbg->daemons;
+    if (d != NULL && !j->local && !j->out_here) {
+        px_srv_iof_inherit(j->nspace, d->nspace); /* after the server made j's sinks */
+    }
+}
+
 void px_dbg_launched(px_job_t *d)
 {
     if (!px_dbg_is_daemons(d) || !d->dbg->cospawn) {
         return;
     }
     px_job_t *j = d->dbg->target;
-    if (j != NULL && j->dbg != NULL && j->dbg->deferred) {
-        j->dbg->deferred = false;
-        if (!px_job_ending(j)) {
-            px_job_tell_launched(j); /* the spawn's answer: the application's namespace */
-        }
+    if (j != NULL && j->dbg != NULL && j->dbg->deferred && !px_job_ending(j)) {
+        tell_app(j);
     }
-    /* the daemons' output goes where the application's goes (held until now; dropped
-     * by the library when the application is gone) */
-    if (j != NULL && !j->local && !j->out_here) {
-        px_srv_iof_inherit(j->nspace, d->nspace);
-    }
+    /* the output held until the application's spawn was answered (dropped by the library
+     * when it never was: the application failed before it ran) */
     d->dbg->out_held = false;
     px_out_flush_held(d, false);
 }
@@ -557,6 +574,16 @@ bool px_dbg_out_held(const px_job_t *j)
 }
 
 /* ---- ends ---- */
+
+void px_dbg_job_ending(px_job_t *j)
+{
+    if (j->dbg != NULL && j->dbg->deferred && j->state == PX_JOB_ENDED && j->launched &&
+        j->nstarting == 0 && j->why != PX_WHY_START && j->why != PX_WHY_DEBUGGER) {
+        /* it ran and ended before its daemons ran: the spawn succeeded (its end follows);
+         * daemons that could not start fail the spawn instead (PX_WHY_DEBUGGER) */
+        tell_app(j);
+    }
+}
 
 void px_dbg_job_ended(px_job_t *j, const char *message)
 {
@@ -569,7 +596,8 @@ void px_dbg_job_ended(px_job_t *j, const char *message)
             continue;
         }
         d->dbg->target = NULL;
-        if (d->state == PX_JOB_INIT && d->dbg->waiting) {
+        if (d->state == PX_JOB_INIT && d->dbg->start_ev == NULL) {
+            /* not scheduled to start yet (else start_daemons ends it) */
             d->dbg->waiting = false;
             d->why = PX_WHY_KILLED;
             px_dvm_log(dvm, 1, "%s: %s ended before its debugger daemons started", d->nspace,

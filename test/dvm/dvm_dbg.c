@@ -7,14 +7,15 @@
  *                     released", exit 3), finalize
  *   whoami            init; print "whoami R/N lsize LS pid P ppid PP agent A" (A:
  *                     $PX_EXEC_AGENT_PID, set by examples/exec_agent, or "-"), finalize
- *   cospawn NP[/POLICY] PLACE APP... -- DAEMON...
+ *   cospawn NP[/POLICY] PLACE APP... -- [DAEMON...]
  *                     as a PMIx tool (default search): one PMIx_Spawn of NP x APP (mapped
  *                     by POLICY, PMIX_MAPBY in the job info, when given) and of
  *                     the daemon app marked PMIX_DEBUGGER_DAEMONS, placed by PLACE; print
  *                     "spawn STATUS ns=NS" (NS must be the application's), the DVM's
  *                     namespaces, then every JOB_END ("jobend NS status=S exit=C" and
  *                     "msg: TEXT") until both jobs ended (one after a failed spawn;
- *                     "--ends K" first: until K jobs ended)
+ *                     "--ends K" first: until K jobs ended); no DAEMON: a plain spawn
+ *                     of the application by the same front end
  *   attach TARGET PLACE DAEMON...
  *                     as a PMIx tool: spawn the daemons beside TARGET (NS or NS:RANK with
  *                     PMIX_DEBUG_TARGET, job:NS with the older PMIX_DEBUG_JOB, "auto": the
@@ -282,13 +283,17 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         while (sep < argc && strcmp(argv[sep], "--") != 0) {
             sep++;
         }
-        if (sep + 1 >= argc) {
-            printf("dvm_dbg: cospawn needs APP... -- DAEMON...\n");
+        if (sep >= argc || sep == 4) {
+            printf("dvm_dbg: cospawn needs APP... -- [DAEMON...]\n");
             return 2;
         }
         app_of(&apps[napps++], argv + 4, sep - 4, atoi(argv[2]), NULL);
         mapby = strchr(argv[2], '/') ? strchr(argv[2], '/') + 1 : NULL;
-        app_of(&apps[napps++], argv + sep + 1, argc - sep - 1, dmax, dinfo);
+        if (sep + 1 < argc) {
+            app_of(&apps[napps++], argv + sep + 1, argc - sep - 1, dmax, dinfo);
+        } else {
+            PMIx_Info_list_release(dinfo); /* no daemons: a plain spawn (the benchmark's base) */
+        }
     } else {
         char *tgt = argv[2];
         if (strcmp(tgt, "auto") == 0) {
@@ -339,7 +344,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         free(names);
     }
     /* a failed spawn: its JOB_END came first; the application's and the daemons' */
-    want_ends = rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : cospawn ? 2 : 1;
+    want_ends = rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : (int)napps;
     int status = wait_until(ends_done, 120) ? 0 : 1;
     if (status != 0) {
         printf("dvm_dbg: timed out waiting for the jobs' ends\n");

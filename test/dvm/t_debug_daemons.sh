@@ -130,6 +130,30 @@ expect_in "$out" "Job $ns was terminated because the debugger daemons spawned wi
 expect_in "$out" "was killed by"
 expect_in "$out" "signal 9 (Killed)"
 
+# ---- an application that ends at once, before its daemons run: the spawn still
+# succeeds (the application's namespace, its end), the daemons' job ends (ran and found
+# its target gone, or never started); the daemons' output is not lost when they run
+for i in 1 2 3 4 5; do
+    out=$T/quick$i
+    run_to 120 "$DBG" cospawn 16 node:1 /bin/true -- "$DD" >"$out" 2>&1 || fail "quick application: $(cat "$out")"
+    ns=$(sed -n 's/^spawn PMIX_SUCCESS ns=//p' "$out")
+    [ -n "$ns" ] || fail "the spawn of a quick application failed: $(cat "$out")"
+    expect_in "$out" "jobend $ns status=PMIX_SUCCESS exit=0"
+    [ "$(grep -c '^jobend ' "$out")" = 2 ] || fail "two job ends expected: $(cat "$out")"
+    if grep -q "^jobend .* status=PMIX_SUCCESS exit=0" <<<"$(grep -v "jobend $ns " "$out")"; then
+        grep -q '^dbgd 0/1 ' "$out" || fail "the daemon ran, its output is lost: $(cat "$out")"
+    fi
+done
+
+# ---- daemons that cannot start fail the co-spawn, with their message
+out=$T/nodaemon
+run_to 120 "$DBG" --ends 2 cospawn 2 node:1 "$DBG" target -- /nonexistent/daemon >"$out" 2>&1 ||
+    fail "co-spawn of a missing daemon: $(cat "$out")"
+expect_in "$out" "spawn PMIX_ERR_JOB_TERM_WO_SYNC ns=-"
+expect_in "$out" "/nonexistent/daemon"
+expect_in "$out" "because the debugger daemons spawned with it"
+wait_pps dvm_dbg 0
+
 # ---- what the DVM says it supports: PMIX_QUERY_DEBUG_SUPPORT lists the debugger
 # daemons' keys (and proc tables), PMIX_QUERY_SPAWN_SUPPORT lists them among the spawn
 # directives
