@@ -99,6 +99,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "forkexec_agent: cannot execute %s: %s\n", cmd, strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
     }
+    free(cmd);
+    PMIx_Argv_free(cargv);
+    PMIx_Argv_free(cenv);
+    free(cwd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -295,9 +295,9 @@ static int front(int argc, char **argv, bool cospawn, int ends)
             PMIx_Info_list_release(dinfo); /* no daemons: a plain spawn (the benchmark's base) */
         }
     } else {
-        char *tgt = argv[2];
+        char *tgt = argv[2], *names = NULL;
         if (strcmp(tgt, "auto") == 0) {
-            tgt = namespaces(); /* leaked: lives as long as the tool */
+            tgt = names = namespaces();
             char *comma = strchr(tgt, ',');
             if (comma != NULL) {
                 *comma = '\0';
@@ -320,6 +320,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
             PMIx_Info_list_add(jinfo, PMIX_DEBUG_TARGET, &t, PMIX_PROC);
         }
         app_of(&apps[napps++], argv + 4, argc - 4, dmax, dinfo);
+        free(names);
     }
     pmix_info_t jinfo[4];
     size_t nj = 3;
