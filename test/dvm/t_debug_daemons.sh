@@ -76,6 +76,16 @@ for d in 0 1 2 3 4 5 6 7; do
     expect_in "$out" "dbgd $d/8 host $(hostname) lrank $d/8 target $ns local 4 total 4 mine $((d / 2)) pids "
 done
 
+# ---- without a placement the daemons are mapped like any job (2 of them on this node),
+# and still find their targets by local rank
+out=$T/mapped
+run_to 120 "$DBG" cospawn 2 np:2 "$DBG" target -- "$DD" >"$out" 2>&1 || fail "co-spawn np:2: $(cat "$out")"
+ns=$(sed -n 's/^spawn PMIX_SUCCESS ns=//p' "$out")
+targets_ok "$out" 2 "$ns"
+for d in 0 1; do
+    expect_in "$out" "dbgd $d/2 host $(hostname) lrank $d/2 target $ns local 2 total 2 mine $d pids "
+done
+
 # ---- PMIX_COSPAWN_APP is a co-spawned app as well; daemons that stay are listed by
 # PMIX_QUERY_NAMESPACES (how a tool finds their namespace), outlive the application and
 # end with their front end's connection
