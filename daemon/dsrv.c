@@ -399,19 +399,23 @@ static void jctl_on_loop(void *arg)
     }
 }
 
-static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
-                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
-                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+/* A request whose payload is packed next (into c->buf), for tag; NULL on ENOMEM. */
+static jctl_t *jctl_new(uint32_t tag, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     jctl_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        return PMIX_ERR_NOMEM;
+    if (c != NULL) {
+        px_bfrops_buf_init(&c->buf);
+        c->tag = tag;
+        c->cbfunc = cbfunc;
+        c->cbdata = cbdata;
     }
-    px_bfrops_buf_init(&c->buf);
-    c->tag = PX_DP_JOBCTL;
-    c->cbfunc = cbfunc;
-    c->cbdata = cbdata;
-    pmix_status_t rc = px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs);
+    return c;
+}
+
+/* c's payload is packed (status packed): to the loop, which sends it; else c is freed. */
+static pmix_status_t jctl_shift(jctl_t *c, pmix_status_t packed)
+{
+    pmix_status_t rc = packed;
     if (rc == PMIX_SUCCESS &&
         (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
@@ -423,29 +427,28 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
     return rc;
 }
 
+static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_t *c = jctl_new(PX_DP_JOBCTL, cbfunc, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return jctl_shift(c,
+                      px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs));
+}
+
 /* ---- queries the library leaves to its host: the controller answers (QUERY) ---- */
 
 static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                               pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    jctl_t *c = calloc(1, sizeof(*c));
+    jctl_t *c = jctl_new(PX_DP_QUERY, cbfunc, cbdata);
     if (c == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    px_bfrops_buf_init(&c->buf);
-    c->tag = PX_DP_QUERY;
-    c->cbfunc = cbfunc;
-    c->cbdata = cbdata;
-    pmix_status_t rc = px_dp_query_pack(&c->buf, proct, queries, nqueries);
-    if (rc == PMIX_SUCCESS &&
-        (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
-        rc = PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    if (rc != PMIX_SUCCESS) {
-        px_bfrops_buf_free(&c->buf);
-        free(c);
-    }
-    return rc;
+    return jctl_shift(c, px_dp_query_pack(&c->buf, proct, queries, nqueries));
 }
 
 /* ---- tools: only this node's fork/exec agents, recognised by pid (nagent_agent.c) ---- */
