@@ -10,7 +10,7 @@
 # processes. Co-location onto a running job (PMIX_DEBUG_TARGET of the job or of one rank,
 # the older PMIX_DEBUG_JOB). Co-spawned daemons that die end their application with a
 # message naming them; PMIX_QUERY_DEBUG_SUPPORT and PMIX_QUERY_SPAWN_SUPPORT list the
-# keys; refusals name what is wrong.
+# keys; refusals name what is wrong; the daemons hold no slot.
 # Nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
@@ -200,5 +200,23 @@ refused "$T/r5" PMIX_ERR_BAD_PARAM "also names a target with pmix.dbg.tgt"
 # nothing of the refused requests runs; the DVM still works
 run_to 30 "$PRUN" $RR -n 2 "$APP" hello >"$T/hello" 2>&1 || fail "hello after refusals: $(cat "$T/hello")"
 wait_pps dvm_ 0
+stop_dvm
+
+# ---- debugger daemons hold no slot: on a DVM of 2 slots, a job of 1 with its daemon
+# beside it leaves room for another job of 1
+start_dvm --host "$(hostname):2"
+run_to 120 "$PRUN" $RR -n 1 "$DBG" target >"$T/slot" 2>&1 &
+prun=$!
+wait_for "$T/slot" "target 0/1 "
+tns=$(job_ns)
+"$DBG" attach "$tns" proc:1 "$DD" --stay --no-release >"$T/slotd" 2>&1 & # waits <= 120 s
+front=$!
+wait_pps debugger_daemon 1
+run_to 30 "$PRUN" $RR -n 1 "$APP" hello >"$T/slot2" 2>&1 || fail "no slot left beside a daemon: $(cat "$T/slot2")"
+kill -TERM $front # the front end leaves: its daemons go with its connection
+wait $front
+wait_pps debugger_daemon 0
+run_to 60 "$DBG" attach "$tns" node:1 "$DD" >>"$T/slot" 2>&1 || fail "release: $(cat "$T/slot")"
+wait $prun || fail "the target failed: $(cat "$T/slot")"
 stop_dvm
 pass
