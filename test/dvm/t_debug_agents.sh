@@ -90,6 +90,16 @@ expect_in "$T/kill" "(pid $victim), was killed by signal 9 (Killed)"
 wait_pps dvm_dbg 0
 stop_dvm
 
+# ---- prterun (a one-shot DVM) takes the agents the same way
+run_to 120 "$PRTERUN" $RR -n 2 --fork-exec-agent "$FEA" "$DBG" whoami >"$T/pr1" 2>&1 ||
+    fail "prterun --fork-exec-agent: $(cat "$T/pr1")"
+[ "$(grep -c '^whoami [01]/2 lsize 2 pid .* agent -$' "$T/pr1")" = 2 ] || fail "prterun fea: $(cat "$T/pr1")"
+[ "$(grep -c '^fea [01] pid ' "$T/pr1")" = 2 ] || fail "prterun fea: $(cat "$T/pr1")"
+run_to 120 "$PRTERUN" $RR -n 2 --exec-agent "$EA" "$DBG" whoami >"$T/pr2" 2>&1 ||
+    fail "prterun --exec-agent: $(cat "$T/pr2")"
+[ "$(grep -c '^whoami [01]/2 lsize 2 pid \([0-9]*\) ppid [0-9]* agent \1$' "$T/pr2")" = 2 ] ||
+    fail "prterun exec agent: $(cat "$T/pr2")"
+
 # ---- an agent that never connects back: killed after the wait, its rank failed
 export PX_NAGENT_TEST_AGENT_WAIT=3
 start_dvm
