@@ -14,32 +14,9 @@ export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_ag
 export PX_AGENT_PIDS=$T/pids
 mkdir -p "$PX_AGENT_PIDS"
 HERE=$(hostname)
-DBG=$B/test/dvm/dvm_dbg
-DD=$B/examples/debugger_daemon
 start_dvm --host "$HERE:22,fake1:21,fake2:21"
 NODES=("$HERE" fake1 fake2)
-
-# mine_of N D : the ranks of N targets mapped by node that are on node D ("0,3,6")
-mine_of() { seq -s, "$2" 3 $(($1 - 1)); }
-
-# per_node OUT N NS : N targets mapped by node over the 3 nodes, one daemon per node,
-# each on its node, finding that node's targets; every target released, pids right
-per_node() {
-    local out=$1 n=$2 ns=$3 r d
-    for ((r = 0; r < n; r++)); do
-        local lsize=$(((n - r % 3 + 2) / 3))
-        expect_in "$out" "target $r/$n lsize $lsize lrank $((r / 3)) host ${NODES[$((r % 3))]} pid "
-        grep -q "^target $r released by " "$out" || fail "target $r not released: $(cat "$out")"
-    done
-    for d in 0 1 2; do
-        local here=$(((n - d + 2) / 3))
-        expect_in "$out" "dbgd $d/3 host ${NODES[$d]} lrank 0/1 target $ns local $here total $n mine $(mine_of "$n" $d) pids "
-    done
-    local a b
-    a=$(sed -n 's/^target [0-9]*\/[0-9]* .* pid \([0-9]*\)$/\1/p' "$out" | sort -n | tr '\n' ' ')
-    b=$(sed -n 's/^dbgd .* pids \([0-9,]*\)$/\1/p' "$out" | tr ',' '\n' | sort -n | tr '\n' ' ')
-    [ "$a" = "$b" ] || fail "daemons found pids [$b], targets are [$a]"
-}
+. "$(dirname "$0")/dbg_lib.sh"
 
 for n in 12 64; do
     out=$T/cospawn$n
@@ -75,14 +52,9 @@ per_node "$T/attach" 6 "$tns"
 # fork/exec and exec agents on every node: each agent connects back to its own node's
 # daemon (a prted's server, no rendezvous file) and starts its rank there
 run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
-    --fork-exec-agent "$B/examples/forkexec_agent" "$DBG" whoami >"$T/fea" 2>&1 ||
+    --fork-exec-agent "$FEA" "$DBG" whoami >"$T/fea" 2>&1 ||
     fail "fork/exec agents over 3 nodes: $(cat "$T/fea")"
-for r in 0 1 2 3 4 5; do
-    apid=$(sed -n "s/^fea $r pid \([0-9]*\) host ${NODES[$((r % 3))]} target .*:$r cmd .*/\1/p" "$T/fea")
-    [ -n "$apid" ] || fail "agent of rank $r on ${NODES[$((r % 3))]}: $(cat "$T/fea")"
-    grep "^whoami $r/6 lsize 2 " "$T/fea" | grep -q " ppid $apid agent -$" ||
-        fail "rank $r is not its agent's child: $(cat "$T/fea")"
-done
+fea_children "$T/fea" 6
 run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
     --exec-agent "$B/examples/exec_agent" "$DBG" whoami >"$T/ea" 2>&1 ||
     fail "exec agents over 3 nodes: $(cat "$T/ea")"
