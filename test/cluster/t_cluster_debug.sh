@@ -35,11 +35,5 @@ fea_children "$T/fea" 6
 on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
 poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
 DVM_PID=""
-ns_empty() {
-    local i
-    for i in 1 2 3; do
-        [ -z "$(ip netns pids "$NAME-node$i")" ] || return 1
-    done
-}
-poll_until ns_empty || fail "processes left in the nodes: $(for i in 1 2 3; do ip netns pids "$NAME-node$i"; done | tr '\n' ' ')"
+nodes_empty
 pass
