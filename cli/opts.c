@@ -51,6 +51,8 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_PERSONALITY, "personality", 0, NULL, PX_ARG_REQ, JOB, "opt-personality"},
     {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
     {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
+    {PX_O_FORK_EXEC_AGENT, "fork-exec-agent", 0, NULL, PX_ARG_REQ, JOB, "opt-fork-exec-agent"},
+    {PX_O_EXEC_AGENT, "exec-agent", 0, NULL, PX_ARG_REQ, JOB, "opt-exec-agent"},
     {PX_O_NOHUP, "nohup", 0, NULL, PX_ARG_NONE, JOB, "opt-nohup"},
     {PX_O_STOP_ON_EXEC, "stop-on-exec", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-on-exec"},
     {PX_O_STOP_IN_INIT, "stop-in-init", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-in-init"},

@@ -38,8 +38,10 @@ typedef enum {
     PX_O_NOPREFIX,
     PX_O_PREFIX,
     PX_O_PERSONALITY,
-    PX_O_PPN,  /* Hydra's -ppn N: --map-by ppr:N:node */
-    PX_O_GENV, /* Hydra's -genv NAME VALUE: -x for every executable */
+    PX_O_PPN,             /* Hydra's -ppn N: --map-by ppr:N:node */
+    PX_O_GENV,            /* Hydra's -genv NAME VALUE: -x for every executable */
+    PX_O_FORK_EXEC_AGENT, /* PMIX_FORKEXEC_AGENT (issue 17) */
+    PX_O_EXEC_AGENT,      /* PMIX_EXEC_AGENT */
     PX_O_NOHUP,
     PX_O_STOP_ON_EXEC, /* a debugger's stop points (PMIX_DEBUG_STOP_*), every rank */
     PX_O_STOP_IN_INIT,
@@ -110,7 +112,8 @@ typedef struct {
     uint32_t stdin_rank;
     int timeout;
     char *personality; /* owned: --personality, passed on as typed (the DVM checks it) */
-    char **genv;       /* owned, NULL-terminated: -genv "VAR=value", for every segment */
+    char *fork_exec_agent, *exec_agent; /* owned: --fork-exec-agent, --exec-agent */
+    char **genv; /* owned, NULL-terminated: -genv "VAR=value", for every segment */
     int ngenv;
     bool ppn; /* mapby came from -ppn (for the conflict message) */
     bool nohup;

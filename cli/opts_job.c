@@ -81,6 +81,8 @@ void px_opts_job_state_fini(px_job_state_t *js)
     free(js->file);
     free(js->appfile);
     free(js->personality);
+    free(js->fork_exec_agent);
+    free(js->exec_agent);
     px_opts_vec_free(js->genv);
     memset(js, 0, sizeof(*js));
 }
@@ -399,6 +401,10 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
         return 0; /* accepted for compatibility; we find our binaries ourselves */
     case PX_O_PERSONALITY:
         return px_opts_setstr(&js->personality, val);
+    case PX_O_FORK_EXEC_AGENT:
+        return px_opts_setstr(&js->fork_exec_agent, val);
+    case PX_O_EXEC_AGENT:
+        return px_opts_setstr(&js->exec_agent, val);
     case PX_O_NOHUP:
         js->nohup = true;
         return 0;
@@ -593,6 +599,10 @@ static int px_opts_build(px_cmd_t *cmd, px_job_state_t *js)
         kv[n++] = (px_kv_t){PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL};
     if (js->stop_app)
         kv[n++] = (px_kv_t){PMIX_DEBUG_STOP_IN_APP, &yes, PMIX_BOOL};
+    if (js->fork_exec_agent != NULL)
+        kv[n++] = (px_kv_t){PMIX_FORKEXEC_AGENT, js->fork_exec_agent, PMIX_STRING};
+    if (js->exec_agent != NULL)
+        kv[n++] = (px_kv_t){PMIX_EXEC_AGENT, js->exec_agent, PMIX_STRING};
     kv[n++] = (px_kv_t){PMIX_FWD_STDOUT, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_FWD_STDERR, &yes, PMIX_BOOL};
     kv[n++] = (px_kv_t){PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL};

@@ -385,6 +385,83 @@ pmix_status_t px_dp_status_info_unpack(pmix_data_buffer_t *buf, pmix_status_t *s
     return rc;
 }
 
+/* ---- PX_DP_QUERY ---- */
+
+pmix_status_t px_dp_query_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                               const pmix_query_t *queries, size_t n)
+{
+    pmix_status_t rc = px_bfrops_pack(buf, requester, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_pack_u32(buf, (uint32_t)n);
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        size_t k = 0;
+        while (queries[i].keys != NULL && queries[i].keys[k] != NULL) {
+            k++;
+        }
+        rc = px_dpi_pack_u32(buf, (uint32_t)k);
+        for (size_t j = 0; rc == PMIX_SUCCESS && j < k; j++) {
+            rc = px_dpi_pack_str(buf, queries[i].keys[j]);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_pack_info_array(buf, queries[i].qualifiers, queries[i].nqual);
+        }
+    }
+    return rc;
+}
+
+void px_dp_queries_free(pmix_query_t *queries, size_t n)
+{
+    for (size_t i = 0; queries != NULL && i < n; i++) {
+        for (size_t j = 0; queries[i].keys != NULL && queries[i].keys[j] != NULL; j++) {
+            free(queries[i].keys[j]);
+        }
+        free(queries[i].keys);
+        px_bfrops_info_array_free(queries[i].qualifiers, queries[i].nqual);
+    }
+    free(queries);
+}
+
+static pmix_status_t query_unpack(pmix_data_buffer_t *buf, pmix_query_t **out, size_t *nout)
+{
+    size_t n = 0;
+    /* each query: at least its key count, one key and an empty qualifier array */
+    size_t each = px_bfrops_wire_item(PMIX_UINT32, 1) + px_bfrops_wire_item(PMIX_STRING, 1) +
+                  px_bfrops_wire_item(PMIX_INFO, 0);
+    pmix_status_t rc = px_bfrops_unpack_count(buf, PMIX_UINT32, each, PX_DP_QUERIES_MAX, &n);
+    if (rc == PMIX_SUCCESS && n == 0) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    }
+    pmix_query_t *q = rc == PMIX_SUCCESS ? calloc(n, sizeof(*q)) : NULL;
+    if (rc == PMIX_SUCCESS && q == NULL) {
+        rc = PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        size_t k = 0;
+        rc = px_bfrops_unpack_count(buf, PMIX_UINT32, px_bfrops_wire_item(PMIX_STRING, 1),
+                                    PX_DP_QUERY_KEYS_MAX, &k);
+        if (rc == PMIX_SUCCESS && k == 0) {
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        }
+        if (rc == PMIX_SUCCESS && (q[i].keys = calloc(k + 1, sizeof(char *))) == NULL) {
+            rc = PMIX_ERR_NOMEM;
+        }
+        for (size_t j = 0; rc == PMIX_SUCCESS && j < k; j++) {
+            rc = px_dpi_unpack_str(buf, PMIX_MAX_KEYLEN, &q[i].keys[j]);
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_bfrops_unpack_info_array(buf, &q[i].qualifiers, &q[i].nqual);
+        }
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_dp_queries_free(q, n);
+        return rc;
+    }
+    *out = q;
+    *nout = n;
+    return PMIX_SUCCESS;
+}
+
 /* ---- the controller's decoder ---- */
 
 static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m)
@@ -443,6 +520,9 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
         return rc == PMIX_SUCCESS ? px_bfrops_unpack_info_array(payload, &m->info, &m->ninfo) : rc;
     case PX_DP_EVENT:
         return event_unpack(payload, &m->status, &m->proc, &m->range, &m->info, &m->ninfo);
+    case PX_DP_QUERY:
+        rc = unpack_proc(payload, &m->proc);
+        return rc == PMIX_SUCCESS ? query_unpack(payload, &m->queries, &m->nqueries) : rc;
     default:
         return PMIX_ERR_NOT_SUPPORTED;
     }
@@ -472,5 +552,6 @@ void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m)
     free(m->procs);
     free(m->msg);
     px_bfrops_info_array_free(m->info, m->ninfo);
+    px_dp_queries_free(m->queries, m->nqueries);
     memset(m, 0, sizeof(*m));
 }

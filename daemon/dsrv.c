@@ -12,6 +12,7 @@
 #include "daemon/px_dproto.h"
 #include "daemon/px_dsrv.h"
 #include "help/px_help.h"
+#include "server/px_srv_host.h"
 
 /* A fence handed to the controller, waiting for its FENCE_REL. */
 typedef struct dfence {
@@ -358,7 +359,9 @@ static void dmx_serve(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
 
 /* ---- job control: a request to the controller ---- */
 
+/* A request answered with a status and results: JOBCTL, QUERY. */
 typedef struct {
+    uint32_t tag;
     pmix_data_buffer_t buf;
     pmix_info_cbfunc_t cbfunc;
     void *cbdata;
@@ -389,25 +392,30 @@ static void jctl_on_loop(void *arg)
 {
     jctl_t *c = arg;
     px_peer_t *p = peer();
-    int rc = p != NULL ? px_peer_send_request(p, PX_DP_JOBCTL, &c->buf, jctl_reply, c) : -1;
+    int rc = p != NULL ? px_peer_send_request(p, c->tag, &c->buf, jctl_reply, c) : -1;
     px_bfrops_buf_free(&c->buf);
     if (rc != 0) {
         c->cbfunc(PMIX_ERR_UNREACH, NULL, 0, c->cbdata, jctl_release, c);
     }
 }
 
-static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
-                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
-                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+/* A request whose payload is packed next (into c->buf), for tag; NULL on ENOMEM. */
+static jctl_t *jctl_new(uint32_t tag, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     jctl_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        return PMIX_ERR_NOMEM;
+    if (c != NULL) {
+        px_bfrops_buf_init(&c->buf);
+        c->tag = tag;
+        c->cbfunc = cbfunc;
+        c->cbdata = cbdata;
     }
-    px_bfrops_buf_init(&c->buf);
-    c->cbfunc = cbfunc;
-    c->cbdata = cbdata;
-    pmix_status_t rc = px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs);
+    return c;
+}
+
+/* c's payload is packed (status packed): to the loop, which sends it; else c is freed. */
+static pmix_status_t jctl_shift(jctl_t *c, pmix_status_t packed)
+{
+    pmix_status_t rc = packed;
     if (rc == PMIX_SUCCESS &&
         (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
@@ -417,6 +425,75 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
         free(c);
     }
     return rc;
+}
+
+static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_t *c = jctl_new(PX_DP_JOBCTL, cbfunc, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return jctl_shift(c,
+                      px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs));
+}
+
+/* ---- queries the library leaves to its host: the controller answers (QUERY) ---- */
+
+static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    jctl_t *c = jctl_new(PX_DP_QUERY, cbfunc, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return jctl_shift(c, px_dp_query_pack(&c->buf, proct, queries, nqueries));
+}
+
+/* ---- tools: only this node's fork/exec agents, recognised by pid (nagent_agent.c) ---- */
+
+typedef struct {
+    pmix_tool_connection_cbfunc_t cbfunc;
+    void *cbdata;
+    pid_t pid; /* 0: not told */
+    uint32_t uid;
+    bool have_uid;
+} dtool_t;
+
+static void tool_on_loop(void *arg)
+{
+    dtool_t *t = arg;
+    pmix_proc_t proc;
+    bool ok = srv != NULL && srv->link != NULL && t->pid > 0 && t->have_uid &&
+              t->uid == (uint32_t)geteuid() &&
+              px_nagent_agent_claim(px_dlink_agent(srv->link), t->pid, &proc);
+    t->cbfunc(ok ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, ok ? &proc : NULL, t->cbdata);
+    free(t);
+}
+
+static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                    void *cbdata)
+{
+    dtool_t *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
+        return;
+    }
+    t->cbfunc = cbfunc;
+    t->cbdata = cbdata;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_PROC_PID)) {
+            PMIx_Value_get_number(&info[i].value, &t->pid, PMIX_PID);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_USERID)) {
+            t->have_uid =
+                PMIx_Value_get_number(&info[i].value, &t->uid, PMIX_UINT32) == PMIX_SUCCESS;
+        }
+    }
+    if (srv == NULL || px_progress_shift(srv->o.prog, tool_on_loop, t) != 0) {
+        free(t);
+        cbfunc(PMIX_ERR_OUT_OF_RESOURCE, NULL, cbdata);
+    }
 }
 
 /* ---- spawn: not from a remote node yet ---- */
@@ -445,6 +522,8 @@ static pmix_server_module_t module = {
     .spawn = up_spawn,
     .notify_event = up_notify,
     .job_control = up_jobctl,
+    .query = up_query,
+    .tool_connected = up_tool,
 };
 
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
@@ -459,14 +538,18 @@ px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
     s->o.node = s->node;
     pmix_rank_t rank = o->id;
     pmix_topology_t topo = {.source = "hwloc", .topology = o->topo};
-    pmix_info_t info[4];
+    bool yes = true;
+    pmix_info_t info[6];
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, o->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[2], PMIX_HOSTNAME, o->node, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+    /* tools: this node's fork/exec agents, by the URI they are given (no rendezvous) */
+    PMIX_INFO_LOAD(&info[4], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[5], PX_SRV_NO_RNDZ, &yes, PMIX_BOOL);
     srv = s; /* upcalls may come as soon as the server is up */
-    *rc = PMIx_server_init(&module, info, 4);
-    for (size_t i = 0; i < 4; i++) {
+    *rc = PMIx_server_init(&module, info, 6);
+    for (size_t i = 0; i < 6; i++) {
         PMIX_INFO_DESTRUCT(&info[i]);
     }
     if (*rc != PMIX_SUCCESS) {

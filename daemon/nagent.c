@@ -13,6 +13,7 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
 #include "daemon/nagent_int.h"
 #include "daemon/px_personality.h"
 #include "daemon/px_pmi_child.h"
@@ -50,6 +51,7 @@ static void job_free(na_job_t *j)
             break;
         }
     }
+    px_na_agents_free(j);
     px_na_deregister(j);
     for (size_t i = 0; i < j->npending; i++) {
         free(j->pending[i].stage);
@@ -92,8 +94,8 @@ static void flush(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-static void report(na_job_t *j, pmix_rank_t rank, uint8_t state, pid_t pid, int32_t status,
-                   const char *stage)
+void px_na_report(na_job_t *j, pmix_rank_t rank, uint8_t state, pid_t pid, int32_t status,
+                  const char *stage)
 {
     if (j->npending == j->cap) {
         size_t cap = j->cap ? 2 * j->cap : 8;
@@ -120,8 +122,11 @@ static void on_started(px_child_t *child, int err, const char *stage, void *cbda
 {
     (void)cbdata;
     na_proc_t *p = px_child_user(child);
-    report(p->job, p->rank, err ? PX_DP_PS_FAILED : PX_DP_PS_STARTED, px_child_pid(child), err,
-           err ? (stage ? stage : "setup") : NULL);
+    if (px_na_agent_started(p, err)) {
+        return; /* a fork/exec agent starts its process once connected (nagent_agent.c) */
+    }
+    px_na_report(p->job, p->rank, err ? PX_DP_PS_FAILED : PX_DP_PS_STARTED, px_child_pid(child),
+                 err, err ? (stage ? stage : "setup") : NULL);
 }
 
 /* ---- output: IOF messages up, with flow control ---- */
@@ -216,8 +221,8 @@ static void on_stopped(px_child_t *child, bool stopped, void *cbdata)
 {
     (void)cbdata;
     na_proc_t *p = px_child_user(child);
-    report(p->job, p->rank, stopped ? PX_DP_PS_STOPPED : PX_DP_PS_CONTINUED, px_child_pid(child), 0,
-           NULL);
+    px_na_report(p->job, p->rank, stopped ? PX_DP_PS_STOPPED : PX_DP_PS_CONTINUED,
+                 px_child_pid(child), 0, NULL);
 }
 
 static void on_exited(px_child_t *child, int wstatus, void *cbdata)
@@ -227,9 +232,10 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
     pmix_proc_t proc;
     PMIx_Load_procid(&proc, p->job->nspace, p->rank);
     px_pmi_child_ended(&proc);
+    px_na_agent_exited(p, px_child_pid(child), wstatus); /* debugger agents */
     p->child = NULL;
     p->job->nalive--;
-    report(p->job, p->rank, PX_DP_PS_EXITED, px_child_pid(child), wstatus, NULL);
+    px_na_report(p->job, p->rank, PX_DP_PS_EXITED, px_child_pid(child), wstatus, NULL);
 }
 
 /* ---- LAUNCH ---- */
@@ -321,15 +327,25 @@ static void start_one(na_job_t *j, const px_dp_launch_t *l, pmix_rank_t r, pmix_
         err = ENOMEM;
         stage = "setup";
     }
+    char **aargv = NULL, **aenv = NULL; /* a debugger agent in its place (nagent_agent.c) */
+    if (err == 0 && j->agents != NULL && px_na_agent_spec(j, r, &spec, &aargv, &aenv) != 0) {
+        err = ENOMEM;
+        stage = "setup";
+    }
     if (err == 0) {
         p->child = px_odls_start(j->agent->odls, &spec);
         err = p->child != NULL ? 0 : errno;
     }
+    if (p->child != NULL && j->agents != NULL) {
+        px_na_agent_forked(j, r, px_child_pid(p->child));
+    }
+    PMIx_Argv_free(aargv);
+    PMIx_Argv_free(aenv);
     px_pmi_child_started(&pmi, &proc, p->child ? px_child_pid(p->child) : 0);
     if (p->child != NULL) {
         j->nalive++;
     } else {
-        report(j, r, PX_DP_PS_FAILED, 0, err ? err : EIO, stage);
+        px_na_report(j, r, PX_DP_PS_FAILED, 0, err ? err : EIO, stage);
     }
     hwloc_bitmap_free(cpuset);
     PMIx_Argv_free(env);
@@ -371,6 +387,9 @@ static pmix_status_t launch(px_nagent_t *a, const px_dp_launch_t *l)
     if (rc == PMIX_SUCCESS) {
         rc = px_na_register(a, j, l);
     }
+    if (rc == PMIX_SUCCESS && px_na_agents_setup(a, j, l) != 0) {
+        rc = PMIX_ERR_NOMEM;
+    }
     pmix_rank_t in_tgt = stdin_target(l);
     for (size_t r = 0; r < l->nprocs; r++) {
         if (!j->procs[r].local) {
@@ -378,10 +397,14 @@ static pmix_status_t launch(px_nagent_t *a, const px_dp_launch_t *l)
         }
         if (rc != PMIX_SUCCESS) {
             /* the job's registration failed: nothing of it can start here */
-            report(j, (pmix_rank_t)r, PX_DP_PS_FAILED, 0, EIO, "setup");
+            px_na_report(j, (pmix_rank_t)r, PX_DP_PS_FAILED, 0, EIO, "setup");
         } else {
             start_one(j, l, (pmix_rank_t)r, in_tgt);
         }
+    }
+    if (rc == PMIX_SUCCESS && px_na_agents_register(a, j) != PMIX_SUCCESS) {
+        /* the agents cannot learn what to start: they never connect (agent-connect) */
+        px_debug(1, "nagent", "%s: the agents' namespace could not be registered", j->nspace);
     }
     return PMIX_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include "daemon/px_nagent.h"
 
 typedef struct na_job na_job_t;
+typedef struct na_agents na_agents_t; /* nagent_agent.c: a job's debugger agents */
 
 typedef struct {
     na_job_t *job;    /* borrowed: the owner */
@@ -38,6 +39,7 @@ struct na_job {
     bool flushing;          /* inside flush(): it frees the job if need be */
     bool registered;        /* its namespace is registered with the server */
     char *nsdir;            /* owned: PMIX_NSDIR, removed with its content at the end */
+    na_agents_t *agents;    /* owned: its fork/exec or exec agent (nagent_agent.c); NULL */
 };
 
 struct px_nagent {
@@ -50,6 +52,33 @@ struct px_nagent {
     unsigned ndirs;                    /* job directories made so far (their names) */
     bool swept_stale_dirs;             /* the dead daemons' job directories were removed */
 };
+
+/* nagent.c: queue a process-state report (sent in this loop turn's PSTATE batch) */
+void px_na_report(na_job_t *j, pmix_rank_t rank, uint8_t state, pid_t pid, int32_t status,
+                  const char *stage);
+
+/* nagent_agent.c: PMIX_FORKEXEC_AGENT / PMIX_EXEC_AGENT of a job */
+/* Read the job's agent from its directives (none: j->agents stays NULL). 0 / -1 ENOMEM. */
+int px_na_agents_setup(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
+/* Rank r (local) is about to be forked as spec says: start its agent instead (spec's
+ * argv, and env for a fork/exec agent, replaced by arrays returned in *argv_owned,
+ * *env_owned, which the caller frees after px_odls_start); a fork/exec agent's
+ * description is kept for px_na_agents_register. 0 / -1 ENOMEM. */
+int px_na_agent_spec(na_job_t *j, pmix_rank_t r, px_child_spec_t *spec, char ***argv_owned,
+                     char ***env_owned);
+/* Its agent was forked as pid: the connect deadline starts. */
+void px_na_agent_forked(na_job_t *j, pmix_rank_t r, pid_t pid);
+/* odls said p started (err: it could not): true when that is not to be reported now (a
+ * fork/exec agent that has not connected back yet, or has failed already). */
+bool px_na_agent_started(na_proc_t *p, int err);
+/* p's agent (pid) was reaped: a fork/exec agent that never connected is reported failed
+ * (stage agent-exited, status its wait status); what it started is killed. Before the
+ * EXITED report. */
+void px_na_agent_exited(na_proc_t *p, pid_t pid, int wstatus);
+/* After the local ranks' forks (on the same loop turn, so before any agent's connection
+ * is approved): register the agents' namespace with each local agent's description. */
+pmix_status_t px_na_agents_register(px_nagent_t *a, na_job_t *j);
+void px_na_agents_free(na_job_t *j);
 
 /* nagent_reg.c */
 /* Compute the bindings of this node's PX_DP_PROC_BIND_LATER processes of l from the

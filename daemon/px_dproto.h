@@ -45,6 +45,7 @@ enum {
     PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
     PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
+    PX_DP_QUERY = 50,       /* daemon -> ctl, request: a local process's PMIx_Query_info */
 };
 
 /* Reasons in PX_DP_EXIT. */
@@ -252,6 +253,18 @@ pmix_status_t px_dp_status_info_pack(pmix_data_buffer_t *buf, pmix_status_t stat
 pmix_status_t px_dp_status_info_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
                                        pmix_info_t **info, size_t *ninfo);
 
+/* ---- PX_DP_QUERY (request): PROC requester, UINT32 n (1..PX_DP_QUERIES_MAX), then n x
+ * (UINT32 k (1..PX_DP_QUERY_KEYS_MAX), k x STRING key (1..PMIX_MAX_KEYLEN bytes), INFO
+ * array qualifiers). Reply: INT32 status, INFO array results (px_dp_status_info_*). The
+ * controller answers as for a query of its own server's processes, the requester's
+ * node being the asking daemon's. ---- */
+#define PX_DP_QUERIES_MAX    1024
+#define PX_DP_QUERY_KEYS_MAX 1024
+pmix_status_t px_dp_query_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                               const pmix_query_t *queries, size_t n);
+/* Frees what the decoder made (queries, n); accepts NULL. */
+void px_dp_queries_free(pmix_query_t *queries, size_t n);
+
 /* ---- PX_DP_EVENT: INT32 code, PROC source, UINT8 range, INFO array. A daemon sends up
  * what its server's notify_event upcall gives it; the controller delivers it to its own
  * server and relays it to every other daemon, whose servers deliver it locally. ---- */
@@ -301,11 +314,13 @@ typedef struct {
     char *msg;         /* PX_DP_ABORT: owned, may be NULL */
     pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT: owned, ninfo */
     size_t ninfo;
+    pmix_query_t *queries; /* PX_DP_QUERY: owned, nqueries (requester in proc) */
+    size_t nqueries;
 } px_dp_dmn_msg_t;
 
 /* The controller's decoder of what daemons send (PSTATE, IOF, FENCE_UP, DMODEX_REQ,
- * ABORT, JOBCTL, EVENT), with the same contract as px_dp_ctl_decode. A view in *m points into
- * payload: use it before payload goes. Fuzzed with px_dp_ctl_decode. */
+ * ABORT, JOBCTL, EVENT, QUERY), with the same contract as px_dp_ctl_decode. A view in *m points
+ * into payload: use it before payload goes. Fuzzed with px_dp_ctl_decode. */
 pmix_status_t px_dp_dmn_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
 void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m); /* accepts NULL */
 

@@ -2,6 +2,7 @@
  * with the host upcalls a daemon answers by asking the controller (docs/PROTOCOL.md):
  * client connected / finalized (PSTATE), abort (ABORT), fence_nb (FENCE_UP, answered
  * by FENCE_REL), direct_modex (DMODEX_REQ request), job_control (JOBCTL request),
+ * query (QUERY request: proc tables and the rest the library leaves to its host),
  * notify_event beyond this node (EVENT). spawn is refused (PMIX_ERR_NOT_SUPPORTED, with
  * the daemon-spawn message on prted's stderr): a job cannot start jobs from a remote
  * node yet. The upcalls come on the library's thread and are shifted to the daemon's

@@ -64,4 +64,17 @@ pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_
 /* Children of every job not yet through exited(). */
 size_t px_nagent_count(const px_nagent_t *a);
 
+/* Debugger agents (nagent_agent.c). The key under which a fork/exec agent finds the
+ * process it starts, in its own process realm (PMIx_Get of its own name): a
+ * PMIX_DATA_ARRAY of one PMIX_APP (cmd, argv, env, cwd). */
+#define PX_NA_FEA_APP "px.fea.app"
+/* A PSTATE "failed to start" report of stage "agent-exited" (a fork/exec agent that ended
+ * before connecting back) carries 0x10000 | its wait status: never 0, which would read as
+ * a success. */
+#define PX_NA_AGENT_EXITED_BIT 0x10000
+/* A tool of this node's server asks to connect from pid: when pid is a fork/exec agent
+ * of a local rank still to connect, *proc is its identity ("<job>.fea", its rank), its
+ * rank counts as started, and true is returned (approve it); else false. */
+bool px_nagent_agent_claim(px_nagent_t *a, pid_t pid, pmix_proc_t *proc);
+
 #endif /* PX_NAGENT_H */

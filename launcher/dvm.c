@@ -227,6 +227,7 @@ typedef struct {
     bool have_uid, have_gid; /* PMIX_USERID / PMIX_GRPID: a Unix-socket peer */
     uid_t uid;
     gid_t gid;
+    pid_t pid; /* PMIX_PROC_PID (0: not told): a fork/exec agent is recognised by it */
     pmix_tool_connection_cbfunc_t cbfunc;
     void *cbdata;
 } tool_req_t;
@@ -243,6 +244,14 @@ static void tool_on_loop(void *arg)
                    "tool of uid %u gid %u refused: this DVM (uid %u) does not serve that user",
                    (unsigned)t->uid, (unsigned)t->gid, (unsigned)geteuid());
         t->cbfunc(rc, NULL, t->cbdata);
+        free(t);
+        return;
+    }
+    if (!foreign && dvm->d0 != NULL &&
+        px_nagent_agent_claim(px_dlink_agent(dvm->d0), t->pid, &t->proc)) {
+        /* a fork/exec agent of this node's daemon 0 (daemon/nagent_agent.c) */
+        px_dvm_log(dvm, 1, "fork/exec agent %s:%u connected", t->proc.nspace, t->proc.rank);
+        t->cbfunc(PMIX_SUCCESS, &t->proc, t->cbdata);
         free(t);
         return;
     }
@@ -290,6 +299,8 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
             uint32_t v = 0;
             t->have_gid = PMIx_Value_get_number(&info[i].value, &v, PMIX_UINT32) == PMIX_SUCCESS;
             t->gid = (gid_t)v;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_PROC_PID)) {
+            PMIx_Value_get_number(&info[i].value, &t->pid, PMIX_PID);
         }
     }
     t->have_id = have_ns;

@@ -41,6 +41,7 @@ typedef enum {
     PX_WHY_SETUP,     /* could not be mapped, registered or given its psets */
     PX_WHY_DAEMON,    /* the daemon of a node running some of its processes was lost */
     PX_WHY_CONNECTED, /* a process of a job it is connected to failed (dvm_group.c) */
+    PX_WHY_DEBUGGER,  /* the debugger daemons co-spawned with it failed (job_dbgd.c) */
 } px_why_t;
 
 typedef struct px_job px_job_t;
@@ -49,6 +50,7 @@ typedef struct px_out_sink px_out_sink_t;     /* output.c: our own stdout or std
 typedef struct px_dvm_auth px_dvm_auth_t;     /* dvm_auth.c: who may use the DVM */
 typedef struct px_cfence px_cfence_t;         /* fence.c: a fence across daemons */
 typedef struct px_stdin_push px_stdin_push_t; /* job_stdin.c: a push on its way */
+typedef struct px_dbg px_dbg_t;               /* job_dbgd.c: a job's debugger daemons */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -146,6 +148,7 @@ struct px_job {
     struct event *timeout_ev;
     struct event *kill_ev;
     int timeout;
+    px_dbg_t *dbg; /* owned: its debugger daemons, or what it debugs (job_dbgd.c); NULL */
 };
 
 /* output.c: large output blocks kept for reuse */
@@ -242,6 +245,17 @@ bool px_dvm_auth_may_act(const px_dvm_t *dvm, const pmix_proc_t *requester, cons
 
 /* job.c */
 px_job_t *px_job_find(px_dvm_t *dvm, const char *nspace);
+/* A new job in INIT for the same requester as `like` (its events, output and local
+ * callbacks' process; no spawn callback), listed in the DVM. NULL on ENOMEM. */
+px_job_t *px_job_new(px_dvm_t *dvm, const px_job_t *like);
+/* Map j onto the pool, check what it names, ask for its application setup; a failure
+ * ends it (its requester is told). */
+void px_job_map(px_job_t *j);
+/* j runs (entering RUNNING, or later for a co-spawn): answer its spawn, raise JOB_START
+ * and LAUNCH_COMPLETE, send the output held meanwhile. */
+void px_job_tell_launched(px_job_t *j);
+/* j's co-spawned debugger daemons failed (text: why, rendered): j ends too. */
+void px_job_fail_debugger(px_job_t *j, const char *text);
 pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
                            const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
                            size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
@@ -278,6 +292,8 @@ void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint3
 /* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
  * owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
+/* The debugger directives among them (PMIX_QUERY_DEBUG_SUPPORT lists them). */
+char *px_job_debug_support(void);
 /* job_parent.c: jobs spawned by an application process */
 /* The process that spawned j when it is a process of another job of this DVM, else NULL
  * (a tool, or this process). */
@@ -370,6 +386,56 @@ void px_pool_put(px_pool_t *pool);
  * names that are this node, 0 (no limit) when one of those names has none. */
 int px_pool_max_slots(const px_host_t *hosts, size_t nhosts, const char *hostname);
 
+/* job_dbgd.c: debugger daemons, co-spawned with an application or placed beside a
+ * running job (controller loop) */
+/* Read a spawn request for debugger daemons (j is its job, in INIT). Nothing asked:
+ * PMIX_SUCCESS, nothing changed. A co-spawn: j keeps the application's apps (*apps,
+ * *napps then point to j's own array) and *daemons is a new job in INIT holding the
+ * daemons' apps and job info (px_dbg_daemons_part), which starts once j has started. A
+ * co-location: j is the daemons' job beside the running target (*info, *apps replaced by
+ * its own copies). Else an error and *msg, the refusal's text (rendered). */
+pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **info, size_t *ninfo,
+                           const pmix_app_t **apps, size_t *napps, char **msg);
+void px_dbg_daemons_part(const px_job_t *d, const pmix_info_t **info, size_t *ninfo,
+                         const pmix_app_t **apps, size_t *napps);
+/* j is a job of debugger daemons (they hold no slots: pool.c). */
+bool px_dbg_is_daemons(const px_job_t *j);
+/* j's daemons are placed beside their target (per node or per process): px_dbg_map maps
+ * them, not px_map_job. */
+bool px_dbg_places(const px_job_t *j);
+/* The daemons' map: PER_NODE on each node running a live target process, or PER_PROC
+ * beside each, ranked by (node, the target's local rank); node indices the pool's. */
+pmix_status_t px_dbg_map(px_job_t *d, const px_pool_t *pool, px_map_t *map, char **msg);
+/* The daemons' job data: PMIX_DEBUG_TARGET (and PMIX_DEBUG_JOB); nothing for others. */
+pmix_status_t px_dbg_reg_info(const px_job_t *j, void *list);
+/* j enters RUNNING: true when its co-spawned daemons start now and its launch is told
+ * once they run (px_dbg_launched). */
+bool px_dbg_defer_launch(px_job_t *j);
+/* Daemons' job d runs: its application's launch is told, d's held output sent. */
+void px_dbg_launched(px_job_t *d);
+/* j's output is held (co-spawned daemons until their application's spawn is answered). */
+bool px_dbg_out_held(const px_job_t *j);
+/* j enters ENDED: if it ran and its launch was still to be told (its co-spawned daemons
+ * not running yet), the spawn is answered now, before its end is told. */
+void px_dbg_job_ending(px_job_t *j);
+/* j ends (message: how, rendered; may be NULL): co-spawned daemons not started yet end
+ * with it (the others live on); co-spawned daemons that failed end their application.
+ * Before j is freed. */
+void px_dbg_job_ended(px_job_t *j, const char *message);
+void px_dbg_job_free(px_job_t *j);
+/* Why rank of j could not start when it ran under a debugger agent (PMIX_EXEC_AGENT,
+ * PMIX_FORKEXEC_AGENT) and the agent failed (its exec, its early exit, no connection
+ * back: the node agent's stages exec, agent-exited, agent-connect), rendered; else NULL. */
+char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank);
+/* j's first failure is a signal and its processes run under a fork/exec agent (pid: the
+ * agent's, the process the daemon started): the rendered message naming the agent; else
+ * NULL. */
+char *px_dbg_agent_signal(const px_job_t *j, int pid);
+
+/* dvm_query.c: daemon id's QUERY request seq (a process of its node asked): answered as
+ * the query upcall answers this node's processes, the requester's node being id's. */
+void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,
+                         size_t nqueries);
 /* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
  * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,
  * owned by the caller (PMIx_Argv_free), NULL on ENOMEM. */

@@ -3,6 +3,8 @@
  * debug support.
  * The upcall arrives on the server library's thread; answers are built on the loop.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,10 +13,14 @@
 #include <pmix_server.h>
 
 #include "common/px_common.h"
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 
 typedef struct {
     px_dvm_t *dvm;
+    unsigned node;         /* the requester's node (daemon id): its local proc tables */
     pmix_query_t *queries; /* borrowed until the callback */
     size_t nqueries;
     pmix_info_cbfunc_t cbfunc;
@@ -92,13 +98,21 @@ static const char *qualifier(const pmix_query_t *q, const char *key)
     return NULL;
 }
 
-/* The proc table of one namespace (NULL: every job). */
-static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, const char *nspace)
+/* Whether rank r of j is in a table of node (UINT_MAX: of every node). */
+static bool on_node(const px_job_t *j, size_t r, unsigned node)
+{
+    return node == UINT_MAX || px_job_node(j, (pmix_rank_t)r) == node;
+}
+
+/* The proc table of one namespace (NULL: every job), of one node (UINT_MAX: all). */
+static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, const char *nspace,
+                                unsigned node)
 {
     size_t n = 0;
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
-        if (nspace == NULL || PMIx_Check_nspace(j->nspace, nspace)) {
-            n += j->nprocs;
+        for (size_t r = 0;
+             (nspace == NULL || PMIx_Check_nspace(j->nspace, nspace)) && r < j->nprocs; r++) {
+            n += on_node(j, r, node);
         }
     }
     if (nspace != NULL && px_job_find(dvm, nspace) == NULL) {
@@ -114,7 +128,10 @@ static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, cons
         if (nspace != NULL && !PMIx_Check_nspace(j->nspace, nspace)) {
             continue;
         }
-        for (size_t r = 0; r < j->nprocs; r++, k++) {
+        for (size_t r = 0; r < j->nprocs; r++) {
+            if (!on_node(j, r, node)) {
+                continue;
+            }
             const px_proc_t *p = &j->procs[r];
             pi[k].proc = p->proc;
             pi[k].hostname = strdup(px_job_node_name(j, (pmix_rank_t)r));
@@ -122,6 +139,7 @@ static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, cons
             pi[k].pid = p->pid;
             pi[k].exit_code = proc_exit_code(p);
             pi[k].state = proc_state(j, p);
+            k++;
         }
     }
     pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
@@ -178,37 +196,44 @@ static pmix_status_t namespace_info(px_dvm_t *dvm, void *list)
 }
 
 /* One answerable key's answer into list (PMIX_ERR_NOT_FOUND: nothing to say). */
-typedef pmix_status_t (*answer_fn)(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+typedef pmix_status_t (*answer_fn)(const query_req_t *q, const pmix_query_t *qq, const char *key,
                                    void *list);
 
-static pmix_status_t ans_namespaces(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+static pmix_status_t ans_namespaces(const query_req_t *q, const pmix_query_t *qq, const char *key,
                                     void *list)
 {
     (void)qq;
-    char *s = namespaces(dvm);
+    char *s = namespaces(q->dvm);
     pmix_status_t rc = s ? PMIx_Info_list_add(list, key, s, PMIX_STRING) : PMIX_ERR_NOMEM;
     free(s);
     return rc;
 }
 
-static pmix_status_t ans_proc_table(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
+static pmix_status_t ans_proc_table(const query_req_t *q, const pmix_query_t *qq, const char *key,
                                     void *list)
 {
-    return proc_table(dvm, list, key, qualifier(qq, PMIX_NSPACE));
+    return proc_table(q->dvm, list, key, qualifier(qq, PMIX_NSPACE), UINT_MAX);
 }
 
-static pmix_status_t ans_namespace_info(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
-                                        void *list)
+/* The processes on the requester's node. */
+static pmix_status_t ans_local_proc_table(const query_req_t *q, const pmix_query_t *qq,
+                                          const char *key, void *list)
+{
+    return proc_table(q->dvm, list, key, qualifier(qq, PMIX_NSPACE), q->node);
+}
+
+static pmix_status_t ans_namespace_info(const query_req_t *q, const pmix_query_t *qq,
+                                        const char *key, void *list)
 {
     (void)qq;
     (void)key;
-    return namespace_info(dvm, list);
+    return namespace_info(q->dvm, list);
 }
 
-static pmix_status_t ans_spawn_support(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
-                                       void *list)
+static pmix_status_t ans_spawn_support(const query_req_t *q, const pmix_query_t *qq,
+                                       const char *key, void *list)
 {
-    (void)dvm;
+    (void)q;
     (void)qq;
     char *attrs = px_job_spawn_support(); /* the job-info reader's table */
     pmix_status_t rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
@@ -216,15 +241,24 @@ static pmix_status_t ans_spawn_support(px_dvm_t *dvm, const pmix_query_t *qq, co
     return rc;
 }
 
-static pmix_status_t ans_debug_support(px_dvm_t *dvm, const pmix_query_t *qq, const char *key,
-                                       void *list)
+static pmix_status_t ans_debug_support(const query_req_t *q, const pmix_query_t *qq,
+                                       const char *key, void *list)
 {
-    (void)dvm;
+    (void)q;
     (void)qq;
-    /* what this DVM does for debuggers today: proc tables and job events */
-    const char *attrs =
-        PMIX_QUERY_PROC_TABLE "," PMIX_QUERY_LOCAL_PROC_TABLE "," PMIX_NOTIFY_COMPLETION;
-    return PMIx_Info_list_add(list, key, attrs, PMIX_STRING);
+    /* what this DVM does for debuggers: proc tables, job events, and the debugger
+     * directives of the spawn table (debugger daemons, ...) */
+    char *spawn = px_job_debug_support();
+    char *attrs = NULL;
+    if (spawn == NULL ||
+        asprintf(&attrs, "%s,%s,%s%s%s", PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE,
+                 PMIX_NOTIFY_COMPLETION, spawn[0] ? "," : "", spawn) < 0) {
+        attrs = NULL;
+    }
+    free(spawn);
+    pmix_status_t rc = attrs ? PMIx_Info_list_add(list, key, attrs, PMIX_STRING) : PMIX_ERR_NOMEM;
+    free(attrs);
+    return rc;
 }
 
 /* The keys the DVM answers: the one table query_on_loop dispatches on and
@@ -233,9 +267,12 @@ static const struct {
     const char *key;
     answer_fn answer;
 } answers[] = {
-    {PMIX_QUERY_NAMESPACES, ans_namespaces},       {PMIX_QUERY_PROC_TABLE, ans_proc_table},
-    {PMIX_QUERY_LOCAL_PROC_TABLE, ans_proc_table}, {PMIX_QUERY_NAMESPACE_INFO, ans_namespace_info},
-    {PMIX_QUERY_SPAWN_SUPPORT, ans_spawn_support}, {PMIX_QUERY_DEBUG_SUPPORT, ans_debug_support},
+    {PMIX_QUERY_NAMESPACES, ans_namespaces},
+    {PMIX_QUERY_PROC_TABLE, ans_proc_table},
+    {PMIX_QUERY_LOCAL_PROC_TABLE, ans_local_proc_table},
+    {PMIX_QUERY_NAMESPACE_INFO, ans_namespace_info},
+    {PMIX_QUERY_SPAWN_SUPPORT, ans_spawn_support},
+    {PMIX_QUERY_DEBUG_SUPPORT, ans_debug_support},
 };
 #define NANSWERS (sizeof(answers) / sizeof(answers[0]))
 
@@ -251,9 +288,9 @@ char **px_dvm_query_keys(void)
     return keys;
 }
 
-static void query_on_loop(void *arg)
+/* Every key of q's queries answered into q->results; PMIX_ERR_NOT_FOUND when none was. */
+static pmix_status_t answer_all(query_req_t *q)
 {
-    query_req_t *q = arg;
     void *list = PMIx_Info_list_start();
     bool any = false;
     for (size_t i = 0; i < q->nqueries; i++) {
@@ -263,7 +300,7 @@ static void query_on_loop(void *arg)
             pmix_status_t rc = PMIX_ERR_NOT_FOUND;
             for (size_t a = 0; a < NANSWERS; a++) {
                 if (strcmp(key, answers[a].key) == 0) {
-                    rc = answers[a].answer(q->dvm, qq, key, list);
+                    rc = answers[a].answer(q, qq, key, list);
                     break;
                 }
             }
@@ -277,8 +314,31 @@ static void query_on_loop(void *arg)
         q->results = da.array;
         q->nresults = da.size;
     }
-    q->cbfunc(any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, q->results, q->nresults, q->cbdata,
-              query_release, q);
+    return any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
+}
+
+static void query_on_loop(void *arg)
+{
+    query_req_t *q = arg;
+    pmix_status_t rc = answer_all(q);
+    q->cbfunc(rc, q->results, q->nresults, q->cbdata, query_release, q);
+}
+
+void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,
+                         size_t nqueries)
+{
+    query_req_t q = {
+        .dvm = dvm, .node = id, .queries = (pmix_query_t *)queries, .nqueries = nqueries};
+    pmix_status_t rc = answer_all(&q);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (px_dp_status_info_pack(&b, rc, q.results, q.nresults) == PMIX_SUCCESS ||
+        (px_bfrops_buf_free(&b), px_bfrops_buf_init(&b),
+         px_dp_status_info_pack(&b, PMIX_ERR_NOMEM, NULL, 0) == PMIX_SUCCESS)) {
+        px_daemons_reply(dvm->daemons, id, seq, PX_DP_QUERY, &b);
+    }
+    px_bfrops_buf_free(&b);
+    PMIx_Info_free(q.results, q.nresults);
 }
 
 pmix_status_t px_dvm_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,

@@ -231,6 +231,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_EVENT:
         px_dvm_event(dvm, id, m.status, &m.proc, m.range, m.info, m.ninfo);
         break;
+    case PX_DP_QUERY:
+        px_dvm_query_remote(dvm, id, seq, m.queries, m.nqueries);
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }
@@ -297,6 +300,11 @@ void px_job_fail_connected(px_job_t *j, const pmix_proc_t *failed)
     char who[PMIX_MAX_NSLEN + 16];
     snprintf(who, sizeof(who), "%s rank %u", failed->nspace, failed->rank);
     job_fail(j, PX_WHY_CONNECTED, PMIX_RANK_WILDCARD, 0, who);
+}
+
+void px_job_fail_debugger(px_job_t *j, const char *text)
+{
+    job_fail(j, PX_WHY_DEBUGGER, PMIX_RANK_WILDCARD, 0, text);
 }
 
 void px_job_abort(px_job_t *j, pmix_rank_t rank, int status, const char *msg)
@@ -383,6 +391,11 @@ static char *start_failure_text(px_job_t *j, pmix_rank_t rank)
     if (asprintf(&pathvar, "PATH=%s", j->paths[a]) < 0) {
         return NULL;
     }
+    char *agent = px_dbg_agent_failure(j, rank); /* a debugger agent's (job_dbgd.c) */
+    if (agent != NULL) {
+        free(pathvar);
+        return agent;
+    }
     char *argv[2] = {j->exes[a], NULL};
     char *env[2] = {pathvar, NULL};
     px_child_spec_t spec = {
@@ -424,9 +437,11 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
     case PX_WHY_SIGNAL:
         r->status = PMIX_ERR_JOB_ABORTED_BY_SIG;
         r->exit_code = 128 + j->why_code;
-        *msg = px_help_render("help-prte.txt", "proc-signal", rank, j->nspace,
-                              px_job_node_name(j, j->why_rank), pid, exe, j->why_code,
-                              strsignal(j->why_code));
+        *msg = px_dbg_agent_signal(j, pid); /* under a fork/exec agent (job_dbgd.c) */
+        *msg = *msg != NULL ? *msg
+                            : px_help_render("help-prte.txt", "proc-signal", rank, j->nspace,
+                                             px_job_node_name(j, j->why_rank), pid, exe,
+                                             j->why_code, strsignal(j->why_code));
         break;
     case PX_WHY_ABORT:
         r->status = PMIX_ERR_JOB_ABORTED;
@@ -457,6 +472,11 @@ static void result_of(px_job_t *j, px_job_result_t *r, char **msg)
         r->exit_code = 128 + SIGTERM;
         *msg = px_help_render("help-prte.txt", "job-connected-failed", j->nspace,
                               j->why_text ? j->why_text : "?");
+        break;
+    case PX_WHY_DEBUGGER:
+        r->status = PMIX_ERR_JOB_TERM_WO_SYNC;
+        r->exit_code = 1;
+        *msg = j->why_text ? strdup(j->why_text) : NULL; /* rendered (job_dbgd.c) */
         break;
     case PX_WHY_SETUP:
         r->status = j->why_status != PMIX_SUCCESS ? j->why_status : PMIX_ERR_JOB_FAILED_TO_MAP;
@@ -639,6 +659,7 @@ static void job_free(px_job_t *j)
     free(j->breakpoint);
     free(j->why_text);
     free(j->why_msg);
+    px_dbg_job_free(j);
     free(j);
 }
 
@@ -647,6 +668,7 @@ static void job_end(px_job_t *j)
 {
     px_job_result_t r;
     char *msg;
+    px_dbg_job_ending(j); /* a launch still to tell (co-spawn) is told first */
     result_of(j, &r, &msg);
     px_dvm_log(j->dvm, 1, "%s ended: %s (exit code %d)", j->nspace, PMIx_Error_string(r.status),
                r.exit_code);
@@ -665,6 +687,7 @@ static void job_end(px_job_t *j)
             px_job_notify_end(j, &r, false, NULL, NULL); /* job_events.c: who gets it */
         }
     }
+    px_dbg_job_ended(j, msg); /* its debugger daemons, or what it debugged (job_dbgd.c) */
     free(msg);
     px_pubsub_job_ended(j->dvm->pubsub, j->nspace);
     px_job_end_children(j); /* the jobs it spawned (job_parent.c) */
@@ -674,12 +697,11 @@ static void job_end(px_job_t *j)
     px_dvm_maybe_shutdown_done(dvm);
 }
 
-/* Entering RUNNING, every process confirmed its start: answer the spawn, raise
- * JOB_START and LAUNCH_COMPLETE if the requester asked for them (PMIX_NOTIFY_JOB_EVENTS;
- * the Standard has the launcher generate them only then). Never unasked: a requester
- * may abort on an event it did not register for — Open MPI 4.1's default handler
- * aborts the parent of MPI_Comm_spawn on any event that reaches it. */
-static void job_launched(px_job_t *j)
+/* Every process confirmed its start (and co-spawned debugger daemons run, if any):
+ * answer the spawn, raise JOB_START and LAUNCH_COMPLETE to whoever asked for them
+ * (job_events.c: PMIX_NOTIFY_JOB_EVENTS; never unasked — Open MPI 4.1's default handler
+ * aborts the parent of MPI_Comm_spawn on any event that reaches it). */
+void px_job_tell_launched(px_job_t *j)
 {
     if (j->spawn_cb != NULL) { /* a requester's job (this process's has none) */
         pmix_spawn_cbfunc_t cb = j->spawn_cb;
@@ -691,7 +713,20 @@ static void job_launched(px_job_t *j)
     }
     px_job_notify(j, PMIX_EVENT_JOB_START); /* job_events.c: who gets them */
     px_job_notify(j, PMIX_LAUNCH_COMPLETE);
-    px_out_flush_held(j, false);
+    if (!px_dbg_out_held(j)) { /* co-spawned daemons': once their application is told */
+        px_out_flush_held(j, false);
+    }
+}
+
+/* Entering RUNNING, every process confirmed its start: tell the launch, unless the
+ * debugger daemons co-spawned with it start first (job_dbgd.c). */
+static void job_launched(px_job_t *j)
+{
+    if (px_dbg_defer_launch(j)) {
+        return;
+    }
+    px_job_tell_launched(j);
+    px_dbg_launched(j); /* co-spawned daemons: now their application is told */
 }
 
 bool px_job_ending(const px_job_t *j)
@@ -881,6 +916,9 @@ static pmix_status_t reg_info(px_job_t *j, const pmix_app_t *apps, size_t napps,
         PMIx_Info_list_add(list, PMIX_PARENT_ID, parent, PMIX_PROC);
     }
     pmix_status_t rc = add_preput(j, list);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dbg_reg_info(j, list); /* debugger daemons: their target */
+    }
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         void *al = PMIx_Info_list_start();
         px_ilist_add_u32(al, PMIX_APPNUM, (uint32_t)a);
@@ -975,7 +1013,7 @@ static pmix_status_t check_request(px_job_t *j, const pmix_app_t *apps, size_t n
  * formatting and files), the server library (forwarding to the requester), app_pset,
  * the node agent's px_personality_env (checked by check_request).
  * A key added to a reader must be added here, and the other way round. */
-enum { PX_AT_JOB = 1, PX_AT_APP = 2 };
+enum { PX_AT_JOB = 1, PX_AT_APP = 2, PX_DEBUGGER = 4 /* listed in PMIX_QUERY_DEBUG_SUPPORT */ };
 static const struct {
     const char *key;
     unsigned where;
@@ -1010,32 +1048,59 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_DIRECTORY, PX_AT_JOB},
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
-    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP},        /* the node agent: daemon/personality.c */
-    {PMIX_DEBUG_STOP_ON_EXEC, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the node agent's odls */
-    {PMIX_DEBUG_STOP_IN_INIT, PX_AT_JOB | PX_AT_APP}, /* job_debug.c, the client library */
-    {PMIX_DEBUG_STOP_IN_APP, PX_AT_JOB | PX_AT_APP},  /* job_debug.c, the application */
-    {PX_PMI_PREPUT, PX_AT_JOB},                       /* reg_info: a PMI spawn's preput keys */
+    {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    {PMIX_DEBUG_STOP_ON_EXEC,
+     PX_AT_JOB | PX_AT_APP | PX_DEBUGGER}, /* job_debug.c, the node agent's odls */
+    {PMIX_DEBUG_STOP_IN_INIT,
+     PX_AT_JOB | PX_AT_APP | PX_DEBUGGER}, /* job_debug.c, the client library */
+    {PMIX_DEBUG_STOP_IN_APP,
+     PX_AT_JOB | PX_AT_APP | PX_DEBUGGER}, /* job_debug.c, the application */
+    {PX_PMI_PREPUT, PX_AT_JOB},            /* reg_info: a PMI spawn's preput keys */
+    /* debugger daemons: job_dbgd.c */
+    {PMIX_DEBUGGER_DAEMONS, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_COSPAWN_APP, PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_TARGET, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    /* debugger agents: the node agent (daemon/nagent_agent.c) */
+    {PMIX_FORKEXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
+    {PMIX_EXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
  * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
  * is worse than a refusal. */
 static const char *const debugger_attrs[] = {
-    PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_TARGET, PMIX_FORKEXEC_AGENT, PMIX_EXEC_AGENT, PMIX_SPAWN_TOOL,
+    PMIX_SPAWN_TOOL,
 };
 
-char *px_job_spawn_support(void)
+/* The table's keys (only the debugger's: PMIX_QUERY_DEBUG_SUPPORT), comma-separated. */
+static char *support(bool debugger)
 {
     char **keys = NULL;
     for (size_t i = 0; i < sizeof(spawn_attrs) / sizeof(spawn_attrs[0]); i++) {
+        if (debugger && !(spawn_attrs[i].where & PX_DEBUGGER)) {
+            continue;
+        }
         if (PMIx_Argv_append_nosize(&keys, spawn_attrs[i].key) != PMIX_SUCCESS) {
             PMIx_Argv_free(keys);
             return NULL;
         }
     }
-    char *s = PMIx_Argv_join(keys, ',');
+    char *s = keys != NULL ? PMIx_Argv_join(keys, ',') : strdup("");
     PMIx_Argv_free(keys);
     return s;
+}
+
+char *px_job_spawn_support(void)
+{
+    return support(false);
+}
+
+char *px_job_debug_support(void)
+{
+    return support(true);
 }
 
 /* The first directive of info[] at level `where` the DVM will not act on: a debugger
@@ -1316,7 +1381,6 @@ static void show_bindings(px_job_t *j)
 }
 
 static void job_setup_done(px_job_t *j, pmix_status_t rc, pmix_info_t *info, size_t ninfo);
-static void spawn_map(px_job_t *j);
 
 /* The job could not be mapped, set up or registered: it ends with msg (owned) or a
  * generic message. */
@@ -1411,13 +1475,11 @@ static pmix_status_t setup_app(px_job_t *j)
     return rc;
 }
 
-pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
-                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
-                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+static px_job_t *job_alloc(px_dvm_t *dvm)
 {
     px_job_t *j = calloc(1, sizeof(*j));
     if (j == NULL) {
-        return PMIX_ERR_NOMEM;
+        return NULL;
     }
     j->dvm = dvm;
     j->jobid = ++j->dvm->next_jobid;
@@ -1426,6 +1488,48 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
     snprintf(ns, sizeof(ns), "%s@%u", j->dvm->nspace, j->jobid);
     PMIX_LOAD_NSPACE(j->nspace, ns);
     j->why_rank = PMIX_RANK_INVALID;
+    j->next = j->dvm->jobs;
+    j->dvm->jobs = j;
+    return j;
+}
+
+px_job_t *px_job_new(px_dvm_t *dvm, const px_job_t *like)
+{
+    px_job_t *j = job_alloc(dvm);
+    if (j != NULL) {
+        j->local = like->local;
+        j->requester = like->requester;
+        j->out_here = like->local || like->out_here;
+    }
+    return j;
+}
+
+/* The request's directives read, its apps recorded; msg NULL: an earlier refusal, so
+ * nothing is checked. */
+static pmix_status_t job_prepare(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                 const pmix_app_t *apps, size_t napps, char **msg)
+{
+    read_job_info(j, info, ninfo);
+    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
+    pmix_status_t rc = record_apps(j, apps, napps);
+    if (rc == PMIX_SUCCESS && msg != NULL) {
+        rc = check_directives(j, info, ninfo, apps, napps, msg);
+    }
+    j->apps = apps;
+    j->napps = napps;
+    j->info = info;
+    j->ninfo = ninfo;
+    return rc;
+}
+
+pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px_dvm_local_t *local,
+                           const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                           size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    px_job_t *j = job_alloc(dvm);
+    if (j == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
     if (local != NULL) {
         j->local = true;
         j->local_cb = *local;
@@ -1435,24 +1539,25 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         j->spawn_cb = cbfunc;
         j->spawn_cbdata = cbdata;
     }
-    j->next = j->dvm->jobs;
-    j->dvm->jobs = j;
-    read_job_info(j, info, ninfo);
-    px_job_adopt(j); /* spawned from inside a job (job_parent.c) */
 
-    pmix_status_t rc = record_apps(j, apps, napps);
+    /* debugger daemons (job_dbgd.c): co-spawned beside j, or j is theirs */
     char *msg = NULL;
-    if (rc == PMIX_SUCCESS) {
-        rc = check_directives(j, info, ninfo, apps, napps, &msg);
+    px_job_t *d = NULL;
+    pmix_status_t rc = px_dbg_spawn(j, &d, &info, &ninfo, &apps, &napps, &msg);
+    pmix_status_t prc = job_prepare(j, info, ninfo, apps, napps, rc == PMIX_SUCCESS ? &msg : NULL);
+    rc = rc != PMIX_SUCCESS ? rc : prc;
+    if (d != NULL) { /* mapped once j has started (px_dbg_defer_launch) */
+        const pmix_info_t *dinfo;
+        const pmix_app_t *dapps;
+        size_t ndinfo, ndapps;
+        px_dbg_daemons_part(d, &dinfo, &ndinfo, &dapps, &ndapps);
+        prc = job_prepare(d, dinfo, ndinfo, dapps, ndapps, rc == PMIX_SUCCESS ? &msg : NULL);
+        rc = rc != PMIX_SUCCESS ? rc : prc;
     }
     if (rc == PMIX_SUCCESS && j->dvm->shutting_down) {
         rc = PMIX_ERR_JOB_CANCELED;
         msg = px_help_render("help-prte.txt", "dvm-terminating", j->dvm->nspace);
     }
-    j->apps = apps;
-    j->napps = napps;
-    j->info = info;
-    j->ninfo = ninfo;
     if (rc == PMIX_SUCCESS && !dvm->up && !dvm->start_failed) {
         /* the daemons are still coming up: mapped once they are (px_job_dvm_started) */
         j->waiting_dvm = true;
@@ -1465,16 +1570,14 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
         msg = px_help_render("help-prte.txt", "dvm-not-started", j->nspace, dvm->nspace);
     }
     if (rc != PMIX_SUCCESS) {
-        setup_failed(j, rc, msg);
-        return PMIX_SUCCESS; /* answered through the callback */
+        setup_failed(j, rc, msg); /* its co-spawned daemons end with it */
+        return PMIX_SUCCESS;      /* answered through the callback */
     }
-    spawn_map(j);
+    px_job_map(j);
     return PMIX_SUCCESS;
 }
 
-/* Map the job onto the pool, check what it names, ask for its application setup; a
- * failure ends it (its requester is told). */
-static void spawn_map(px_job_t *j)
+void px_job_map(px_job_t *j)
 {
     char *msg = NULL;
     pmix_status_t rc = PMIX_SUCCESS;
@@ -1482,8 +1585,10 @@ static void spawn_map(px_job_t *j)
     if (px_pool_get(j->dvm, &pool) < 0) {
         rc = PMIX_ERR_NOMEM;
     } else {
-        rc = px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo, &j->map,
-                        &msg);
+        rc = px_dbg_places(j) /* debugger daemons beside their target (job_dbgd.c) */
+                 ? px_dbg_map(j, &pool, &j->map, &msg)
+                 : px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo,
+                              &j->map, &msg);
         if (rc == PMIX_SUCCESS) {
             rc = node_facts(j, &pool);
         }
@@ -1523,7 +1628,7 @@ void px_job_dvm_started(px_dvm_t *dvm, bool ok)
         }
         j->waiting_dvm = false;
         if (ok) {
-            spawn_map(j);
+            px_job_map(j);
         } else if (dvm->shutting_down) {
             setup_failed(j, PMIX_ERR_JOB_CANCELED,
                          px_help_render("help-prte.txt", "dvm-terminating", dvm->nspace));

@@ -330,7 +330,7 @@ static void out_piece(px_proc_t *p, int channel, const char *data, size_t len, p
         sink_push(sink, d);
         return;
     }
-    if (j->spawn_cb != NULL) {
+    if (j->spawn_cb != NULL || px_dbg_out_held(j)) { /* until its spawn is answered */
         d->next = NULL;
         if (j->held_tail != NULL) {
             j->held_tail->next = d;

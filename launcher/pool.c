@@ -59,13 +59,17 @@ int px_pool_get(px_dvm_t *dvm, px_pool_t *pool)
             size_t n = (size_t)index_of[mp->node];
             px_map_node_t *node = &pool->nodes[n];
             size_t k = node->nholds;
-            if (k == 0 || node->holds[k - 1].job != j->nspace) {
+            /* debugger daemons hold no slot and no CPU, only their node rank */
+            bool takes = !px_dbg_is_daemons(j);
+            if (takes && (k == 0 || node->holds[k - 1].job != j->nspace)) {
                 pool->holds[n * (njobs + 1) + k] = (px_map_hold_t){.job = j->nspace};
                 node->nholds = ++k;
             }
-            pool->holds[n * (njobs + 1) + k - 1].slots++;
-            node->slots_inuse++;
-            if (mp->cpuset != NULL)
+            if (takes) {
+                pool->holds[n * (njobs + 1) + k - 1].slots++;
+                node->slots_inuse++;
+            }
+            if (takes && mp->cpuset != NULL)
                 hwloc_bitmap_or(pool->cpus[n], pool->cpus[n], mp->cpuset);
             if (mp->node_rank >= pool->nused[n]) {
                 size_t cap = (size_t)mp->node_rank + 1;

@@ -95,6 +95,7 @@ typedef struct px_server {
     char **rndz_files; /* owned argv: rendezvous files we created */
     bool host_base;    /* the host gave PMIX_EVENT_BASE and runs the loop */
     bool tool_support, system_support, remote_connections;
+    bool no_rndz; /* PX_SRV_NO_RNDZ: tools only by the URI we hand out (no files) */
     px_srv_client_t *clients;
     px_srv_client_t *tools; /* connected tools (server_tool.c) */
     px_fence_t *fences;

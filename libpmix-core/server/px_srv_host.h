@@ -47,6 +47,12 @@
  * to PMIx_server_IOF_deliver too. Any thread. */
 bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel);
 
+/* A server init attribute (PMIX_BOOL): with PMIX_SERVER_TOOL_SUPPORT, tools connect only
+ * through the URI the host hands them (a node daemon's fork/exec agents: their
+ * PMIX_LAUNCHER_RNDZ_URI): no rendezvous file is written and no TCP listener opened, so
+ * a tool's default search never finds this server beside the DVM's controller. */
+#define PX_SRV_NO_RNDZ "px.srv.nordz"
+
 /* Every connection that is a sink of namespace `from` becomes a sink of `to` (the same
  * channels, every rank), and so does every connection that becomes one later, until
  * either namespace is deregistered: a job spawned by a process of `from` has its output

@@ -21,6 +21,7 @@
 #include "common/px_proto.h"
 #include "common/px_query.h"
 #include "server/px_server.h"
+#include "server/px_srv_host.h"
 #include "server/px_srv_topo.h"
 
 px_server_t *px_srv = NULL;
@@ -571,7 +572,7 @@ static void rndz_create(const char *launcher_file)
             free(path);
         }
     }
-    if (px_srv->tool_support) {
+    if (px_srv->tool_support && !px_srv->no_rndz) {
         if (asprintf(&path, "%s/pmix.%s.tool.%s", px_srv->tmpdir, host, px_srv->myproc.nspace) >=
             0) {
             rndz_write(path, false);
@@ -650,6 +651,8 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
             s->system_support = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_SERVER_TOOL_SUPPORT)) {
             s->tool_support = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PX_SRV_NO_RNDZ)) {
+            s->no_rndz = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_SERVER_REMOTE_CONNECTIONS)) {
             s->remote_connections = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_LAUNCHER_RENDEZVOUS_FILE) &&

@@ -77,8 +77,8 @@ static pmix_status_t tcp_on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffe
 void px_srv_tool_listen(px_server_t *s)
 {
     char secret[PX_TCP_SECRET_HEX + 1];
-    if (!s->tool_support && !s->remote_connections) {
-        return;
+    if ((!s->tool_support || s->no_rndz) && !s->remote_connections) {
+        return; /* no tools, or tools only through the URI the host hands out */
     }
     if (px_tcp_secret_new(secret) != 0) {
         px_debug(1, "server", "no TCP listener: no random secret: %s", strerror(errno));

@@ -20,7 +20,7 @@ for k in pmix.mapby pmix.rankby pmix.bindto pmix.cpuperproc pmix.iof.rank pmix.i
     pmix.fwd.stdout pmix.dbg.exec pmix.dbg.init pmix.dbg.notify; do
     grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
 done
-for k in pmix.debugger pmix.spwn.tool pmix.wdir; do
+for k in pmix.spwn.tool pmix.wdir; do
     grep -qx "$k" <<<"$sup" && fail "spawn support lists $k, which the DVM does not honour"
 done
 expect_in "$T/out" "optional max-restarts: PMIX_SUCCESS"
@@ -28,10 +28,27 @@ expect_in "$T/out" "required max-restarts: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "required app max-restarts: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "requires pmix.maxrestarts (marked PMIX_INFO_REQD)"
 expect_in "$T/out" "required notify-completion: PMIX_SUCCESS"
-for k in pmix.debugger pmix.dbg.tgt pmix.fe.agnt pmix.exec.agnt pmix.spwn.tool; do
+for k in pmix.spwn.tool; do
     expect_in "$T/out" "debugger $k: PMIX_ERR_NOT_SUPPORTED"
     expect_in "$T/out" "asks for $k, debugger support"
 done
+# debugger daemons are honoured (job_debug.c, t_debug_daemons.sh): listed, and refused
+# only for what a request gets wrong (daemons with no target, a target with no daemons)
+for k in pmix.debugger pmix.cospawn pmix.dbg.tgt pmix.dbg.job pmix.dbg.dpnd pmix.dbg.dpproc; do
+    grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
+done
+expect_in "$T/out" "debugger pmix.debugger: PMIX_ERR_BAD_PARAM"
+expect_in "$T/out" "its apps are debugger daemons (PMIX_DEBUGGER_DAEMONS or"
+expect_in "$T/out" "debugger pmix.dbg.tgt: PMIX_ERR_BAD_PARAM"
+expect_in "$T/out" "gives pmix.dbg.tgt, which only applies to debugger"
+# the agents are honoured (t_debug_agents.sh): /bin/env as an exec agent runs the job's
+# /bin/true; as a fork/exec agent it never connects back, a start failure naming it
+for k in pmix.fe.agnt pmix.exec.agnt; do
+    grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
+done
+expect_in "$T/out" "debugger pmix.exec.agnt: PMIX_SUCCESS"
+expect_in "$T/out" "debugger pmix.fe.agnt: PMIX_ERR_JOB_FAILED_TO_LAUNCH"
+expect_in "$T/out" "The fork/exec agent \"/bin/env\" of rank 0 of job"
 # nothing of the refused jobs runs; the DVM still works
 run_to 30 "$PRUN" $RR -n 2 "$APP" hello >"$T/hello" 2>&1 || fail "hello after refusals: $(cat "$T/hello")"
 stop_dvm

@@ -820,3 +820,58 @@ Test(dproto, abort_jobctl_event)
     cr_assert_eq(px_dp_ctl_decode(PX_DP_ABORT, &b, &c), PMIX_ERR_NOT_SUPPORTED);
     px_bfrops_buf_free(&b);
 }
+
+/* QUERY (issue 17: a debugger daemon's proc-table query on a prted node): round trip,
+ * every truncation, no query, no key, a count beyond the bound or the bytes. */
+Test(dproto, query_roundtrip_and_refusals)
+{
+    pmix_proc_t who;
+    PMIx_Load_procid(&who, "dvm@3", 1);
+    pmix_query_t q[2];
+    PMIX_QUERY_CONSTRUCT(&q[0]);
+    PMIX_QUERY_CONSTRUCT(&q[1]);
+    char *k0[] = {PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_PROC_TABLE, NULL};
+    char *k1[] = {PMIX_QUERY_NAMESPACES, NULL};
+    q[0].keys = k0;
+    q[1].keys = k1;
+    pmix_info_t qual;
+    PMIX_INFO_LOAD(&qual, PMIX_NSPACE, "dvm@2", PMIX_STRING);
+    q[0].qualifiers = &qual;
+    q[0].nqual = 1;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_query_pack(&b, &who, q, 2), PMIX_SUCCESS);
+    cut_tag = PX_DP_QUERY;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_QUERY, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.proc.rank == 1 && strcmp(m.proc.nspace, "dvm@3") == 0 && m.nqueries == 2);
+    cr_assert_str_eq(m.queries[0].keys[1], PMIX_QUERY_PROC_TABLE);
+    cr_assert_null(m.queries[0].keys[2]);
+    cr_assert(m.queries[0].nqual == 1 && m.queries[1].nqual == 0);
+    cr_assert_str_eq(m.queries[0].qualifiers[0].value.data.string, "dvm@2");
+    cr_assert_str_eq(m.queries[1].keys[0], PMIX_QUERY_NAMESPACES);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    PMIX_INFO_DESTRUCT(&qual);
+    /* no query; a query with no key */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_query_pack(&b, &who, q, 0), PMIX_SUCCESS);
+    cr_assert_neq(px_dp_dmn_decode(PX_DP_QUERY, &b, &m), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+    char *none[] = {NULL};
+    q[1].keys = none;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_query_pack(&b, &who, &q[1], 1), PMIX_SUCCESS);
+    cr_assert_neq(px_dp_dmn_decode(PX_DP_QUERY, &b, &m), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+    /* counts beyond the bound, and beyond the bytes, refused before any allocation */
+    uint32_t huge[2] = {PX_DP_QUERIES_MAX + 1, 1000};
+    for (int i = 0; i < 2; i++) {
+        px_bfrops_buf_init(&b);
+        cr_assert_eq(px_bfrops_pack(&b, &who, 1, PMIX_PROC), PMIX_SUCCESS);
+        cr_assert_eq(px_bfrops_pack(&b, &huge[i], 1, PMIX_UINT32), PMIX_SUCCESS);
+        cr_assert_neq(px_dp_dmn_decode(PX_DP_QUERY, &b, &m), PMIX_SUCCESS);
+        px_bfrops_buf_free(&b);
+    }
+}
