@@ -3,6 +3,8 @@
  * known; any other key on the command line is refused (we would not honour it). Other
  * PRTE_MCA_* variables in the environment are not ours to judge and are left alone.
  * Single-threaded; called while parsing the command line. */
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +16,13 @@
 typedef struct {
     const char *key;
     size_t field; /* offset of the char * in px_cmd_t */
+    bool seconds; /* a number of seconds (0..3600, decimals allowed), else a command */
 } px_prtemca_key_t;
 
 static const px_prtemca_key_t px_prtemca_keys[] = {
-    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent)},
+    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent), false},
+    {"dvm_heartbeat_interval", offsetof(px_cmd_t, hb_interval), true},
+    {"dvm_heartbeat_timeout", offsetof(px_cmd_t, hb_timeout), true},
 };
 #define PX_PRTEMCA_NKEYS (sizeof(px_prtemca_keys) / sizeof(px_prtemca_keys[0]))
 
@@ -36,6 +41,16 @@ static int px_prtemca_set(px_cmd_t *cmd, const px_prtemca_key_t *k, const char *
     if (value[strspn(value, " \t")] == '\0') {
         px_show_help("help-prte-cli.txt", "bad-prtemca-value", cmd->prog, from, k->key);
         return -1;
+    }
+    if (k->seconds) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno != 0 || end == value || *end != '\0' || !isfinite(v) || v < 0 || v > 3600) {
+            px_show_help("help-prte-cli.txt", "bad-prtemca-seconds", cmd->prog, from, k->key, value,
+                         k->key);
+            return -1;
+        }
     }
     if ((copy = strdup(value)) == NULL)
         return -1;
@@ -75,4 +90,19 @@ int px_opts_prtemca_env(px_cmd_t *cmd)
             return -1;
     }
     return 0;
+}
+
+/* A seconds key in ms; dflt when not given. */
+static unsigned px_prtemca_ms(const char *value, unsigned dflt)
+{
+    return value != NULL ? (unsigned)lround(strtod(value, NULL) * 1000) : dflt;
+}
+
+void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *timeout_ms)
+{
+    *interval_ms = px_prtemca_ms(cmd->hb_interval, PX_HB_INTERVAL_MS);
+    *timeout_ms = px_prtemca_ms(cmd->hb_timeout, PX_HB_TIMEOUT_MS);
+    if (*interval_ms == 0 || *timeout_ms == 0) {
+        *interval_ms = *timeout_ms = 0; /* either 0: heartbeats off */
+    }
 }

@@ -99,7 +99,9 @@ static void ready(bool ok, void *arg)
 {
     (void)arg;
     if (!ok) {
-        event_base_loopbreak(base); /* the message was shown; exit 1 */
+        /* the message was shown; the daemons that did start are told to exit (they
+         * remove their sockets and directories), then we exit 1 */
+        px_dvm_shutdown(dvm, stopped, NULL);
         return;
     }
     char pidtext[32];
@@ -152,11 +154,15 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     evthread_use_pthreads();
     base = event_base_new();
+    unsigned hb_interval = 0, hb_timeout = 0;
+    px_opts_heartbeat(&cmd, &hb_interval, &hb_timeout);
     px_dvm_opts_t o = {
         .system_server = cmd.system_server,
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
         .ssh_agent = cmd.plm_ssh_agent,
+        .hb_interval_ms = hb_interval,
+        .hb_timeout_ms = hb_timeout,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -156,10 +156,14 @@ int main(int argc, char **argv)
     px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
     base = event_base_new();
+    unsigned hb_interval = 0, hb_timeout = 0;
+    px_opts_heartbeat(&cmd, &hb_interval, &hb_timeout);
     px_dvm_opts_t o = {
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
         .ssh_agent = cmd.plm_ssh_agent,
+        .hb_interval_ms = hb_interval,
+        .hb_timeout_ms = hb_timeout,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -79,6 +79,9 @@ typedef struct {
      * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
      * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
     char *plm_ssh_agent;
+    /* owned: --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout <seconds> (or
+     * PRTE_MCA_dvm_heartbeat_*), validated numbers 0..3600; NULL: the default */
+    char *hb_interval, *hb_timeout;
 
     /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
     bool parsable;    /* --parsable: colon-separated lines for scripts */
@@ -105,6 +108,14 @@ typedef enum {
  * PRTE_ALLOW_RUN_AS_ROOT=1 and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 are needed. */
 px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd);
 void px_opts_fini(px_cmd_t *cmd);
+
+/* The DVM's heartbeats (docs/ARCHITECTURE.md "Faults"): a ping every interval, a daemon
+ * silent for the timeout is lost. Defaults, and both in ms from --prtemca
+ * dvm_heartbeat_interval / dvm_heartbeat_timeout (seconds); either one 0 turns them off
+ * (both 0 then). */
+#define PX_HB_INTERVAL_MS 2000
+#define PX_HB_TIMEOUT_MS  20000
+void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *timeout_ms);
 
 /* The run-as-root rule, as a pure function (compatible addition, for tests and for
  * commands that check it themselves): true when euid is not 0, when allow_flag

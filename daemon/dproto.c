@@ -552,6 +552,7 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
     pmix_status_t rc;
     switch (tag) {
     case PX_DP_TOPO_ASK:
+    case PX_DP_HEARTBEAT:
         rc = PMIX_SUCCESS; /* no fields */
         break;
     case PX_DP_EXIT:

@@ -24,6 +24,7 @@
 #include "daemon/px_dproto.h"
 #include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
+#include "daemon/px_hb.h"
 #include "help/px_help.h"
 #include "net/px_peer.h"
 #include "net/px_progress.h"
@@ -36,6 +37,9 @@ typedef struct {
     px_progress_t *prog;
     px_dlink_t *link; /* the controller connection and the node agent */
     px_dsrv_t *srv;   /* the PMIx server of this node's processes */
+    px_hb_t *hb;      /* the controller's heartbeats (NULL: not asked for) */
+    px_hb_opts_t hbo; /* --heartbeat */
+    char ctl[96];     /* the controller's address:port, for messages */
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
@@ -82,6 +86,8 @@ static void send_topology(prted_t *d, uint32_t seq)
     px_bfrops_buf_free(&b);
 }
 
+static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg);
+
 /* The controller's messages the node agent does not take. */
 static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
 {
@@ -89,6 +95,14 @@ static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
     switch (m->tag) {
     case PX_DP_TOPO_ASK:
         send_topology(d, seq);
+        return PMIX_SUCCESS;
+    case PX_DP_HEARTBEAT:
+        /* the controller's ping: it is alive, and so are we (the echo) */
+        px_hb_heard(d->hb, 0);
+        if (px_dlink_peer(d->link) != NULL &&
+            px_peer_send(px_dlink_peer(d->link), PX_DP_HEARTBEAT, NULL) != 0) {
+            on_failed(errno, PX_DP_HEARTBEAT, PMIX_ERR_LOST_CONNECTION, d);
+        }
         return PMIX_SUCCESS;
     case PX_DP_EXIT:
         dlog(d, "%s", "told to exit");
@@ -110,6 +124,17 @@ static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
         px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
                      PMIx_Error_string(rc));
     }
+    stop(d, 1);
+}
+
+/* No ping from the controller for the heartbeat timeout: its node is frozen or cut off
+ * from this one. The DVM is over for this daemon: its processes are killed, it exits. */
+static void on_silent(unsigned id, double silent_ms, void *arg)
+{
+    (void)id;
+    prted_t *d = arg;
+    px_show_help("help-prted.txt", "controller-silent", d->id, d->node, d->ctl, silent_ms / 1e3,
+                 d->hbo.timeout_ms / 1e3);
     stop(d, 1);
 }
 
@@ -159,6 +184,7 @@ typedef struct {
     char addr[64];
     unsigned long port, id, secret_fd;
     const char *dvm; /* --dvm: the DVM's namespace (default: "prted-<node>") */
+    const char *hb;  /* --heartbeat <interval ms>:<timeout ms> (NULL: none) */
     int verbose;
 } args_t;
 
@@ -197,6 +223,10 @@ static int parse_args(int argc, char **argv, args_t *a)
             have_id = ok;
         } else if (ok && strcmp(o, "--secret-fd") == 0) {
             ok = parse_uint(v, INT_MAX, &a->secret_fd) == 0;
+        } else if (ok && strcmp(o, "--heartbeat") == 0) {
+            px_hb_opts_t t;
+            ok = px_hb_parse(v, &t) == 0;
+            a->hb = v;
         } else if (ok && strcmp(o, "--dvm") == 0) {
             ok = v[0] != '\0' && strlen(v) <= PMIX_MAX_NSLEN;
             a->dvm = v;
@@ -264,6 +294,12 @@ int main(int argc, char **argv)
     d.id = (unsigned)a.id;
     d.verbose = a.verbose;
     d.status = 1;
+    snprintf(d.ctl, sizeof(d.ctl), "%s:%lu", a.addr, a.port);
+    if (a.hb != NULL) {
+        px_hb_parse(a.hb, &d.hbo);
+        d.hbo.silent = on_silent;
+        d.hbo.arg = &d;
+    }
     /* developer-only (tests on one machine): the node name this daemon reports */
     const char *fake = getenv("PX_PRTED_TEST_NODENAME");
     if (fake != NULL && *fake != '\0') {
@@ -323,7 +359,13 @@ int main(int argc, char **argv)
             px_dsrv_attach(d.srv, d.link);
         }
     }
-    if (d.link != NULL) {
+    bool run = d.link != NULL;
+    if (run && a.hb != NULL &&
+        ((d.hb = px_hb_create(d.base, &d.hbo)) == NULL || px_hb_heard(d.hb, 0) != 0)) {
+        px_show_help("help-prted.txt", "daemon-server", d.id, d.node, strerror(errno));
+        run = false;
+    }
+    if (run) {
         dlog(&d, "connected, topology %s", d.sig);
         int signos[3] = {SIGTERM, SIGINT, SIGHUP};
         for (int i = 0; i < 3; i++) {
@@ -339,6 +381,7 @@ int main(int argc, char **argv)
             event_free(sigs[i]);
         }
     }
+    px_hb_destroy(d.hb);
     px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
     px_dsrv_stop(d.srv);
     px_progress_destroy(d.prog);

@@ -45,6 +45,8 @@ enum {
     PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
     PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
+    /* 50..59: the DVM's own management (issue 15: faults, tree spawn) */
+    PX_DP_HEARTBEAT = 50, /* either way, no fields: the controller's ping, the daemon's echo */
 };
 
 /* Reasons in PX_DP_EXIT. */

@@ -23,6 +23,7 @@
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
 #include "daemon/px_dtopo.h"
+#include "daemon/px_hb.h"
 #include "help/px_help.h"
 #include "launcher/px_daemons.h"
 #include "launcher/px_ssh.h"
@@ -79,6 +80,7 @@ struct px_daemons {
     px_dmn_t *d; /* owned, by id; d[0] is this node */
     size_t n;
     px_topo_t *topos;
+    px_hb_t *hb; /* owned: the daemons' heartbeats (NULL: off, or no other host) */
     struct event *sigchld, *timer;
     bool starting; /* the start-up is under way: o.started has not been called */
     bool failed;   /* a daemon failed during start-up */
@@ -107,6 +109,15 @@ static void set_state(px_dmn_t *dm, px_dmn_state_t to)
     dlog(dm->owner, "daemon %u (%s): %s -> %s", dm->id, dm->host, state_names[dm->state],
          state_names[to]);
     dm->state = to;
+    /* an up daemon's silence is watched (daemon 0 is this process) */
+    if (dm->id == 0) {
+        return;
+    }
+    if (to == DMN_UP) {
+        px_hb_heard(dm->owner->hb, dm->id);
+    } else {
+        px_hb_forget(dm->owner->hb, dm->id);
+    }
 }
 
 bool px_daemons_is_here(const char *name, const char *node)
@@ -318,17 +329,31 @@ static char *prted_path(void)
     return strdup("prted"); /* from PATH on the remote side */
 }
 
-/* fork <agent words...> <host> <prted> --controller <addr:port> --id <n> --dvm <nspace>
- * [-v]; the secret goes down a pipe on the agent's stdin (the remote shell passes it
- * on). */
+/* prted's options after its path, blank-separated words without quotes (the namespace
+ * and address have no blanks): --controller <addr:port> --id <n> --dvm <nspace>
+ * [--heartbeat <interval ms>:<timeout ms>] [-v]. malloc'd, NULL on ENOMEM. */
+static char *prted_args(const px_daemons_t *ds, const px_dmn_t *dm)
+{
+    char hb[48] = "";
+    if (ds->hb != NULL) {
+        snprintf(hb, sizeof(hb), " --heartbeat %u:%u", ds->o.hb_interval_ms, ds->o.hb_timeout_ms);
+    }
+    char *a = NULL;
+    if (asprintf(&a, "--controller %s:%u --id %u --dvm %s%s%s", px_tcp_listener_addr(ds->listener),
+                 (unsigned)px_tcp_listener_port(ds->listener), dm->id, ds->o.nspace, hb,
+                 ds->o.verbose > 0 ? " -v" : "") < 0) {
+        return NULL;
+    }
+    return a;
+}
+
+/* fork <agent words...> <host> <prted> <prted_args>; the secret goes down a pipe on the
+ * agent's stdin (the remote shell passes it on). */
 static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const char *prted)
 {
     char *words = strdup(agent);
-    char ctl[96], id[16];
-    snprintf(ctl, sizeof(ctl), "%s:%u", px_tcp_listener_addr(ds->listener),
-             (unsigned)px_tcp_listener_port(ds->listener));
-    snprintf(id, sizeof(id), "%u", dm->id);
-    char *argv[48];
+    char *args = prted_args(ds, dm);
+    char *argv[64];
     size_t argc = 0;
     for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
          w != NULL && argc < 36; w = strtok_r(NULL, " \t", &save)) {
@@ -336,19 +361,14 @@ static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const 
     }
     argv[argc++] = dm->host;
     argv[argc++] = (char *)prted;
-    argv[argc++] = "--controller";
-    argv[argc++] = ctl;
-    argv[argc++] = "--id";
-    argv[argc++] = id;
-    argv[argc++] = "--dvm";
-    argv[argc++] = (char *)ds->o.nspace;
-    if (ds->o.verbose > 0) {
-        argv[argc++] = "-v";
+    for (char *save = NULL, *w = args ? strtok_r(args, " ", &save) : NULL; w != NULL && argc < 62;
+         w = strtok_r(NULL, " ", &save)) {
+        argv[argc++] = w;
     }
     argv[argc] = NULL;
     int fds[2] = {-1, -1};
     int rc = -1;
-    if (words == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+    if (words == NULL || args == NULL || pipe2(fds, O_CLOEXEC) != 0) {
         goto out;
     }
     pid_t pid = fork();
@@ -379,24 +399,26 @@ out:
         close(fds[1]);
     }
     free(words);
+    free(args);
     return rc;
 }
 
-/* No agent: the built-in ssh client runs "<prted> --controller <addr:port> --id <n>
- * [-v]" on the host, with the secret on the command's stdin. The remote prted is
- * <PRTE_PREFIX>/bin/prted when PRTE_PREFIX is set, else at our own prted's path. */
+/* No agent: the built-in ssh client runs "'<prted>' <prted_args>" on the host, with the
+ * secret on the command's stdin. The remote prted is <PRTE_PREFIX>/bin/prted when
+ * PRTE_PREFIX is set, else at our own prted's path. */
 static int start_ssh(px_daemons_t *ds, px_dmn_t *dm, const char *prted)
 {
     const char *prefix = getenv("PRTE_PREFIX");
     char *cmd = NULL;
+    char *args = prted_args(ds, dm);
     char line[PX_TCP_SECRET_HEX + 2];
     bool pfx = prefix != NULL && prefix[0] != '\0';
-    if (asprintf(&cmd, "'%s%s' --controller %s:%u --id %u%s", pfx ? prefix : prted,
-                 pfx ? "/bin/prted" : "", px_tcp_listener_addr(ds->listener),
-                 (unsigned)px_tcp_listener_port(ds->listener), dm->id,
-                 ds->o.verbose > 0 ? " -v" : "") < 0) {
+    if (args == NULL ||
+        asprintf(&cmd, "'%s%s' %s", pfx ? prefix : prted, pfx ? "/bin/prted" : "", args) < 0) {
+        free(args);
         return -1;
     }
+    free(args);
     memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
     line[PX_TCP_SECRET_HEX] = '\n';
     line[PX_TCP_SECRET_HEX + 1] = '\0';
@@ -431,6 +453,12 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
     (void)peer;
     px_dmn_t *dm = cbdata;
     px_daemons_t *ds = dm->owner;
+    if (dm->state == DMN_UP && dm->id > 0) {
+        px_hb_heard(ds->hb, dm->id); /* every message is a sign of life */
+    }
+    if (tag == PX_DP_HEARTBEAT && seq == 0) {
+        return; /* the echo of our ping: nothing more to do */
+    }
     if (dm->state == DMN_UP || dm->state == DMN_EXITING) {
         if (ds->o.msg != NULL) {
             ds->o.msg(dm->id, tag, seq, payload, ds->o.arg);
@@ -585,6 +613,36 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     check_progress(ds);
 }
 
+/* ---- heartbeats (docs/PROTOCOL.md "HEARTBEAT") ---- */
+
+/* every interval: a ping to each daemon that is up; each answers it */
+static void hb_tick(void *arg)
+{
+    px_daemons_t *ds = arg;
+    for (size_t i = 1; i < ds->n; i++) {
+        px_dmn_t *dm = &ds->d[i];
+        if (dm->state == DMN_UP && dm->peer != NULL) {
+            (void)px_peer_send(dm->peer, PX_DP_HEARTBEAT, NULL); /* a failure: on_lost */
+        }
+    }
+}
+
+/* a daemon that is up sent nothing (not even the echo of a ping) for the timeout */
+static void hb_silent(unsigned id, double silent_ms, void *arg)
+{
+    px_daemons_t *ds = arg;
+    if (id >= ds->n || ds->d[id].state != DMN_UP) {
+        return;
+    }
+    char why[192];
+    snprintf(why, sizeof(why),
+             "it sent nothing for %.1f s (heartbeat timeout %.1f s): its node is frozen, "
+             "overloaded or cut off from this one",
+             silent_ms / 1e3, ds->o.hb_timeout_ms / 1e3);
+    dmn_fail(&ds->d[id], why);
+    check_progress(ds);
+}
+
 /* ---- start, stop ---- */
 
 /* A state change to look at from the loop (the start-up's end or the stop's). */
@@ -661,6 +719,17 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         (ds->timer = evtimer_new(o->base, on_timer, ds)) == NULL) {
         px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
         goto error;
+    }
+    if (o->hb_interval_ms > 0 && o->hb_timeout_ms > 0) {
+        px_hb_opts_t ho = {.interval_ms = o->hb_interval_ms,
+                           .timeout_ms = o->hb_timeout_ms,
+                           .tick = hb_tick,
+                           .silent = hb_silent,
+                           .arg = ds};
+        if ((ds->hb = px_hb_create(o->base, &ho)) == NULL) {
+            px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
+            goto error;
+        }
     }
     dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
          px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener),
@@ -858,6 +927,7 @@ void px_daemons_destroy(px_daemons_t *d)
         free(t);
     }
     px_tcp_listener_destroy(d->listener);
+    px_hb_destroy(d->hb);
     if (d->sigchld != NULL) {
         event_free(d->sigchld);
     }

@@ -54,6 +54,10 @@ typedef struct {
     void (*started)(bool ok, void *arg);
     void *arg;
     int verbose;
+    /* Heartbeats (both 0: off): every hb_interval_ms a ping to each daemon that is up,
+     * which answers it; a daemon that sends nothing for hb_timeout_ms is lost
+     * (daemon-lost, then lost()), and a daemon hearing no ping for as long exits. */
+    unsigned hb_interval_ms, hb_timeout_ms;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */

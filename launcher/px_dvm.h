@@ -26,6 +26,8 @@ typedef struct {
      * <prted command line>": --prtemca plm_ssh_agent or PRTE_MCA_plm_ssh_agent); NULL:
      * none, every host must be this node */
     const char *ssh_agent;
+    /* the daemons' heartbeats in ms (px_daemons_opts_t; both 0: off) */
+    unsigned hb_interval_ms, hb_timeout_ms;
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

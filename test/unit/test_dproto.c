@@ -162,6 +162,9 @@ Test(dproto, ctl_decode_refusals)
     px_bfrops_buf_init(&b);
     /* topology request: no fields; an empty payload is right */
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_SUCCESS);
+    /* the controller's heartbeat: no fields either */
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_HEARTBEAT, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(m.tag, PX_DP_HEARTBEAT);
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_NOT_SUPPORTED);
@@ -182,6 +185,7 @@ Test(dproto, ctl_decode_refusals)
     px_bfrops_buf_init(&b);
     px_bfrops_pack(&b, &r, 1, PMIX_INT32);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_HEARTBEAT, &b, &m), PMIX_ERR_UNPACK_FAILURE);
     px_bfrops_buf_free(&b);
 }
 

@@ -709,7 +709,9 @@ Test(opts, prtemca_ssh_agent)
     /* refusals: an unknown key, an empty value, a missing value, the wrong command */
     EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
                "--prtemca", "plm_rsh_agent", "ssh");
-    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent.") != NULL, "%s", g_err);
+    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent, dvm_heartbeat_interval, "
+                            "dvm_heartbeat_timeout.") != NULL,
+              "%s", g_err);
     EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
                "plm_ssh_agent");
@@ -720,6 +722,43 @@ Test(opts, prtemca_ssh_agent)
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "--prtemca, -prtemca <key> <value>") != NULL, "%s", g_out);
+}
+
+/* --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout: seconds, defaults, off */
+Test(opts, prtemca_heartbeat)
+{
+    px_cmd_t c;
+    unsigned iv = 1, to = 1;
+    unsetenv("PRTE_MCA_dvm_heartbeat_interval");
+    unsetenv("PRTE_MCA_dvm_heartbeat_timeout");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, PX_HB_INTERVAL_MS);
+    cr_assert_eq(to, PX_HB_TIMEOUT_MS);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--prtemca", "dvm_heartbeat_interval", "0.25", "--prtemca",
+               "dvm_heartbeat_timeout", "3", "-n", "1", "./a");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, 250);
+    cr_assert_eq(to, 3000);
+    px_opts_fini(&c);
+    setenv("PRTE_MCA_dvm_heartbeat_timeout", "0", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, 0);
+    cr_assert_eq(to, 0);
+    px_opts_fini(&c);
+    unsetenv("PRTE_MCA_dvm_heartbeat_timeout");
+    EXPECT_ERR(PX_CMD_PRTE,
+               "--prtemca gives \"dvm_heartbeat_timeout\" the value \"5x\", which is not a "
+               "number of seconds",
+               "--prtemca", "dvm_heartbeat_timeout", "5x");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "-1");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "3601");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "nan");
 }
 
 Test(opts, connection_options)
