@@ -119,7 +119,9 @@ static void ready(bool ok, void *arg)
         fflush(stdout);
     }
     if (ready_fd >= 0) {
-        detach_stdio();
+        if (!cmd.debug_daemons) {
+            detach_stdio(); /* --debug-daemons: the daemons' logs keep our terminal */
+        }
         if (write(ready_fd, "R", 1) != 1) {
             /* the parent is gone: nobody to tell */
         }
@@ -163,6 +165,7 @@ int main(int argc, char **argv)
         .ssh_agent = cmd.plm_ssh_agent,
         .hb_interval_ms = hb_interval,
         .hb_timeout_ms = hb_timeout,
+        .debug_daemons = cmd.debug_daemons,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -164,11 +164,12 @@ int main(int argc, char **argv)
         .ssh_agent = cmd.plm_ssh_agent,
         .hb_interval_ms = hb_interval,
         .hb_timeout_ms = hb_timeout,
+        .debug_daemons = cmd.debug_daemons,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,
         .nallow_gids = cmd.nallow_gids,
-        .verbose = cmd.verbose,
+        .verbose = cmd.verbose + (cmd.debug_daemons ? 1 : 0),
         .prog = cmd.prog,
         .terminate = terminate,
     };

@@ -88,6 +88,40 @@ static void send_topology(prted_t *d, uint32_t seq)
 
 static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg);
 
+/* --debug: each message to and from the controller, by name (heartbeats left out) */
+static void on_trace(bool in, uint32_t tag, size_t bytes, void *arg)
+{
+    static const char *const names[] = {
+        [PX_DP_TOPO_ASK] = "TOPO_ASK",
+        [PX_DP_TOPO] = "TOPO",
+        [PX_DP_EXIT] = "EXIT",
+        [PX_DP_XCAST] = "XCAST",
+        [PX_DP_LAUNCH] = "LAUNCH",
+        [PX_DP_PSTATE] = "PSTATE",
+        [PX_DP_SIGNAL] = "SIGNAL",
+        [PX_DP_STDIN] = "STDIN",
+        [PX_DP_IOF] = "IOF",
+        [PX_DP_FENCE_UP] = "FENCE_UP",
+        [PX_DP_FENCE_REL] = "FENCE_REL",
+        [PX_DP_DMODEX_REQ] = "DMODEX_REQ",
+        [PX_DP_DMODEX_RESP] = "DMODEX_RESP",
+        [PX_DP_EVENT] = "EVENT",
+        [PX_DP_PSET] = "PSET",
+        [PX_DP_JOB_CLEANUP] = "JOB_CLEANUP",
+        [PX_DP_REPORT] = "REPORT",
+        [PX_DP_IOF_FLOW] = "IOF_FLOW",
+        [PX_DP_ABORT] = "ABORT",
+        [PX_DP_JOBCTL] = "JOBCTL",
+    };
+    prted_t *d = arg;
+    if (d->verbose < 2 || tag == PX_DP_HEARTBEAT) {
+        return;
+    }
+    const char *name = tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
+    fprintf(stderr, "[prted %u %s:%d] %s %s (tag %u, %zu bytes)\n", d->id, d->node, (int)getpid(),
+            in ? "received" : "sent", name ? name : "message", tag, bytes);
+}
+
 /* The controller's messages the node agent does not take. */
 static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
 {
@@ -206,6 +240,10 @@ static int parse_args(int argc, char **argv, args_t *a)
         }
         if (strcmp(o, "-v") == 0 || strcmp(o, "--verbose") == 0) {
             a->verbose++;
+            continue;
+        }
+        if (strcmp(o, "--debug") == 0) {
+            a->verbose += 2; /* -v's log and every message (on_trace) */
             continue;
         }
         bool ok = v != NULL;
@@ -350,7 +388,8 @@ int main(int argc, char **argv)
             close(fd);
         } else {
             px_nagent_opts_t ao = {.base = d.base, .topo = d.topo, .self = d.id, .node = d.node};
-            px_dlink_cbs_t cbs = {.other = on_other, .failed = on_failed, .arg = &d};
+            px_dlink_cbs_t cbs = {
+                .other = on_other, .failed = on_failed, .trace = on_trace, .arg = &d};
             d.link = px_dlink_create(d.prog, fd, &ao, &cbs);
             if (d.link == NULL) {
                 px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,

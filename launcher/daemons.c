@@ -331,7 +331,7 @@ static char *prted_path(void)
 
 /* prted's options after its path, blank-separated words without quotes (the namespace
  * and address have no blanks): --controller <addr:port> --id <n> --dvm <nspace>
- * [--heartbeat <interval ms>:<timeout ms>] [-v]. malloc'd, NULL on ENOMEM. */
+ * [--heartbeat <interval ms>:<timeout ms>] [--debug | -v]. malloc'd, NULL on ENOMEM. */
 static char *prted_args(const px_daemons_t *ds, const px_dmn_t *dm)
 {
     char hb[48] = "";
@@ -341,7 +341,9 @@ static char *prted_args(const px_daemons_t *ds, const px_dmn_t *dm)
     char *a = NULL;
     if (asprintf(&a, "--controller %s:%u --id %u --dvm %s%s%s", px_tcp_listener_addr(ds->listener),
                  (unsigned)px_tcp_listener_port(ds->listener), dm->id, ds->o.nspace, hb,
-                 ds->o.verbose > 0 ? " -v" : "") < 0) {
+                 ds->o.debug         ? " --debug"
+                 : ds->o.verbose > 0 ? " -v"
+                                     : "") < 0) {
         return NULL;
     }
     return a;

@@ -58,6 +58,9 @@ typedef struct {
      * which answers it; a daemon that sends nothing for hb_timeout_ms is lost
      * (daemon-lost, then lost()), and a daemon hearing no ping for as long exits. */
     unsigned hb_interval_ms, hb_timeout_ms;
+    /* --debug-daemons: each prted logs every message (prted --debug) to its stderr,
+     * which reaches this process's (the agent's inherited, ssh's copied) */
+    bool debug;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */

@@ -28,6 +28,7 @@ typedef struct {
     const char *ssh_agent;
     /* the daemons' heartbeats in ms (px_daemons_opts_t; both 0: off) */
     unsigned hb_interval_ms, hb_timeout_ms;
+    bool debug_daemons; /* --debug-daemons: the daemons log every message (prted --debug) */
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

@@ -23,6 +23,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pxssh.XXXXXX")
 PRTE=$BUILD/cli/prte
 PTERM=$BUILD/cli/pterm
 cleanup() {
+    # a prte left in the background by a failed check
+    [ -n "${DDPID:-}" ] && kill -9 "$DDPID" 2>/dev/null
     "$CL" -n "$NAME" down
     rm -rf "$T"
 }
@@ -64,6 +66,22 @@ no_prted() {
     return 0
 }
 
+# no_prted, once the daemons had time to go (bounded: 60 s)
+no_prted_wait() {
+    local i n p left
+    for i in $(seq 1 1200); do
+        left=""
+        for n in 1 2 3; do
+            for p in $(ip netns pids "$NAME-node$n"); do
+                grep -q prted "/proc/$p/cmdline" 2>/dev/null && left="$left $p"
+            done
+        done
+        [ -z "$left" ] && return 0
+        sleep 0.05
+    done
+    no_prted
+}
+
 # bounded wait for a line in a file (every 0.05 s, 60 s at most)
 wait_for() {
     local i
@@ -89,6 +107,32 @@ done
 HOME=$OK timeout 30 "$PTERM" >"$T/pterm.out" 2>&1 || fail "pterm failed: $(cat "$T/pterm.out")"
 wait "$PPID_" || fail "prte exited with $?: $(tail -5 "$T/prte.out")"
 no_prted
+
+# ---- --debug-daemons with --daemonize: prte keeps its stdio, so the daemons' logs (which
+# the ssh client copies to prte's stderr) of a job run later still arrive
+HOME=$OK timeout 60 "$PRTE" --host node1:1,node2:1,node3:1 --debug-daemons --daemonize \
+    --report-uri "$T/uri" --report-pid "$T/dd.pid" >"$T/dd.out" 2>&1 || fail "prte --daemonize: $(cat "$T/dd.out")"
+DDPID=$(cat "$T/dd.pid")
+HOME=$OK timeout 60 "$BUILD/cli/prun" --dvm-uri "file:$T/uri" -n 4 --map-by node hostname \
+    >"$T/dd.job" 2>&1 || fail "prun: $(cat "$T/dd.job")"
+for n in 1 2 3; do
+    grep -q "^node$n\$" "$T/dd.job" || fail "no output from node$n: $(cat "$T/dd.job")"
+done
+wait_for "$T/dd.out" "] received JOB_CLEANUP (tag 16,"
+for n in 1 2 3; do
+    grep -E "^\[prted $n node$n:[0-9]+\] received LAUNCH \(tag 5," "$T/dd.out" >/dev/null ||
+        fail "no LAUNCH logged by the daemon on node$n: $(cat "$T/dd.out")"
+done
+HOME=$OK timeout 30 "$PTERM" --dvm-uri "file:$T/uri" >"$T/pterm.out" 2>&1 ||
+    fail "pterm failed: $(cat "$T/pterm.out")"
+wait_for "$T/dd.out" "received EXIT (tag 3,"
+no_prted_wait
+for i in $(seq 1 1200); do
+    kill -0 "$DDPID" 2>/dev/null || break
+    sleep 0.05
+done
+kill -0 "$DDPID" 2>/dev/null && fail "prte still runs after pterm"
+DDPID=""
 
 # ---- each failure: prte does not start, says why, leaves nothing
 # expect_fail CASE HOME HOST TEXT [env...]
