@@ -882,9 +882,14 @@ void px_daemons_stop(px_daemons_t *d, void (*done)(void *arg), void *arg)
                 continue;
             }
             if (!packed || dm->peer == NULL || px_peer_send(dm->peer, PX_DP_EXIT, &b) != 0) {
+                /* not connected yet (a start that failed elsewhere), or cannot be told:
+                 * its agent is ended, no connection is waited for */
                 agent_kill(dm);
+                px_peer_destroy(dm->peer);
+                dm->peer = NULL;
+                dm->closed = true;
             }
-            set_state(dm, DMN_EXITING);
+            set_state(dm, dm->closed && dm->reaped ? DMN_GONE : DMN_EXITING);
         }
         px_bfrops_buf_free(&b);
         if (d->timer != NULL) {

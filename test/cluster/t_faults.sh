@@ -11,7 +11,8 @@
 #  3. daemon 0's node frozen (SIGSTOP of prte): the last prted hears no ping, kills its
 #     processes and exits; once prte is thawed, pterm ends it; nothing is left anywhere;
 #  4. a node that cannot start its daemon (its link down before the start): the start
-#     fails with the reason and prte exits 1, no hang.
+#     fails with the reason and prte exits 1, no hang, also while another daemon is
+#     still starting (its agent is ended).
 # Without heartbeats, 1-3 wait forever (each wait below is bounded: the test fails).
 # Needs root (skips with 77 otherwise).
 set -u
@@ -143,5 +144,18 @@ rc=$?
 expect_in "$T/start" "the daemon 2 on host node4 did not start"
 expect_in "$T/start" "cannot connect to its controller"
 grep -q "DVM ready" "$T/start" && fail "the DVM said ready: $(cat "$T/start")"
+poll_until ns_empty 1 2 3 4 || fail "processes left after the failed start"
+# the same while another daemon is still starting (its agent never runs prted): that
+# agent is ended too, and prte exits 1 instead of waiting for it
+cat >"$T/slow_agent" <<EOF
+#!/bin/sh
+[ "\$1" = node2 ] && exec sleep 300
+exec "$A" "\$@"
+EOF
+chmod +x "$T/slow_agent"
+on node1 "$PRTE" $RR $HB --host node1,node2,node4 --prtemca plm_ssh_agent "$T/slow_agent" >"$T/start2" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "prte with node2 starting and node4 unreachable gave $rc: $(cat "$T/start2")"
+expect_in "$T/start2" "the daemon 2 on host node4 did not start"
 poll_until ns_empty 1 2 3 4 || fail "processes left after the failed start"
 pass
