@@ -52,8 +52,9 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
     {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
     {PX_O_NOHUP, "nohup", 0, NULL, PX_ARG_NONE, JOB, "opt-nohup"},
-    {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM, "opt-host"},
-    {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM, "opt-hosts"},
+    {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM | B(PX_CMD_PRUN), "opt-host"},
+    {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM | B(PX_CMD_PRUN), "opt-hosts"},
+    {PX_O_ADD_HOST, "add-host", 0, "add-host", PX_ARG_REQ, B(PX_CMD_PRUN), "opt-add-host"},
     {PX_O_HOSTFILE, "hostfile", 0, "hostfile", PX_ARG_REQ, DVM, "opt-hostfile"},
     {PX_O_DEBUG_DAEMONS, "debug-daemons", 0, NULL, PX_ARG_NONE, DVM, "opt-debug-daemons"},
     {PX_O_DAEMONIZE, "daemonize", 0, NULL, PX_ARG_NONE, PRTE, "opt-daemonize"},
@@ -310,6 +311,8 @@ static int px_opts_apply(px_cmd_t *cmd, const px_opt_def_t *d, const char *opt, 
     case PX_O_HOST:
     case PX_O_HOSTS:
         return px_opts_add_hosts(cmd, val);
+    case PX_O_ADD_HOST:
+        return px_opts_add_hosts_to(cmd, val, true);
     case PX_O_HOSTFILE:
         return px_opts_add_hostfile(cmd, val);
     case PX_O_DEBUG_DAEMONS:
@@ -564,6 +567,8 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
     }
     if (px_opts_is_job(kind) && px_opts_job_finish(cmd, &js) < 0)
         goto error;
+    if (kind == PX_CMD_PRUN && px_opts_alloc_finish(cmd) < 0)
+        goto error;
     if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_prtemca_env(cmd) < 0)
         goto error;
     if (kind == PX_CMD_PQUERY && cmd->keys == NULL) {
@@ -613,6 +618,11 @@ void px_opts_fini(px_cmd_t *cmd)
     for (size_t i = 0; i < cmd->nhosts; i++)
         free(cmd->hosts[i].name);
     free(cmd->hosts);
+    for (size_t i = 0; i < cmd->nadd_hosts; i++)
+        free(cmd->add_hosts[i].name);
+    free(cmd->add_hosts);
+    cmd->add_hosts = NULL;
+    cmd->nadd_hosts = 0;
     free(cmd->allow_uids);
     free(cmd->allow_gids);
     cmd->allow_uids = NULL;

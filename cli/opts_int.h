@@ -45,6 +45,7 @@ typedef enum {
     PX_O_HOST,
     PX_O_HOSTS, /* Hydra's -hosts: --host */
     PX_O_HOSTFILE,
+    PX_O_ADD_HOST, /* prun --add-host */
     PX_O_DEBUG_DAEMONS,
     PX_O_DAEMONIZE,
     PX_O_REPORT_URI,
@@ -133,8 +134,13 @@ void px_opts_job_state_fini(px_job_state_t *js);
 int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, bool appfile,
                       px_opts_result_t *res);
 
-/* opts_hosts.c */
+/* opts_hosts.c: --host entries into cmd->hosts (add false) or --add-host entries into
+ * cmd->add_hosts (add true: a name given twice is refused). 0, or -1 after the message. */
 int px_opts_add_hosts(px_cmd_t *cmd, const char *spec);
+int px_opts_add_hosts_to(px_cmd_t *cmd, const char *spec, bool add);
+/* opts_alloc.c: prun's --host / --add-host as each app's PMIX_HOST / PMIX_ADD_HOST. 0,
+ * or -1 (out of memory). */
+int px_opts_alloc_finish(px_cmd_t *cmd);
 /* opts_users.c: --allow-users (group false) / --allow-groups (group true): a comma list
  * of names or numeric ids appended to cmd. 0, or -1 after a clear message. */
 int px_opts_add_allowed(px_cmd_t *cmd, const char *list, bool group);

@@ -67,8 +67,12 @@ typedef struct {
     char *report_uri;   /* owned: --report-uri <file|-|+> */
     char *report_pid;   /* owned: --report-pid <file|-|+> ("-" when given bare) */
     bool system_server; /* --system-server */
-    px_host_t *hosts;   /* owned: --host a,b:2 and --hostfile lines, validated */
+    px_host_t *hosts;   /* owned: --host a,b:2 and --hostfile lines, validated (prun: the
+                           DVM's nodes the job may use, also in each app's PMIX_HOST) */
     size_t nhosts;
+    px_host_t *add_hosts; /* owned: prun --add-host, validated, each name once (also in
+                             each app's PMIX_ADD_HOST) */
+    size_t nadd_hosts;
     bool debug_daemons; /* --debug-daemons */
     bool no_ready_msg;  /* --no-ready-msg */
     uid_t *allow_uids;  /* owned: --allow-users, resolved */

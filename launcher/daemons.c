@@ -70,6 +70,7 @@ typedef struct {
     bool closed;     /* the connection is gone (or never was) */
     px_topo_t *topo; /* borrowed from the topology list */
     px_dmn_state_t state;
+    bool joining; /* added after start-up: o.joined is told once it is up or failed */
 } px_dmn_t;
 
 struct px_daemons {
@@ -77,8 +78,9 @@ struct px_daemons {
     px_progress_t *prog; /* wraps o.base for the peers and the listener */
     px_tcp_listener_t *listener;
     char secret[PX_TCP_SECRET_HEX + 1];
-    px_dmn_t *d; /* owned, by id; d[0] is this node */
-    size_t n;
+    px_dmn_t **d; /* owned (each and the array), by id; d[0] is this node */
+    size_t n, cap;
+    char *prted; /* owned: the path of prted (prted_path), once a daemon was started */
     px_topo_t *topos;
     px_hb_t *hb; /* owned: the daemons' heartbeats (NULL: off, or no other host) */
     struct event *sigchld, *timer;
@@ -157,7 +159,7 @@ static px_topo_t *topo_add(px_daemons_t *ds, const char *sig)
 static bool all_up(const px_daemons_t *ds)
 {
     for (size_t i = 0; i < ds->n; i++) {
-        if (ds->d[i].state != DMN_UP) {
+        if (ds->d[i]->state != DMN_UP) {
             return false;
         }
     }
@@ -180,8 +182,8 @@ static void started(px_daemons_t *ds)
         dlog(ds, "daemons: %zu up, %zu distinct topologies, %zu received as XML", ds->n, ntopo,
              nxml);
         for (size_t i = 0; i < ds->n; i++) {
-            dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i].id, ds->d[i].host,
-                 ds->d[i].node, ds->d[i].topo->sig);
+            dlog(ds, "daemon %u: host %s node %s topology %s", ds->d[i]->id, ds->d[i]->host,
+                 ds->d[i]->node, ds->d[i]->topo->sig);
         }
     }
     if (ds->o.started != NULL) {
@@ -194,6 +196,15 @@ static void check_progress(px_daemons_t *ds)
 {
     if (ds->starting && !ds->stopping && (ds->failed || all_up(ds))) {
         started(ds);
+    }
+    for (size_t i = 1; i < ds->n && !ds->stopping; i++) {
+        px_dmn_t *dm = ds->d[i];
+        if (dm->joining && (dm->state == DMN_UP || dm->state == DMN_FAILED)) {
+            dm->joining = false;
+            if (ds->o.joined != NULL) {
+                ds->o.joined(dm->id, dm->state == DMN_UP, ds->o.arg);
+            }
+        }
     }
     if (ds->stopping && ds->done != NULL && px_daemons_stopped(ds)) {
         void (*done)(void *) = ds->done;
@@ -230,6 +241,8 @@ static void dmn_fail(px_dmn_t *dm, const char *why)
     bool was_up = dm->state == DMN_UP;
     if (was_up) {
         px_show_help("help-prte.txt", "daemon-lost", ds->o.prog, dm->id, dm->host, why);
+    } else if (dm->joining) {
+        px_show_help("help-prte.txt", "daemon-add", ds->o.prog, dm->id, dm->host, why);
     } else {
         px_show_help("help-prte.txt", "daemon-start", ds->o.prog, dm->id, dm->host, why);
         ds->failed = true;
@@ -267,7 +280,7 @@ static void on_sigchld(evutil_socket_t fd, short what, void *arg)
     (void)what;
     px_daemons_t *ds = arg;
     for (size_t i = 1; i < ds->n; i++) {
-        px_dmn_t *dm = &ds->d[i];
+        px_dmn_t *dm = ds->d[i];
         int st = 0;
         if (dm->agent <= 0 || dm->reaped || waitpid(dm->agent, &st, WNOHANG) != dm->agent) {
             continue;
@@ -477,9 +490,9 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
 static void topo_known(px_daemons_t *ds, px_topo_t *t)
 {
     for (size_t i = 1; i < ds->n; i++) {
-        if (ds->d[i].topo == t && ds->d[i].state == DMN_TOPO) {
-            set_state(&ds->d[i], DMN_UP);
-            dlog(ds, "daemon %u up on node %s (topology %s, %s)", ds->d[i].id, ds->d[i].node,
+        if (ds->d[i]->topo == t && ds->d[i]->state == DMN_TOPO) {
+            set_state(ds->d[i], DMN_UP);
+            dlog(ds, "daemon %u up on node %s (topology %s, %s)", ds->d[i]->id, ds->d[i]->node,
                  t->sig, t->nxml ? "received once" : "already known");
         }
     }
@@ -515,8 +528,8 @@ static void on_topo(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *r
         /* others waiting for this signature ask again through the next one (not yet:
          * they fail with it, see PROTOCOL.md) */
         for (size_t i = 1; i < ds->n; i++) {
-            if (ds->d[i].topo == dm->topo && ds->d[i].state == DMN_TOPO) {
-                dmn_fail(&ds->d[i], "the daemon asked for its topology failed");
+            if (ds->d[i]->topo == dm->topo && ds->d[i]->state == DMN_TOPO) {
+                dmn_fail(ds->d[i], "the daemon asked for its topology failed");
             }
         }
     } else {
@@ -548,7 +561,7 @@ static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t 
     if (rc != PMIX_SUCCESS) {
         return PMIX_ERR_BAD_PARAM;
     }
-    px_dmn_t *dm = h.id > 0 && h.id < ds->n ? &ds->d[h.id] : NULL;
+    px_dmn_t *dm = h.id > 0 && h.id < ds->n ? ds->d[h.id] : NULL;
     if (h.version != PX_DP_VERSION) {
         rc = PMIX_ERR_NOT_SUPPORTED;
     } else if (dm == NULL || dm->state != DMN_STARTING || dm->peer != NULL) {
@@ -566,6 +579,24 @@ static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t 
     free(dm->node);
     dm->node = h.node;
     h.node = NULL;
+    /* two hosts of the command line that are one node (a name and its address, two
+     * names of one machine): one daemon per node */
+    for (size_t k = 0; k < ds->n; k++) {
+        const px_dmn_t *o = ds->d[k];
+        if (o != dm && o->node != NULL && o->state != DMN_FAILED && o->state != DMN_GONE &&
+            o->state != DMN_STARTING && strcmp(o->node, dm->node) == 0) {
+            char why[PX_DP_NAME_MAX * 3 + 160];
+            snprintf(why, sizeof(why),
+                     "it runs on node %s, where daemon %u (host %s) runs already: hosts %s and "
+                     "%s (in the order given) are the same node; name each node once",
+                     dm->node, o->id, o->host, o->id < dm->id ? o->host : dm->host,
+                     o->id < dm->id ? dm->host : o->host);
+            px_dp_hello_free(&h);
+            dmn_fail(dm, why);
+            check_progress(ds);
+            return PMIX_SUCCESS; /* the fd is the peer's now */
+        }
+    }
     px_topo_t *t = topo_find(ds, h.topo_sig);
     bool ask = false;
     if (t == NULL) {
@@ -600,7 +631,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     (void)what;
     px_daemons_t *ds = arg;
     for (size_t i = 1; i < ds->n; i++) {
-        px_dmn_t *dm = &ds->d[i];
+        px_dmn_t *dm = ds->d[i];
         if (!ds->stopping && dm->state != DMN_UP) {
             dmn_fail(dm, "it did not connect back in time (is prted installed on that node, "
                          "and can it reach this one over TCP?)");
@@ -622,7 +653,7 @@ static void hb_tick(void *arg)
 {
     px_daemons_t *ds = arg;
     for (size_t i = 1; i < ds->n; i++) {
-        px_dmn_t *dm = &ds->d[i];
+        px_dmn_t *dm = ds->d[i];
         if (dm->state == DMN_UP && dm->peer != NULL) {
             (void)px_peer_send(dm->peer, PX_DP_HEARTBEAT, NULL); /* a failure: on_lost */
         }
@@ -633,7 +664,7 @@ static void hb_tick(void *arg)
 static void hb_silent(unsigned id, double silent_ms, void *arg)
 {
     px_daemons_t *ds = arg;
-    if (id >= ds->n || ds->d[id].state != DMN_UP) {
+    if (id >= ds->n || ds->d[id]->state != DMN_UP) {
         return;
     }
     char why[192];
@@ -641,7 +672,7 @@ static void hb_silent(unsigned id, double silent_ms, void *arg)
              "it sent nothing for %.1f s (heartbeat timeout %.1f s): its node is frozen, "
              "overloaded or cut off from this one",
              silent_ms / 1e3, ds->o.hb_timeout_ms / 1e3);
-    dmn_fail(&ds->d[id], why);
+    dmn_fail(ds->d[id], why);
     check_progress(ds);
 }
 
@@ -653,34 +684,110 @@ static void progress_later(void *arg)
     check_progress(arg);
 }
 
+/* A new entry at the end of the table (id = its index), for host. NULL on ENOMEM. */
+static px_dmn_t *dmn_new(px_daemons_t *ds, const char *host)
+{
+    if (ds->n == ds->cap) {
+        size_t cap = ds->cap ? 2 * ds->cap : 8;
+        px_dmn_t **d = realloc(ds->d, cap * sizeof(*d));
+        if (d == NULL) {
+            return NULL;
+        }
+        ds->d = d;
+        ds->cap = cap;
+    }
+    px_dmn_t *dm = calloc(1, sizeof(*dm));
+    if (dm == NULL || (dm->host = strdup(host)) == NULL) {
+        free(dm);
+        return NULL;
+    }
+    dm->owner = ds;
+    dm->id = (unsigned)ds->n;
+    ds->d[ds->n++] = dm;
+    return dm;
+}
+
+/* What starting remote daemons needs, made once: the secret and the TCP listener, the
+ * prted path, the SIGCHLD event, the start/stop timer, the heartbeats. 0, or -1 after
+ * the message. */
+static int prepare(px_daemons_t *ds)
+{
+    const px_daemons_opts_t *o = &ds->o;
+    if (ds->listener != NULL) {
+        return 0;
+    }
+    if (px_tcp_secret_new(ds->secret) != 0 ||
+        (ds->listener = px_tcp_listen(ds->prog, true, ds->secret, on_accept, ds)) == NULL ||
+        (ds->prted = prted_path()) == NULL ||
+        (ds->sigchld = evsignal_new(o->base, SIGCHLD, on_sigchld, ds)) == NULL ||
+        event_add(ds->sigchld, NULL) != 0 ||
+        (ds->timer = evtimer_new(o->base, on_timer, ds)) == NULL) {
+        px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
+        return -1;
+    }
+    if (o->hb_interval_ms > 0 && o->hb_timeout_ms > 0) {
+        px_hb_opts_t ho = {.interval_ms = o->hb_interval_ms,
+                           .timeout_ms = o->hb_timeout_ms,
+                           .tick = hb_tick,
+                           .silent = hb_silent,
+                           .arg = ds};
+        if ((ds->hb = px_hb_create(o->base, &ho)) == NULL) {
+            px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
+            return -1;
+        }
+    }
+    dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
+         px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener),
+         o->agent != NULL ? o->agent : "(built-in ssh)", ds->prted);
+    return 0;
+}
+
+/* Start dm's prted through the agent or the built-in ssh client; a failure fails dm. */
+static void start_one(px_daemons_t *ds, px_dmn_t *dm)
+{
+    const char *agent = ds->o.agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
+    int rc = agent != NULL ? start_agent(ds, dm, agent, ds->prted) : start_ssh(ds, dm, ds->prted);
+    if (rc != 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s",
+                 agent != NULL ? agent : "(built-in ssh)", strerror(errno));
+        dmn_fail(dm, why);
+    }
+}
+
+/* (Re)arm the start timer: every daemon not up when it fires has failed. */
+static void start_timer(px_daemons_t *ds)
+{
+    struct timeval tv = {START_TIMEOUT_MS / 1000, 0};
+    evtimer_add(ds->timer, &tv);
+}
+
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
 {
     px_daemons_t *ds = calloc(1, sizeof(*ds));
-    char *prted = NULL;
-    if (ds == NULL || (ds->d = calloc(o->nhosts + 1, sizeof(px_dmn_t))) == NULL) {
-        free(ds);
+    if (ds == NULL) {
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(ENOMEM));
+        close(o->self_fd);
         return NULL;
     }
     ds->o = *o;
     /* daemon 0: this node, its agent in this process at the other end of self_fd */
-    px_dmn_t *d0 = &ds->d[ds->n++];
-    d0->owner = ds;
-    d0->host = strdup(o->node);
-    d0->node = strdup(o->node);
-    d0->reaped = true;
+    px_dmn_t *d0 = dmn_new(ds, o->node);
     ds->prog = px_progress_create(o->base);
-    d0->peer = ds->prog != NULL ? px_peer_create(ds->prog, o->self_fd, on_msg, on_lost, d0) : NULL;
-    if (ds->prog == NULL) {
+    if (d0 != NULL && ds->prog != NULL) {
+        d0->peer = px_peer_create(ds->prog, o->self_fd, on_msg, on_lost, d0);
+    } else {
         close(o->self_fd);
     }
-    if (d0->peer == NULL) {
+    if (d0 == NULL || d0->peer == NULL) {
         goto nomem;
     }
+    d0->node = strdup(o->node);
+    d0->reaped = true;
     px_topo_t *t0 = NULL;
     char sig[PX_DTOPO_SIG_LEN];
     px_dtopo_signature(o->topo, sig);
-    if (d0->host == NULL || d0->node == NULL || (t0 = topo_add(ds, sig)) == NULL) {
+    if (d0->node == NULL || (t0 = topo_add(ds, sig)) == NULL) {
         goto nomem;
     }
     t0->topo = o->topo;
@@ -691,18 +798,11 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         const char *h = o->hosts[i].name;
         bool dup = px_daemons_is_here(h, o->node);
         for (size_t k = 1; k < ds->n && !dup; k++) {
-            dup = strcmp(ds->d[k].host, h) == 0;
+            dup = strcmp(ds->d[k]->host, h) == 0;
         }
-        if (dup) {
-            continue;
-        }
-        px_dmn_t *dm = &ds->d[ds->n];
-        dm->owner = ds;
-        dm->id = (unsigned)ds->n;
-        if ((dm->host = strdup(h)) == NULL) {
+        if (!dup && dmn_new(ds, h) == NULL) {
             goto nomem;
         }
-        ds->n++;
     }
     ds->starting = true;
     if (ds->n == 1) {
@@ -712,45 +812,13 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         }
         return ds;
     }
-    const char *agent = o->agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
-    if (px_tcp_secret_new(ds->secret) != 0 ||
-        (ds->listener = px_tcp_listen(ds->prog, true, ds->secret, on_accept, ds)) == NULL ||
-        (prted = prted_path()) == NULL ||
-        (ds->sigchld = evsignal_new(o->base, SIGCHLD, on_sigchld, ds)) == NULL ||
-        event_add(ds->sigchld, NULL) != 0 ||
-        (ds->timer = evtimer_new(o->base, on_timer, ds)) == NULL) {
-        px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
+    if (prepare(ds) != 0) {
         goto error;
     }
-    if (o->hb_interval_ms > 0 && o->hb_timeout_ms > 0) {
-        px_hb_opts_t ho = {.interval_ms = o->hb_interval_ms,
-                           .timeout_ms = o->hb_timeout_ms,
-                           .tick = hb_tick,
-                           .silent = hb_silent,
-                           .arg = ds};
-        if ((ds->hb = px_hb_create(o->base, &ho)) == NULL) {
-            px_show_help("help-prte.txt", "daemon-listen", o->prog, strerror(errno));
-            goto error;
-        }
+    for (size_t i = 1; i < ds->n && !ds->failed; i++) {
+        start_one(ds, ds->d[i]);
     }
-    dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
-         px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener),
-         agent != NULL ? agent : "(built-in ssh)", prted);
-    for (size_t i = 1; i < ds->n; i++) {
-        int rc = agent != NULL ? start_agent(ds, &ds->d[i], agent, prted)
-                               : start_ssh(ds, &ds->d[i], prted);
-        if (rc != 0) {
-            char why[128];
-            snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s",
-                     agent != NULL ? agent : "(built-in ssh)", strerror(errno));
-            dmn_fail(&ds->d[i], why);
-            break;
-        }
-    }
-    free(prted);
-    prted = NULL;
-    struct timeval tv = {START_TIMEOUT_MS / 1000, 0};
-    evtimer_add(ds->timer, &tv);
+    start_timer(ds);
     /* the daemons come up on the caller's loop; a failure above is told from there too */
     if (ds->failed && px_progress_shift(ds->prog, progress_later, ds) != 0) {
         goto error;
@@ -759,9 +827,50 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
 nomem:
     px_show_help("help-prte.txt", "server-init", o->prog, strerror(ENOMEM));
 error:
-    free(prted);
     px_daemons_destroy(ds);
     return NULL;
+}
+
+int px_daemons_find(const px_daemons_t *d, const char *host)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const px_dmn_t *dm = d->d[i];
+        if (dm->state == DMN_FAILED || dm->state == DMN_GONE) {
+            continue;
+        }
+        if (strcmp(dm->host, host) == 0 || (dm->node != NULL && strcmp(dm->node, host) == 0) ||
+            (i == 0 && px_daemons_is_here(host, dm->node))) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+int px_daemons_add(px_daemons_t *d, const char *host)
+{
+    if (d->starting || d->stopping) {
+        errno = EBUSY;
+        return -1;
+    }
+    if (prepare(d) != 0) {
+        errno = EIO;
+        return -1;
+    }
+    px_dmn_t *dm = dmn_new(d, host);
+    if (dm == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    dm->joining = true;
+    dlog(d, "daemon %u (%s): added to the DVM", dm->id, dm->host);
+    start_one(d, dm);
+    start_timer(d);
+    /* told through o.joined, later (also when it failed already) */
+    if (px_progress_shift(d->prog, progress_later, d) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (int)dm->id;
 }
 
 size_t px_daemons_count(const px_daemons_t *d)
@@ -771,22 +880,22 @@ size_t px_daemons_count(const px_daemons_t *d)
 
 const char *px_daemons_node(const px_daemons_t *d, unsigned id)
 {
-    return id < d->n ? d->d[id].node : NULL;
+    return id < d->n ? d->d[id]->node : NULL;
 }
 
 hwloc_topology_t px_daemons_topo(const px_daemons_t *d, unsigned id)
 {
-    return id < d->n && d->d[id].topo != NULL ? d->d[id].topo->topo : NULL;
+    return id < d->n && d->d[id]->topo != NULL ? d->d[id]->topo->topo : NULL;
 }
 
 const char *px_daemons_host(const px_daemons_t *d, unsigned id)
 {
-    return id < d->n ? d->d[id].host : NULL;
+    return id < d->n ? d->d[id]->host : NULL;
 }
 
 bool px_daemons_up(const px_daemons_t *d, unsigned id)
 {
-    return id < d->n && d->d[id].state == DMN_UP && d->d[id].peer != NULL;
+    return id < d->n && d->d[id]->state == DMN_UP && d->d[id]->peer != NULL;
 }
 
 int px_daemons_send(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_buffer_t *buf)
@@ -795,7 +904,7 @@ int px_daemons_send(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_data_
         errno = ENOTCONN;
         return -1;
     }
-    return px_peer_send(d->d[id].peer, tag, buf);
+    return px_peer_send(d->d[id]->peer, tag, buf);
 }
 
 /* A request's reply, handed to the caller with the daemon's id. */
@@ -826,7 +935,7 @@ int px_daemons_request(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_da
         errno = ENOTCONN;
         return -1;
     }
-    if (px_peer_send_request(d->d[id].peer, tag, buf, on_reply, r) != 0) {
+    if (px_peer_send_request(d->d[id]->peer, tag, buf, on_reply, r) != 0) {
         free(r);
         return -1;
     }
@@ -836,21 +945,21 @@ int px_daemons_request(px_daemons_t *d, unsigned id, uint32_t tag, const pmix_da
 int px_daemons_reply(px_daemons_t *d, unsigned id, uint32_t seq, uint32_t tag,
                      const pmix_data_buffer_t *buf)
 {
-    if (id >= d->n || d->d[id].peer == NULL) {
+    if (id >= d->n || d->d[id]->peer == NULL) {
         errno = ENOTCONN;
         return -1;
     }
-    return px_peer_send_reply(d->d[id].peer, seq, tag, buf);
+    return px_peer_send_reply(d->d[id]->peer, seq, tag, buf);
 }
 
 bool px_daemons_stopped(const px_daemons_t *d)
 {
     for (size_t i = 1; d != NULL && i < d->n; i++) {
-        if (d->d[i].state == DMN_EXITING || d->d[i].state == DMN_STARTING ||
-            d->d[i].state == DMN_TOPO || d->d[i].state == DMN_UP) {
+        if (d->d[i]->state == DMN_EXITING || d->d[i]->state == DMN_STARTING ||
+            d->d[i]->state == DMN_TOPO || d->d[i]->state == DMN_UP) {
             return false;
         }
-        if (d->d[i].agent > 0 && !d->d[i].reaped) {
+        if (d->d[i]->agent > 0 && !d->d[i]->reaped) {
             return false;
         }
     }
@@ -877,7 +986,7 @@ void px_daemons_stop(px_daemons_t *d, void (*done)(void *arg), void *arg)
         px_bfrops_buf_init(&b);
         bool packed = px_dp_exit_pack(&b, PX_DP_EXIT_NORMAL) == PMIX_SUCCESS;
         for (size_t i = 1; i < d->n; i++) {
-            px_dmn_t *dm = &d->d[i];
+            px_dmn_t *dm = d->d[i];
             if (dm->state == DMN_FAILED || dm->state == DMN_GONE) {
                 continue;
             }
@@ -907,7 +1016,7 @@ void px_daemons_destroy(px_daemons_t *d)
         return;
     }
     for (size_t i = 1; i < d->n; i++) {
-        px_dmn_t *dm = &d->d[i];
+        px_dmn_t *dm = d->d[i];
         px_peer_destroy(dm->peer);
         px_ssh_destroy(dm->ssh);
         if (dm->agent > 0 && !dm->reaped) {
@@ -917,13 +1026,16 @@ void px_daemons_destroy(px_daemons_t *d)
         }
         free(dm->host);
         free(dm->node);
+        free(dm);
     }
     if (d->n > 0) {
-        px_peer_destroy(d->d[0].peer);
-        free(d->d[0].host);
-        free(d->d[0].node);
+        px_peer_destroy(d->d[0]->peer);
+        free(d->d[0]->host);
+        free(d->d[0]->node);
+        free(d->d[0]);
     }
     free(d->d);
+    free(d->prted);
     while (d->topos != NULL) {
         px_topo_t *t = d->topos;
         d->topos = t->next;

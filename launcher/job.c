@@ -1008,6 +1008,8 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
     {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    {PMIX_HOST, PX_AT_JOB | PX_AT_APP},        /* job_hosts.c */
+    {PMIX_ADD_HOST, PX_AT_JOB | PX_AT_APP},    /* job_hosts.c */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1460,11 +1462,15 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
 static void spawn_map(px_job_t *j)
 {
     char *msg = NULL;
-    pmix_status_t rc = PMIX_SUCCESS;
     px_pool_t pool; /* one pool: map onto what the running jobs leave free */
-    if (px_pool_get(j->dvm, &pool) < 0) {
-        rc = PMIX_ERR_NOMEM;
-    } else {
+    pmix_status_t rc = px_job_hosts_add(j, &msg); /* --add-host: wait for those first */
+    if (rc == PMIX_OPERATION_IN_PROGRESS) {
+        return; /* px_job_map_now once they are up */
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_job_hosts_pool(j, &pool, &msg); /* --host: those nodes only */
+    }
+    if (rc == PMIX_SUCCESS) {
         rc = px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo, &j->map,
                         &msg);
         if (rc == PMIX_SUCCESS) {
@@ -1492,6 +1498,16 @@ static void spawn_map(px_job_t *j)
         return;
     }
     free(msg);
+}
+
+void px_job_map_now(px_job_t *j)
+{
+    spawn_map(j);
+}
+
+void px_job_setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
+{
+    setup_failed(j, rc, msg);
 }
 
 void px_job_dvm_started(px_dvm_t *dvm, bool ok)

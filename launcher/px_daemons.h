@@ -52,6 +52,9 @@ typedef struct {
      * every daemon up (ok), or one failed to start (ok false, its message shown). Not
      * called when px_daemons_stop comes first. */
     void (*started)(bool ok, void *arg);
+    /* A daemon added by px_daemons_add is up (ok; its node name and topology known) or
+     * failed to start (its message shown), on the loop, once per add. */
+    void (*joined)(unsigned id, bool ok, void *arg);
     void *arg;
     int verbose;
     /* Heartbeats (both 0: off): every hb_interval_ms a ping to each daemon that is up,
@@ -73,6 +76,14 @@ bool px_daemons_is_here(const char *name, const char *node);
  * passes: a message says which and why), o->started tells. The table, or NULL after the
  * message when the start cannot even begin. */
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o);
+
+/* Grow the DVM (prun --add-host): start a prted on host, once the start-up is over
+ * (EBUSY before, and while stopping). Its id (the next one), then o->joined tells how
+ * it went, later; -1 with errno when it cannot even begin (nothing told then). */
+int px_daemons_add(px_daemons_t *d, const char *host);
+/* The id of the daemon, not failed or gone, that runs on host (as the command line
+ * named it, or as its node reported itself; daemon 0 for this node's names), or -1. */
+int px_daemons_find(const px_daemons_t *d, const char *host);
 
 /* Daemons in the table (daemon 0 included); ids are 0 .. count-1. */
 size_t px_daemons_count(const px_daemons_t *d);

@@ -507,8 +507,10 @@ Test(opts, unknown_and_misplaced_options)
     EXPECT_ERR(PX_CMD_PRUN, "unknown option \"--bogus\"", "--bogus=3", "./a");
     EXPECT_ERR(PX_CMD_PTERM, "\"-nfoo\" is not an option of pterm", "-nfoo");
     EXPECT_ERR(PX_CMD_PTERM, "unknown option \"-Z\"", "-Z");
-    EXPECT_ERR(PX_CMD_PRUN, "\"--host\" is not an option of prun (it is one of: prte, prterun)",
-               "--host", "a", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--hostfile\" is not an option of prun (it is one of: prte, prterun)",
+               "--hostfile", "a", "./a");
+    EXPECT_ERR(PX_CMD_PRTE, "\"--add-host\" is not an option of prte (it is one of: prun)",
+               "--add-host", "a");
     EXPECT_ERR(PX_CMD_PTERM, "not an option of pterm", "-n", "2");
     EXPECT_ERR(PX_CMD_PRTE, "not an option of prte", "--dvm-uri", "x");
     EXPECT_ERR(PX_CMD_PPS, "not an option of pps", "--daemonize");
@@ -722,6 +724,37 @@ Test(opts, prtemca_ssh_agent)
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "--prtemca, -prtemca <key> <value>") != NULL, "%s", g_out);
+}
+
+/* prun --host / --add-host: each app's PMIX_HOST / PMIX_ADD_HOST, names checked */
+static const char *app_str(const pmix_app_t *a, const char *key)
+{
+    for (size_t i = 0; i < a->ninfo; i++) {
+        if (PMIx_Check_key(a->info[i].key, key))
+            return a->info[i].value.data.string;
+    }
+    return NULL;
+}
+
+Test(opts, prun_hosts)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--host", "a:2,b", "--add-host", "c:4", "--add-host", "d", "-n",
+               "1", "./x", ":", "--pset", "p", "-n", "1", "./y");
+    cr_assert_eq(c.napps, 2);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_str_eq(app_str(&c.apps[i], PMIX_HOST), "a:2,b");
+        cr_assert_str_eq(app_str(&c.apps[i], PMIX_ADD_HOST), "c:4,d");
+    }
+    cr_assert_str_eq(app_str(&c.apps[1], PMIX_PSET_NAME), "p");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./x");
+    cr_assert_null(app_str(&c.apps[0], PMIX_HOST));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "--add-host \"c\" is not valid: it is named twice", "--add-host", "c,d",
+               "--add-host", "c", "./x");
+    EXPECT_ERR(PX_CMD_PRUN, "--add-host \"c:0\" is not valid", "--add-host", "c:0", "./x");
+    EXPECT_ERR(PX_CMD_PRUN, "--host \"\" is not valid", "--host", "a,,b", "./x");
 }
 
 /* --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout: seconds, defaults, off */
@@ -1001,7 +1034,7 @@ Test(opts, mpiexec_spellings_bad)
     EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"1X\" is not valid", "-genv", "1X", "y", "./a");
     EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"A-B=1\" is not valid", "-genv", "A-B=1", "./a");
     EXPECT_ERR(PX_CMD_PRTERUN, "needs a value", "-hosts");
-    EXPECT_ERR(PX_CMD_PRUN, "-hosts", "-hosts", "a", "./a"); /* prun has no hosts */
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "-hosts"); /* prun has --hosts too */
     EXPECT_ERR(PX_CMD_PRTERUN, "unknown option", "--hostz", "a", "./a");
 }
 
