@@ -46,8 +46,8 @@ const px_opt_def_t px_opt_defs[] = {
      "opt-output-filename"},
     {PX_O_STDIN, "stdin", 0, NULL, PX_ARG_REQ, JOB, "opt-stdin"},
     {PX_O_TIMEOUT, "timeout", 0, NULL, PX_ARG_REQ, JOB, "opt-timeout"},
-    {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, JOB, "opt-noprefix"},
-    {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, JOB, "opt-prefix"},
+    {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, DVM, "opt-noprefix"},
+    {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, DVM, "opt-prefix"},
     {PX_O_PERSONALITY, "personality", 0, NULL, PX_ARG_REQ, JOB, "opt-personality"},
     {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
     {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
@@ -608,6 +608,8 @@ void px_opts_fini(px_cmd_t *cmd)
     cmd->plm_ssh_agent = NULL;
     free(cmd->hb_interval);
     free(cmd->hb_timeout);
+    free(cmd->prefix);
+    cmd->prefix = NULL;
     cmd->hb_interval = cmd->hb_timeout = NULL;
     free(cmd->job_nspace);
     free(cmd->node);

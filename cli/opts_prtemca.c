@@ -106,3 +106,13 @@ void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *tim
         *interval_ms = *timeout_ms = 0; /* either 0: heartbeats off */
     }
 }
+
+const char *px_opts_prted_prefix(const px_cmd_t *cmd)
+{
+    const char *env = getenv("PRTE_PREFIX");
+    if (cmd->noprefix)
+        return NULL;
+    if (cmd->prefix != NULL)
+        return cmd->prefix;
+    return env != NULL && env[0] != '\0' ? env : NULL;
+}

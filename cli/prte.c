@@ -166,6 +166,8 @@ int main(int argc, char **argv)
         .hb_interval_ms = hb_interval,
         .hb_timeout_ms = hb_timeout,
         .debug_daemons = cmd.debug_daemons,
+        .prted_prefix = px_opts_prted_prefix(&cmd),
+        .noprefix = cmd.noprefix,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -83,6 +83,10 @@ typedef struct {
      * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
      * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
     char *plm_ssh_agent;
+    /* owned: --prefix <dir>: the installation whose bin/prted runs on the other hosts
+     * (absolute); NULL: not given. --noprefix: run "prted" from the remote PATH. */
+    char *prefix;
+    bool noprefix;
     /* owned: --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout <seconds> (or
      * PRTE_MCA_dvm_heartbeat_*), validated numbers 0..3600; NULL: the default */
     char *hb_interval, *hb_timeout;
@@ -120,6 +124,11 @@ void px_opts_fini(px_cmd_t *cmd);
 #define PX_HB_INTERVAL_MS 2000
 #define PX_HB_TIMEOUT_MS  20000
 void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *timeout_ms);
+
+/* Where prted is on the other hosts (PRRTE's rule): NULL with --noprefix (from their
+ * PATH), else --prefix, else $PRTE_PREFIX, else NULL (the path of this command's own
+ * prted). Borrowed from cmd or the environment. */
+const char *px_opts_prted_prefix(const px_cmd_t *cmd);
 
 /* The run-as-root rule, as a pure function (compatible addition, for tests and for
  * commands that check it themselves): true when euid is not 0, when allow_flag

@@ -235,7 +235,7 @@ static int parse_args(int argc, char **argv, args_t *a)
             return 1;
         }
         if (strcmp(o, "--version") == 0 || strcmp(o, "-V") == 0) {
-            printf("prted (protocol version %d)\n", PX_DP_VERSION);
+            printf("prted %s (protocol version %d)\n", PMIX_RUNTIME_VERSION, PX_DP_VERSION);
             return 1;
         }
         if (strcmp(o, "-v") == 0 || strcmp(o, "--verbose") == 0) {
@@ -292,8 +292,12 @@ static int connect_back(prted_t *d, const args_t *a, const char *secret)
     snprintf(shortname, sizeof(shortname), "%s", d->node);
     shortname[strcspn(shortname, ".")] = '\0';
     char *aliases[1] = {shortname};
+    /* developer-only (tests of the version check): the release this daemon reports */
+    const char *rel = getenv("PX_PRTED_TEST_VERSION");
     px_dp_hello_t h = {.version = PX_DP_VERSION,
                        .id = d->id,
+                       .release =
+                           (char *)(rel != NULL && *rel != '\0' ? rel : PMIX_RUNTIME_VERSION),
                        .node = d->node,
                        .aliases = aliases,
                        .naliases = strcmp(shortname, d->node) != 0 ? 1 : 0,
@@ -308,7 +312,11 @@ static int connect_back(prted_t *d, const args_t *a, const char *secret)
         fd = px_tcp_connect(a->addr, (uint16_t)a->port, secret, &b, CONNECT_TIMEOUT_MS, &st);
     }
     px_bfrops_buf_free(&b);
-    if (fd < 0) {
+    if (fd < 0 && st == PMIX_ERR_NOT_SUPPORTED) {
+        /* the controller refused our version (and says so on its side too) */
+        px_show_help("help-prted.txt", "daemon-version", d->id, d->node, h.release, PX_DP_VERSION,
+                     d->ctl);
+    } else if (fd < 0) {
         char where[96];
         snprintf(where, sizeof(where), "%s:%lu", a->addr, a->port);
         px_show_help("help-prted.txt", "daemon-connect", d->id, d->node, where,

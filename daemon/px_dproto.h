@@ -13,12 +13,14 @@
 
 #include <pmix_common.h>
 
-/* The protocol's version, carried in the hello; a controller refuses another one. */
-#define PX_DP_VERSION 1
+/* The protocol's version, carried in the hello; a controller refuses another one. 2:
+ * the hello carries the daemon's release after its id. */
+#define PX_DP_VERSION 2
 /* Bounds of what a hello may announce. */
 #define PX_DP_NAME_MAX    255 /* node name and each alias, bytes */
 #define PX_DP_ALIASES_MAX 64
 #define PX_DP_SIG_MAX     1024 /* topology signature, bytes */
+#define PX_DP_RELEASE_MAX 64   /* the release string, bytes */
 /* Radix of the routing tree (xcast down, collectives up) unless set otherwise. */
 #define PX_DP_RADIX_DEFAULT 64
 
@@ -59,6 +61,7 @@ enum {
 typedef struct {
     uint32_t version; /* PX_DP_VERSION */
     uint32_t id;      /* the daemon id the controller gave on the command line */
+    char *release;    /* owned: the daemon's release (PMIX_RUNTIME_VERSION) */
     char *node;       /* owned: the node's name */
     char **aliases;   /* owned, NULL-terminated (may be NULL): other names of the node */
     size_t naliases;
@@ -68,7 +71,9 @@ typedef struct {
 pmix_status_t px_dp_hello_pack(pmix_data_buffer_t *buf, const px_dp_hello_t *h);
 /* Fills *h (owned by the caller then: px_dp_hello_free). Refuses (nothing allocated,
  * *h zeroed): a missing field, a count or name over the bounds above, an empty node
- * name or signature. */
+ * name, release or signature. Another protocol version: PMIX_ERR_NOT_SUPPORTED with
+ * only h->version and h->id set (the first two fields keep their place in every
+ * version; what follows is not read). */
 pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h);
 void px_dp_hello_free(px_dp_hello_t *h); /* accepts NULL; leaves *h zeroed */
 

@@ -27,6 +27,7 @@
 #include "help/px_help.h"
 #include "launcher/px_daemons.h"
 #include "launcher/px_ssh.h"
+#include "px_launcher_paths.h"
 #include "net/px_peer.h"
 #include "net/px_progress.h"
 #include "net/px_tcp.h"
@@ -362,6 +363,20 @@ static char *prted_args(const px_daemons_t *ds, const px_dmn_t *dm)
     return a;
 }
 
+/* The prted the other hosts run (PRRTE's --prefix rule): "prted" with --noprefix (the
+ * remote PATH finds it), <prefix>/bin/prted, else our own prted's path. malloc'd. */
+static char *remote_prted(const px_daemons_t *ds)
+{
+    char *p = NULL;
+    if (ds->o.noprefix) {
+        return strdup("prted");
+    }
+    if (ds->o.prefix != NULL) {
+        return asprintf(&p, "%s/bin/prted", ds->o.prefix) < 0 ? NULL : p;
+    }
+    return strdup(ds->prted);
+}
+
 /* fork <agent words...> <host> <prted> <prted_args>; the secret goes down a pipe on the
  * agent's stdin (the remote shell passes it on). */
 static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const char *prted)
@@ -418,22 +433,33 @@ out:
     return rc;
 }
 
-/* No agent: the built-in ssh client runs "'<prted>' <prted_args>" on the host, with the
- * secret on the command's stdin. The remote prted is <PRTE_PREFIX>/bin/prted when
- * PRTE_PREFIX is set, else at our own prted's path. */
+/* No agent: the built-in ssh client runs "'<prted>' <prted_args>" on the host (with a
+ * prefix, its bin/ and library directory first in PATH and LD_LIBRARY_PATH there), with
+ * the secret on the command's stdin. */
 static int start_ssh(px_daemons_t *ds, px_dmn_t *dm, const char *prted)
 {
-    const char *prefix = getenv("PRTE_PREFIX");
-    char *cmd = NULL;
+    const char *pfx = ds->o.noprefix ? NULL : ds->o.prefix;
+    char *cmd = NULL, *env = NULL;
     char *args = prted_args(ds, dm);
     char line[PX_TCP_SECRET_HEX + 2];
-    bool pfx = prefix != NULL && prefix[0] != '\0';
-    if (args == NULL ||
-        asprintf(&cmd, "'%s%s' %s", pfx ? prefix : prted, pfx ? "/bin/prted" : "", args) < 0) {
+    if (strchr(prted, '\'') != NULL || (pfx != NULL && strchr(pfx, '\'') != NULL)) {
         free(args);
+        errno = EINVAL; /* a quote in a path: not quoted for the remote shell */
+        return -1;
+    }
+    if (pfx != NULL &&
+        asprintf(&env, "PATH='%s/bin':\"$PATH\" LD_LIBRARY_PATH='%s/%s':\"$LD_LIBRARY_PATH\" ", pfx,
+                 pfx, PX_LIBDIR_REL) < 0) {
+        env = NULL;
+    }
+    if (args == NULL || (pfx != NULL && env == NULL) ||
+        asprintf(&cmd, "%s'%s' %s", env ? env : "", prted, args) < 0) {
+        free(args);
+        free(env);
         return -1;
     }
     free(args);
+    free(env);
     memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
     line[PX_TCP_SECRET_HEX] = '\n';
     line[PX_TCP_SECRET_HEX + 1] = '\0';
@@ -558,18 +584,25 @@ static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t 
     px_daemons_t *ds = cbdata;
     px_dp_hello_t h;
     pmix_status_t rc = px_dp_hello_unpack(hello, &h);
-    if (rc != PMIX_SUCCESS) {
+    if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_SUPPORTED) {
         return PMIX_ERR_BAD_PARAM;
     }
     px_dmn_t *dm = h.id > 0 && h.id < ds->n ? ds->d[h.id] : NULL;
-    if (h.version != PX_DP_VERSION) {
-        rc = PMIX_ERR_NOT_SUPPORTED;
-    } else if (dm == NULL || dm->state != DMN_STARTING || dm->peer != NULL) {
-        rc = PMIX_ERR_BAD_PARAM; /* not a daemon we started, or a second hello */
-    }
-    if (rc != PMIX_SUCCESS) {
+    if (dm == NULL || dm->state != DMN_STARTING || dm->peer != NULL) {
         px_dp_hello_free(&h);
-        return rc;
+        return PMIX_ERR_BAD_PARAM; /* not a daemon we started, or a second hello */
+    }
+    /* another protocol or another release: refused, said here with both versions */
+    if (rc == PMIX_ERR_NOT_SUPPORTED || strcmp(h.release, PMIX_RUNTIME_VERSION) != 0) {
+        char theirs[PX_DP_RELEASE_MAX + 48];
+        snprintf(theirs, sizeof(theirs), "%s (protocol %u)", h.release ? h.release : "unknown",
+                 (unsigned)h.version);
+        px_show_help("help-prte.txt", "daemon-version", ds->o.prog, dm->id, dm->host, theirs,
+                     PMIX_RUNTIME_VERSION, PX_DP_VERSION);
+        px_dp_hello_free(&h);
+        dmn_fail(dm, "its version differs from this one's (see above)");
+        check_progress(ds);
+        return PMIX_ERR_NOT_SUPPORTED;
     }
     dm->peer = px_peer_create(ds->prog, fd, on_msg, on_lost, dm);
     if (dm->peer == NULL) {
@@ -736,9 +769,11 @@ static int prepare(px_daemons_t *ds)
             return -1;
         }
     }
+    char *rp = remote_prted(ds);
     dlog(ds, "daemons: listening at %s:%u, agent \"%s\", prted %s",
          px_tcp_listener_addr(ds->listener), (unsigned)px_tcp_listener_port(ds->listener),
-         o->agent != NULL ? o->agent : "(built-in ssh)", ds->prted);
+         o->agent != NULL ? o->agent : "(built-in ssh)", rp ? rp : "?");
+    free(rp);
     return 0;
 }
 
@@ -746,7 +781,11 @@ static int prepare(px_daemons_t *ds)
 static void start_one(px_daemons_t *ds, px_dmn_t *dm)
 {
     const char *agent = ds->o.agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
-    int rc = agent != NULL ? start_agent(ds, dm, agent, ds->prted) : start_ssh(ds, dm, ds->prted);
+    char *prted = remote_prted(ds);
+    int rc = prted == NULL   ? -1
+             : agent != NULL ? start_agent(ds, dm, agent, prted)
+                             : start_ssh(ds, dm, prted);
+    free(prted);
     if (rc != 0) {
         char why[128];
         snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s",

@@ -1133,6 +1133,8 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
                                .hb_interval_ms = o->hb_interval_ms,
                                .hb_timeout_ms = o->hb_timeout_ms,
                                .debug = o->debug_daemons,
+                               .prefix = o->prted_prefix,
+                               .noprefix = o->noprefix,
                                .self_fd = sv[0],
                                .msg = on_daemon_msg,
                                .lost = on_daemon_lost,

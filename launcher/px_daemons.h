@@ -64,6 +64,12 @@ typedef struct {
     /* --debug-daemons: each prted logs every message (prted --debug) to its stderr,
      * which reaches this process's (the agent's inherited, ssh's copied) */
     bool debug;
+    /* borrowed: <prefix>/bin/prted is run on the other hosts (through the built-in ssh
+     * client with <prefix>/bin and <prefix>/<libdir> first in PATH and
+     * LD_LIBRARY_PATH); NULL: this process's own prted's path, or with noprefix
+     * "prted" as the remote PATH finds it */
+    const char *prefix;
+    bool noprefix;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */

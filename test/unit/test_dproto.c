@@ -17,6 +17,7 @@ static void hello_buf(pmix_data_buffer_t *b, size_t naliases)
     char *aliases[3] = {"n1", "n1.example", "10.0.0.1"};
     px_dp_hello_t h = {.version = PX_DP_VERSION,
                        .id = 7,
+                       .release = "1.2.3",
                        .node = "n1.cluster",
                        .aliases = aliases,
                        .naliases = naliases,
@@ -40,6 +41,7 @@ Test(dproto, hello_roundtrip)
     cr_assert_eq(px_dp_hello_unpack(&b, &h), PMIX_SUCCESS);
     cr_assert_eq(h.version, PX_DP_VERSION);
     cr_assert_eq(h.id, 7);
+    cr_assert_str_eq(h.release, "1.2.3");
     cr_assert_str_eq(h.node, "n1.cluster");
     cr_assert_eq(h.naliases, 3);
     cr_assert_str_eq(h.aliases[2], "10.0.0.1");
@@ -69,14 +71,15 @@ Test(dproto, hello_every_truncation_refused)
     px_bfrops_buf_free(&full);
 }
 
-/* version, id, node, then a count the message cannot hold */
+/* version, id, release, node, then a count the message cannot hold */
 static void hello_with_count(pmix_data_buffer_t *b, uint32_t count, size_t nstrings)
 {
     uint32_t v = PX_DP_VERSION, id = 1;
-    const char *node = "n", *s = "a";
+    const char *node = "n", *s = "a", *rel = "1.0";
     px_bfrops_buf_init(b);
     px_bfrops_pack(b, &v, 1, PMIX_UINT32);
     px_bfrops_pack(b, &id, 1, PMIX_UINT32);
+    px_bfrops_pack(b, &rel, 1, PMIX_STRING);
     px_bfrops_pack(b, &node, 1, PMIX_STRING);
     px_bfrops_pack(b, &count, 1, PMIX_UINT32);
     for (size_t i = 0; i < nstrings; i++) {
@@ -110,12 +113,53 @@ Test(dproto, hello_bad_fields_refused)
     longname[sizeof(longname) - 1] = '\0';
     bad[2] = longname;
     for (size_t i = 0; i < 3; i++) {
-        px_dp_hello_t h = {.version = 1, .id = 1, .node = (char *)bad[i], .topo_sig = "s"};
+        px_dp_hello_t h = {.version = PX_DP_VERSION,
+                           .id = 1,
+                           .release = "1",
+                           .node = (char *)bad[i],
+                           .topo_sig = "s"};
         pmix_data_buffer_t b;
         px_bfrops_buf_init(&b);
         cr_assert_eq(px_dp_hello_pack(&b, &h), PMIX_SUCCESS);
         px_dp_hello_t out;
         cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_UNPACK_FAILURE, "node %zu", i);
+        px_bfrops_buf_free(&b);
+    }
+    /* the release missing, empty or over its bound */
+    for (size_t i = 0; i < 3; i++) {
+        char longrel[PX_DP_RELEASE_MAX + 2];
+        memset(longrel, '9', sizeof(longrel) - 1);
+        longrel[sizeof(longrel) - 1] = '\0';
+        const char *rels[3] = {NULL, "", longrel};
+        px_dp_hello_t h = {.version = PX_DP_VERSION,
+                           .id = 1,
+                           .release = (char *)rels[i],
+                           .node = "n",
+                           .topo_sig = "s"};
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        cr_assert_eq(px_dp_hello_pack(&b, &h), PMIX_SUCCESS);
+        px_dp_hello_t out;
+        cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_UNPACK_FAILURE, "release %zu", i);
+        cr_assert_null(out.node);
+        px_bfrops_buf_free(&b);
+    }
+    /* another protocol version: its version and id, nothing else read or held */
+    {
+        uint32_t v = PX_DP_VERSION + 1, id = 9;
+        int64_t later = 5; /* whatever a later layout puts there */
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+        px_bfrops_pack(&b, &id, 1, PMIX_UINT32);
+        px_bfrops_pack(&b, &later, 1, PMIX_INT64);
+        px_dp_hello_t out;
+        cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_NOT_SUPPORTED);
+        cr_assert_eq(out.version, PX_DP_VERSION + 1);
+        cr_assert_eq(out.id, 9);
+        cr_assert_null(out.release);
+        cr_assert_null(out.node);
+        px_dp_hello_free(&out);
         px_bfrops_buf_free(&b);
     }
     /* a wrong type where the version belongs */

@@ -485,7 +485,7 @@ Test(opts, timeout_values)
 Test(opts, prefix_nohup_and_always_keys)
 {
     px_cmd_t c;
-    EXPECT_RUN(PX_CMD_PRUN, &c, "--noprefix", "--prefix", "/opt/x", "--nohup", "./a");
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--nohup", "./a");
     jtrue(&c, PMIX_NOHUP);
     jtrue(&c, PMIX_FWD_STDOUT);
     jtrue(&c, PMIX_FWD_STDERR);
@@ -724,6 +724,34 @@ Test(opts, prtemca_ssh_agent)
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "--prtemca, -prtemca <key> <value>") != NULL, "%s", g_out);
+}
+
+/* --prefix / --noprefix of prte and prterun: where prted is on the other hosts */
+Test(opts, prefix_rule)
+{
+    px_cmd_t c;
+    unsetenv("PRTE_PREFIX");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prefix", "/opt/x");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/opt/x");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_null(px_opts_prted_prefix(&c));
+    px_opts_fini(&c);
+    setenv("PRTE_PREFIX", "/env/p", 1);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-n", "1", "./a");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/env/p");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--prefix", "/opt/y", "-n", "1", "./a");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/opt/y"); /* the option over the variable */
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prefix", "/opt/y", "--noprefix");
+    cr_assert_null(px_opts_prted_prefix(&c)); /* --noprefix over both */
+    cr_assert(c.noprefix);
+    px_opts_fini(&c);
+    unsetenv("PRTE_PREFIX");
+    EXPECT_ERR(PX_CMD_PRTE, "--prefix \"opt/x\" is not valid", "--prefix", "opt/x");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--prefix\" is not an option of prun", "--prefix", "/o", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--noprefix\" is not an option of prun", "--noprefix", "./a");
 }
 
 /* prun --host / --add-host: each app's PMIX_HOST / PMIX_ADD_HOST, names checked */
