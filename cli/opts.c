@@ -608,6 +608,8 @@ void px_opts_fini(px_cmd_t *cmd)
     cmd->plm_ssh_agent = NULL;
     free(cmd->hb_interval);
     free(cmd->hb_timeout);
+    free(cmd->tree_radix);
+    cmd->tree_radix = NULL;
     free(cmd->prefix);
     cmd->prefix = NULL;
     cmd->hb_interval = cmd->hb_timeout = NULL;

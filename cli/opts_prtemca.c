@@ -13,16 +13,23 @@
 #include "cli/opts_int.h"
 #include "help/px_help.h"
 
+typedef enum {
+    PX_PRTEMCA_CMD,     /* a command */
+    PX_PRTEMCA_SECONDS, /* a number of seconds, 0..3600, decimals allowed */
+    PX_PRTEMCA_RADIX,   /* an integer 1..4096 */
+} px_prtemca_kind_t;
+
 typedef struct {
     const char *key;
     size_t field; /* offset of the char * in px_cmd_t */
-    bool seconds; /* a number of seconds (0..3600, decimals allowed), else a command */
+    px_prtemca_kind_t kind;
 } px_prtemca_key_t;
 
 static const px_prtemca_key_t px_prtemca_keys[] = {
-    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent), false},
-    {"dvm_heartbeat_interval", offsetof(px_cmd_t, hb_interval), true},
-    {"dvm_heartbeat_timeout", offsetof(px_cmd_t, hb_timeout), true},
+    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent), PX_PRTEMCA_CMD},
+    {"dvm_heartbeat_interval", offsetof(px_cmd_t, hb_interval), PX_PRTEMCA_SECONDS},
+    {"dvm_heartbeat_timeout", offsetof(px_cmd_t, hb_timeout), PX_PRTEMCA_SECONDS},
+    {"plm_ssh_tree_radix", offsetof(px_cmd_t, tree_radix), PX_PRTEMCA_RADIX},
 };
 #define PX_PRTEMCA_NKEYS (sizeof(px_prtemca_keys) / sizeof(px_prtemca_keys[0]))
 
@@ -42,13 +49,20 @@ static int px_prtemca_set(px_cmd_t *cmd, const px_prtemca_key_t *k, const char *
         px_show_help("help-prte-cli.txt", "bad-prtemca-value", cmd->prog, from, k->key);
         return -1;
     }
-    if (k->seconds) {
+    if (k->kind == PX_PRTEMCA_SECONDS) {
         char *end = NULL;
         errno = 0;
         double v = strtod(value, &end);
         if (errno != 0 || end == value || *end != '\0' || !isfinite(v) || v < 0 || v > 3600) {
             px_show_help("help-prte-cli.txt", "bad-prtemca-seconds", cmd->prog, from, k->key, value,
                          k->key);
+            return -1;
+        }
+    }
+    if (k->kind == PX_PRTEMCA_RADIX) {
+        int v = 0;
+        if (px_opts_posint(value, &v) < 0 || v > 4096) {
+            px_show_help("help-prte-cli.txt", "bad-prtemca-radix", cmd->prog, from, k->key, value);
             return -1;
         }
     }
@@ -115,4 +129,9 @@ const char *px_opts_prted_prefix(const px_cmd_t *cmd)
     if (cmd->prefix != NULL)
         return cmd->prefix;
     return env != NULL && env[0] != '\0' ? env : NULL;
+}
+
+unsigned px_opts_tree_radix(const px_cmd_t *cmd)
+{
+    return cmd->tree_radix != NULL ? (unsigned)atoi(cmd->tree_radix) : PX_TREE_RADIX_DEFAULT;
 }

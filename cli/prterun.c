@@ -167,6 +167,7 @@ int main(int argc, char **argv)
         .debug_daemons = cmd.debug_daemons,
         .prted_prefix = px_opts_prted_prefix(&cmd),
         .noprefix = cmd.noprefix,
+        .tree_radix = px_opts_tree_radix(&cmd),
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

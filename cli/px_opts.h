@@ -90,6 +90,8 @@ typedef struct {
     /* owned: --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout <seconds> (or
      * PRTE_MCA_dvm_heartbeat_*), validated numbers 0..3600; NULL: the default */
     char *hb_interval, *hb_timeout;
+    /* owned: --prtemca plm_ssh_tree_radix <n> (1..4096), NULL: the default */
+    char *tree_radix;
 
     /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
     bool parsable;    /* --parsable: colon-separated lines for scripts */
@@ -124,6 +126,12 @@ void px_opts_fini(px_cmd_t *cmd);
 #define PX_HB_INTERVAL_MS 2000
 #define PX_HB_TIMEOUT_MS  20000
 void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *timeout_ms);
+
+/* The radix of the tree the daemons are started along (daemon i starts daemons
+ * radix*i+1 .. radix*i+radix): --prtemca plm_ssh_tree_radix, else the default (with at
+ * most that many other hosts, the controller starts every daemon itself). */
+#define PX_TREE_RADIX_DEFAULT 64
+unsigned px_opts_tree_radix(const px_cmd_t *cmd);
 
 /* Where prted is on the other hosts (PRRTE's rule): NULL with --noprefix (from their
  * PATH), else --prefix, else $PRTE_PREFIX, else NULL (the path of this command's own

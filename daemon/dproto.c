@@ -579,6 +579,9 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
         rc = px_dp_cleanup_unpack(payload, m->target.nspace);
         m->target.rank = PMIX_RANK_WILDCARD;
         break;
+    case PX_DP_SPAWN:
+        rc = px_dp_spawn_unpack(payload, &m->spawn);
+        break;
     default:
         rc = px_dpi_ctl_decode_more(tag, payload, m);
         if (rc == PMIX_ERR_NOT_SUPPORTED) {
@@ -600,6 +603,7 @@ void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
 {
     if (m != NULL) {
         px_dp_launch_free(&m->launch);
+        px_dp_spawn_free(&m->spawn);
         free(m->sig);
         px_bfrops_info_array_free(m->info, m->ninfo);
         memset(m, 0, sizeof(*m));

@@ -22,6 +22,7 @@
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dlink.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_dspawn.h"
 #include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
 #include "daemon/px_hb.h"
@@ -35,11 +36,13 @@
 typedef struct {
     struct event_base *base;
     px_progress_t *prog;
-    px_dlink_t *link; /* the controller connection and the node agent */
-    px_dsrv_t *srv;   /* the PMIx server of this node's processes */
-    px_hb_t *hb;      /* the controller's heartbeats (NULL: not asked for) */
-    px_hb_opts_t hbo; /* --heartbeat */
-    char ctl[96];     /* the controller's address:port, for messages */
+    px_dlink_t *link;   /* the controller connection and the node agent */
+    px_dsrv_t *srv;     /* the PMIx server of this node's processes */
+    px_hb_t *hb;        /* the controller's heartbeats (NULL: not asked for) */
+    px_dspawn_t *spawn; /* the children of the tree this daemon starts (NULL: none) */
+    char secret[PX_TCP_SECRET_HEX + 1]; /* the DVM's, for those children's stdin */
+    px_hb_opts_t hbo;                   /* --heartbeat */
+    char ctl[96];                       /* the controller's address:port, for messages */
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
@@ -122,6 +125,21 @@ static void on_trace(bool in, uint32_t tag, size_t bytes, void *arg)
             in ? "received" : "sent", name ? name : "message", tag, bytes);
 }
 
+/* A child of the tree this daemon started: its agent or ssh session ended. */
+static void on_child_end(uint32_t id, int32_t status, const char *why, void *arg)
+{
+    prted_t *d = arg;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    dlog(d, "a child daemon's start ended: %s", why ? why : "");
+    if (px_dp_child_end_pack(&b, id, status, why) != PMIX_SUCCESS ||
+        px_dlink_peer(d->link) == NULL ||
+        px_peer_send(px_dlink_peer(d->link), PX_DP_CHILD_END, &b) != 0) {
+        /* the controller is gone: the child's start times out there, if it still runs */
+    }
+    px_bfrops_buf_free(&b);
+}
+
 /* The controller's messages the node agent does not take. */
 static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
 {
@@ -137,6 +155,18 @@ static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
             px_peer_send(px_dlink_peer(d->link), PX_DP_HEARTBEAT, NULL) != 0) {
             on_failed(errno, PX_DP_HEARTBEAT, PMIX_ERR_LOST_CONNECTION, d);
         }
+        return PMIX_SUCCESS;
+    case PX_DP_SPAWN:
+        if (d->spawn == NULL) {
+            char prog[HOST_NAME_MAX + 32];
+            snprintf(prog, sizeof(prog), "prted %u (%s)", d->id, d->node);
+            d->spawn = px_dspawn_create(d->base, prog, d->secret, on_child_end, d);
+        }
+        if (d->spawn == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        dlog(d, "%s", "starting its children of the tree");
+        px_dspawn_start(d->spawn, &m->spawn);
         return PMIX_SUCCESS;
     case PX_DP_EXIT:
         dlog(d, "%s", "told to exit");
@@ -378,6 +408,7 @@ int main(int argc, char **argv)
     evthread_use_pthreads();
     d.base = event_base_new();
     int fd = d.base != NULL ? connect_back(&d, &a, secret) : -1;
+    memcpy(d.secret, secret, sizeof(d.secret)); /* for the children it may start (SPAWN) */
     memset(secret, 0, sizeof(secret));
     struct event *sigs[3] = {NULL, NULL, NULL};
     if (fd >= 0) {
@@ -429,6 +460,8 @@ int main(int argc, char **argv)
         }
     }
     px_hb_destroy(d.hb);
+    px_dspawn_destroy(d.spawn);
+    explicit_bzero(d.secret, sizeof(d.secret));
     px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
     px_dsrv_stop(d.srv);
     px_progress_destroy(d.prog);

@@ -49,6 +49,8 @@ enum {
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
     /* 50..59: the DVM's own management (issue 15: faults, tree spawn) */
     PX_DP_HEARTBEAT = 50, /* either way, no fields: the controller's ping, the daemon's echo */
+    PX_DP_SPAWN = 51,     /* ctl -> daemon: start these children of the tree (px_dp_spawn_t) */
+    PX_DP_CHILD_END = 52, /* daemon -> ctl: a child's agent or ssh session ended */
 };
 
 /* Reasons in PX_DP_EXIT. */
@@ -258,6 +260,35 @@ pmix_status_t px_dp_event_pack(pmix_data_buffer_t *buf, pmix_status_t code,
                                const pmix_proc_t *source, pmix_data_range_t range,
                                const pmix_info_t *info, size_t ninfo);
 
+/* ---- Tree spawn. PX_DP_SPAWN: STRING agent (NULL: the built-in ssh client), UINT32 n
+ * (1..PX_DP_NODES_MAX), n x (UINT32 id, STRING host (1..PX_DP_NAME_MAX bytes), STRING
+ * command (1..PX_DP_CMD_MAX bytes): the shell command for ssh, or the words after the
+ * host for the agent). PX_DP_CHILD_END: UINT32 id, INT32 status (the remote command's
+ * exit status, the agent's, or -1 when the session failed), STRING why (NULL allowed).
+ * ---- */
+#define PX_DP_CMD_MAX 65536
+typedef struct {
+    uint32_t id; /* the child's daemon id */
+    char *host;  /* owned */
+    char *cmd;   /* owned */
+} px_dp_child_t;
+
+typedef struct {
+    char *agent;             /* owned, NULL: the built-in ssh client */
+    px_dp_child_t *children; /* owned, n */
+    size_t n;
+} px_dp_spawn_t;
+
+pmix_status_t px_dp_spawn_pack(pmix_data_buffer_t *buf, const px_dp_spawn_t *sp);
+/* Fills *sp (the caller's then: px_dp_spawn_free); nothing held on error. */
+pmix_status_t px_dp_spawn_unpack(pmix_data_buffer_t *buf, px_dp_spawn_t *sp);
+void px_dp_spawn_free(px_dp_spawn_t *sp); /* accepts NULL; leaves *sp zeroed */
+pmix_status_t px_dp_child_end_pack(pmix_data_buffer_t *buf, uint32_t id, int32_t status,
+                                   const char *why);
+/* *why malloc'd (NULL when none was sent); nothing held on error; trailing bytes refused. */
+pmix_status_t px_dp_child_end_unpack(pmix_data_buffer_t *buf, uint32_t *id, int32_t *status,
+                                     char **why);
+
 /* A controller -> daemon message as the daemon decodes it (tag and contents). */
 typedef struct {
     uint32_t tag;
@@ -274,6 +305,7 @@ typedef struct {
     uint8_t range;           /* PX_DP_EVENT */
     pmix_info_t *info;       /* DMODEX_REQ, EVENT: owned, ninfo */
     size_t ninfo;
+    px_dp_spawn_t spawn; /* PX_DP_SPAWN (owned) */
 } px_dp_ctl_msg_t;
 
 /* The daemon's decoder of everything the controller sends: a known tag with a

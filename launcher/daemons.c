@@ -71,7 +71,10 @@ typedef struct {
     bool closed;     /* the connection is gone (or never was) */
     px_topo_t *topo; /* borrowed from the topology list */
     px_dmn_state_t state;
-    bool joining; /* added after start-up: o.joined is told once it is up or failed */
+    bool joining;    /* added after start-up: o.joined is told once it is up or failed */
+    bool via_parent; /* started by its parent in the tree (tree spawn), not by us */
+    unsigned parent; /* its parent's id when via_parent */
+    bool asked;      /* its parent was told to start it */
 } px_dmn_t;
 
 struct px_daemons {
@@ -107,6 +110,8 @@ static void dlog(const px_daemons_t *ds, const char *fmt, ...)
     va_end(ap);
 }
 
+static void tree_send(void *arg);
+
 static void set_state(px_dmn_t *dm, px_dmn_state_t to)
 {
     dlog(dm->owner, "daemon %u (%s): %s -> %s", dm->id, dm->host, state_names[dm->state],
@@ -118,6 +123,11 @@ static void set_state(px_dmn_t *dm, px_dmn_state_t to)
     }
     if (to == DMN_UP) {
         px_hb_heard(dm->owner->hb, dm->id);
+        /* its children of the tree, if it has some: from the loop, after the handshake's
+         * answer (a daemon may be up inside on_accept) */
+        if (dm->owner->o.tree_radix > 0 && px_progress_shift(dm->owner->prog, tree_send, dm) != 0) {
+            dlog(dm->owner, "daemon %u: cannot schedule its children's start", dm->id);
+        }
     } else {
         px_hb_forget(dm->owner->hb, dm->id);
     }
@@ -253,6 +263,16 @@ static void dmn_fail(px_dmn_t *dm, const char *why)
     dm->peer = NULL;
     dm->closed = true;
     agent_kill(dm);
+    /* its children of the tree not up yet have lost the one starting them */
+    for (size_t i = 1; i < ds->n; i++) {
+        px_dmn_t *c = ds->d[i];
+        if (c->via_parent && c->parent == dm->id && c->state == DMN_STARTING) {
+            char text[PX_DP_NAME_MAX + 96];
+            snprintf(text, sizeof(text), "daemon %u (host %s), which was to start it, failed",
+                     dm->id, dm->host);
+            dmn_fail(c, text);
+        }
+    }
     if (was_up && ds->o.lost != NULL) {
         ds->o.lost(dm->id, ds->o.arg);
     }
@@ -377,12 +397,44 @@ static char *remote_prted(const px_daemons_t *ds)
     return strdup(ds->prted);
 }
 
-/* fork <agent words...> <host> <prted> <prted_args>; the secret goes down a pipe on the
+/* The command that starts dm's prted on its host: for the built-in ssh client (shell)
+ * "'<prted>' <prted_args>", with a prefix after PATH=... LD_LIBRARY_PATH=... (its bin/
+ * and library directory first); for an agent the blank-separated words "<prted>
+ * <prted_args>". malloc'd; NULL with errno (EINVAL: a quote in a path, which is not
+ * quoted for the remote shell). */
+static char *child_cmd(const px_daemons_t *ds, const px_dmn_t *dm, bool shell)
+{
+    const char *pfx = ds->o.noprefix ? NULL : ds->o.prefix;
+    char *prted = remote_prted(ds), *args = prted_args(ds, dm), *env = NULL, *cmd = NULL;
+    if (prted == NULL || args == NULL) {
+        goto out;
+    }
+    if (shell && (strchr(prted, '\'') != NULL || (pfx != NULL && strchr(pfx, '\'') != NULL))) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (shell && pfx != NULL &&
+        asprintf(&env, "PATH='%s/bin':\"$PATH\" LD_LIBRARY_PATH='%s/%s':\"$LD_LIBRARY_PATH\" ", pfx,
+                 pfx, PX_LIBDIR_REL) < 0) {
+        env = NULL;
+        goto out;
+    }
+    if (asprintf(&cmd, shell ? "%s'%s' %s" : "%s%s %s", env ? env : "", prted, args) < 0) {
+        cmd = NULL;
+    }
+out:
+    free(prted);
+    free(args);
+    free(env);
+    return cmd;
+}
+
+/* fork <agent words...> <host> <child_cmd words>; the secret goes down a pipe on the
  * agent's stdin (the remote shell passes it on). */
-static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const char *prted)
+static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent)
 {
     char *words = strdup(agent);
-    char *args = prted_args(ds, dm);
+    char *args = child_cmd(ds, dm, false);
     char *argv[64];
     size_t argc = 0;
     for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
@@ -390,7 +442,6 @@ static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent, const 
         argv[argc++] = w;
     }
     argv[argc++] = dm->host;
-    argv[argc++] = (char *)prted;
     for (char *save = NULL, *w = args ? strtok_r(args, " ", &save) : NULL; w != NULL && argc < 62;
          w = strtok_r(NULL, " ", &save)) {
         argv[argc++] = w;
@@ -433,33 +484,15 @@ out:
     return rc;
 }
 
-/* No agent: the built-in ssh client runs "'<prted>' <prted_args>" on the host (with a
- * prefix, its bin/ and library directory first in PATH and LD_LIBRARY_PATH there), with
- * the secret on the command's stdin. */
-static int start_ssh(px_daemons_t *ds, px_dmn_t *dm, const char *prted)
+/* No agent: the built-in ssh client runs child_cmd on the host, with the secret on the
+ * command's stdin. */
+static int start_ssh(px_daemons_t *ds, px_dmn_t *dm)
 {
-    const char *pfx = ds->o.noprefix ? NULL : ds->o.prefix;
-    char *cmd = NULL, *env = NULL;
-    char *args = prted_args(ds, dm);
+    char *cmd = child_cmd(ds, dm, true);
     char line[PX_TCP_SECRET_HEX + 2];
-    if (strchr(prted, '\'') != NULL || (pfx != NULL && strchr(pfx, '\'') != NULL)) {
-        free(args);
-        errno = EINVAL; /* a quote in a path: not quoted for the remote shell */
+    if (cmd == NULL) {
         return -1;
     }
-    if (pfx != NULL &&
-        asprintf(&env, "PATH='%s/bin':\"$PATH\" LD_LIBRARY_PATH='%s/%s':\"$LD_LIBRARY_PATH\" ", pfx,
-                 pfx, PX_LIBDIR_REL) < 0) {
-        env = NULL;
-    }
-    if (args == NULL || (pfx != NULL && env == NULL) ||
-        asprintf(&cmd, "%s'%s' %s", env ? env : "", prted, args) < 0) {
-        free(args);
-        free(env);
-        return -1;
-    }
-    free(args);
-    free(env);
     memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
     line[PX_TCP_SECRET_HEX] = '\n';
     line[PX_TCP_SECRET_HEX + 1] = '\0';
@@ -467,6 +500,74 @@ static int start_ssh(px_daemons_t *ds, px_dmn_t *dm, const char *prted)
     explicit_bzero(line, sizeof(line));
     free(cmd);
     return dm->ssh != NULL ? 0 : -1;
+}
+
+/* ---- tree spawn (docs/PROTOCOL.md "SPAWN / CHILD_END") ---- */
+
+/* dm is up: the children of the tree it starts (still waiting for it) go to it in one
+ * SPAWN; if it cannot be told, they fail. */
+static void tree_send(void *arg)
+{
+    px_dmn_t *dm = arg;
+    px_daemons_t *ds = dm->owner;
+    if (dm->state != DMN_UP) {
+        return; /* failed or told to exit meanwhile: its children fail with it */
+    }
+    px_dp_child_t *ch = calloc(ds->n, sizeof(*ch));
+    px_dp_spawn_t sp = {.agent = (char *)ds->o.agent, .children = ch};
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    for (size_t i = 1; ch != NULL && i < ds->n; i++) {
+        px_dmn_t *c = ds->d[i];
+        if (c->via_parent && c->parent == dm->id && c->state == DMN_STARTING && !c->asked) {
+            c->asked = true;
+            ch[sp.n] = (px_dp_child_t){
+                .id = c->id, .host = c->host, .cmd = child_cmd(ds, c, ds->o.agent == NULL)};
+            sp.n += ch[sp.n].cmd != NULL ? 1 : 0;
+        }
+    }
+    if (sp.n > 0) {
+        dlog(ds, "daemon %u (%s) starts %zu daemons of the tree", dm->id, dm->host, sp.n);
+        bool ok = px_dp_spawn_pack(&b, &sp) == PMIX_SUCCESS && dm->peer != NULL &&
+                  px_peer_send(dm->peer, PX_DP_SPAWN, &b) == 0;
+        for (size_t k = 0; !ok && k < sp.n; k++) {
+            dmn_fail(ds->d[ch[k].id], "its parent in the start tree could not be told to start it");
+        }
+    }
+    for (size_t k = 0; k < sp.n; k++) {
+        free(ch[k].cmd);
+    }
+    free(ch);
+    px_bfrops_buf_free(&b);
+}
+
+/* A CHILD_END from daemon `from`: its child's agent or ssh session ended. */
+static void tree_child_end(px_dmn_t *from, pmix_data_buffer_t *payload)
+{
+    px_daemons_t *ds = from->owner;
+    uint32_t id = 0;
+    int32_t status = 0;
+    char *why = NULL;
+    if (px_dp_child_end_unpack(payload, &id, &status, &why) != PMIX_SUCCESS || id >= ds->n ||
+        !ds->d[id]->via_parent || ds->d[id]->parent != from->id) {
+        free(why);
+        dmn_fail(from, "it sent a malformed CHILD_END, or one of a daemon not its child");
+        return;
+    }
+    px_dmn_t *c = ds->d[id];
+    dlog(ds, "daemon %u (%s): its start by daemon %u ended (status %d)", c->id, c->host, from->id,
+         (int)status);
+    char *cmd = (status == 127 || status == 126) ? child_cmd(ds, c, ds->o.agent == NULL) : NULL;
+    if (cmd != NULL) {
+        px_show_help("help-prte-ssh.txt", status == 127 ? "ssh-prted-missing" : "ssh-prted-noexec",
+                     ds->o.prog, c->host, cmd);
+    }
+    free(cmd);
+    char text[PX_DP_NAME_MAX + 320];
+    snprintf(text, sizeof(text), "daemon %u (host %s), which started it, reports: %.256s", from->id,
+             from->host, why != NULL ? why : "its start ended");
+    free(why);
+    agent_ended(c, text);
 }
 
 /* ---- the daemons' connections ---- */
@@ -499,6 +600,11 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
     }
     if (tag == PX_DP_HEARTBEAT && seq == 0) {
         return; /* the echo of our ping: nothing more to do */
+    }
+    if (tag == PX_DP_CHILD_END && seq == 0 && dm->state == DMN_UP) {
+        tree_child_end(dm, payload);
+        check_progress(ds);
+        return;
     }
     if (dm->state == DMN_UP || dm->state == DMN_EXITING) {
         if (ds->o.msg != NULL) {
@@ -781,11 +887,7 @@ static int prepare(px_daemons_t *ds)
 static void start_one(px_daemons_t *ds, px_dmn_t *dm)
 {
     const char *agent = ds->o.agent; /* NULL: the built-in ssh client (launcher/ssh.c) */
-    char *prted = remote_prted(ds);
-    int rc = prted == NULL   ? -1
-             : agent != NULL ? start_agent(ds, dm, agent, prted)
-                             : start_ssh(ds, dm, prted);
-    free(prted);
+    int rc = agent != NULL ? start_agent(ds, dm, agent) : start_ssh(ds, dm);
     if (rc != 0) {
         char why[128];
         snprintf(why, sizeof(why), "cannot start the agent \"%s\": %s",
@@ -855,7 +957,15 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
         goto error;
     }
     for (size_t i = 1; i < ds->n && !ds->failed; i++) {
-        start_one(ds, ds->d[i]);
+        px_dmn_t *dm = ds->d[i];
+        uint32_t parent = o->tree_radix > 0 ? px_dp_tree_parent(o->tree_radix, dm->id) : 0;
+        if (parent == 0) {
+            start_one(ds, dm);
+        } else {
+            dm->via_parent = true; /* started by its parent once that one is up */
+            dm->parent = parent;
+            dm->reaped = true; /* no agent of ours: its lifeline is its parent's */
+        }
     }
     start_timer(ds);
     /* the daemons come up on the caller's loop; a failure above is told from there too */

@@ -1135,6 +1135,7 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
                                .debug = o->debug_daemons,
                                .prefix = o->prted_prefix,
                                .noprefix = o->noprefix,
+                               .tree_radix = o->tree_radix,
                                .self_fd = sv[0],
                                .msg = on_daemon_msg,
                                .lost = on_daemon_lost,

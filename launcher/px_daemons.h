@@ -70,6 +70,11 @@ typedef struct {
      * "prted" as the remote PATH finds it */
     const char *prefix;
     bool noprefix;
+    /* Tree spawn (>= 1): daemon i's children in a tree of this radix over the ids of the
+     * start-up are started by daemon i, once it is up (SPAWN); this process starts only
+     * its own children. 0: every daemon is started by this process. Daemons added later
+     * (px_daemons_add) are always started by this process. */
+    unsigned tree_radix;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */

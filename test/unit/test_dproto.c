@@ -854,3 +854,82 @@ Test(dproto, abort_jobctl_event)
     cr_assert_eq(px_dp_ctl_decode(PX_DP_ABORT, &b, &c), PMIX_ERR_NOT_SUPPORTED);
     px_bfrops_buf_free(&b);
 }
+
+/* tree spawn: SPAWN round-trips through the daemon's decoder, every truncation and each
+ * bad field is refused; CHILD_END likewise */
+static void spawn_buf(pmix_data_buffer_t *b, const char *agent)
+{
+    px_dp_child_t ch[2] = {{.id = 3, .host = "node3", .cmd = "'/p/prted' --id 3"},
+                           {.id = 4, .host = "node4", .cmd = "'/p/prted' --id 4"}};
+    px_dp_spawn_t sp = {.agent = (char *)agent, .children = ch, .n = 2};
+    px_bfrops_buf_init(b);
+    cr_assert_eq(px_dp_spawn_pack(b, &sp), PMIX_SUCCESS);
+}
+
+Test(dproto, spawn_roundtrip_and_refusals)
+{
+    pmix_data_buffer_t b;
+    px_dp_ctl_msg_t m;
+    spawn_buf(&b, NULL);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert_null(m.spawn.agent);
+    cr_assert_eq(m.spawn.n, 2);
+    cr_assert_eq(m.spawn.children[1].id, 4);
+    cr_assert_str_eq(m.spawn.children[1].host, "node4");
+    cr_assert_str_eq(m.spawn.children[0].cmd, "'/p/prted' --id 3");
+    px_dp_ctl_msg_free(&m);
+    cr_assert_null(m.spawn.children);
+    px_bfrops_buf_free(&b);
+    spawn_buf(&b, "ssh -x");
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.spawn.agent, "ssh -x");
+    px_dp_ctl_msg_free(&m);
+    size_t len = (size_t)(b.pack_ptr - b.base_ptr);
+    for (size_t cut = 0; cut < len; cut++) {
+        pmix_data_buffer_t c;
+        prefix_of(&c, &b, cut);
+        cr_assert_neq(px_dp_ctl_decode(PX_DP_SPAWN, &c, &m), PMIX_SUCCESS, "cut %zu", cut);
+        cr_assert_null(m.spawn.children);
+        px_bfrops_buf_free(&c);
+    }
+    px_bfrops_buf_free(&b);
+    /* no children, daemon 0 as a child, an empty host, a huge count */
+    px_dp_child_t zero = {.id = 0, .host = "h", .cmd = "c"},
+                  nohost = {.id = 2, .host = "", .cmd = "c"};
+    px_dp_spawn_t bad[3] = {{.n = 0}, {.children = &zero, .n = 1}, {.children = &nohost, .n = 1}};
+    for (size_t i = 0; i < 3; i++) {
+        px_bfrops_buf_init(&b);
+        cr_assert_eq(px_dp_spawn_pack(&b, &bad[i]), PMIX_SUCCESS);
+        cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_ERR_UNPACK_FAILURE, "bad %zu", i);
+        px_bfrops_buf_free(&b);
+    }
+    px_bfrops_buf_init(&b);
+    const char *none = NULL;
+    uint32_t huge = UINT32_MAX;
+    px_bfrops_pack(&b, &none, 1, PMIX_STRING);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&b);
+
+    uint32_t id = 0;
+    int32_t st = 0;
+    char *why = NULL;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, 127, "prted not found"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_SUCCESS);
+    cr_assert_eq(id, 7);
+    cr_assert_eq(st, 127);
+    cr_assert_str_eq(why, "prted not found");
+    free(why);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, -2, NULL), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_null(why);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, -1, NULL), PMIX_SUCCESS);
+    px_bfrops_pack(&b, &id, 1, PMIX_UINT32); /* trailing */
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}

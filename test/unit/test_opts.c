@@ -712,7 +712,7 @@ Test(opts, prtemca_ssh_agent)
     EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
                "--prtemca", "plm_rsh_agent", "ssh");
     cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent, dvm_heartbeat_interval, "
-                            "dvm_heartbeat_timeout.") != NULL,
+                            "dvm_heartbeat_timeout, plm_ssh_tree_radix.") != NULL,
               "%s", g_err);
     EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
@@ -752,6 +752,23 @@ Test(opts, prefix_rule)
     EXPECT_ERR(PX_CMD_PRTE, "--prefix \"opt/x\" is not valid", "--prefix", "opt/x");
     EXPECT_ERR(PX_CMD_PRUN, "\"--prefix\" is not an option of prun", "--prefix", "/o", "./a");
     EXPECT_ERR(PX_CMD_PRUN, "\"--noprefix\" is not an option of prun", "--noprefix", "./a");
+}
+
+/* --prtemca plm_ssh_tree_radix: 1..4096, the default otherwise */
+Test(opts, prtemca_tree_radix)
+{
+    px_cmd_t c;
+    unsetenv("PRTE_MCA_plm_ssh_tree_radix");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_eq(px_opts_tree_radix(&c), PX_TREE_RADIX_DEFAULT);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "plm_ssh_tree_radix", "2");
+    cr_assert_eq(px_opts_tree_radix(&c), 2);
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRTE, "\"plm_ssh_tree_radix\" the value \"0\", which is not a radix",
+               "--prtemca", "plm_ssh_tree_radix", "0");
+    EXPECT_ERR(PX_CMD_PRTE, "which is not a radix", "--prtemca", "plm_ssh_tree_radix", "4097");
+    EXPECT_ERR(PX_CMD_PRTE, "which is not a radix", "--prtemca", "plm_ssh_tree_radix", "2x");
 }
 
 /* prun --host / --add-host: each app's PMIX_HOST / PMIX_ADD_HOST, names checked */
