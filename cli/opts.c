@@ -571,6 +571,8 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
         goto error;
     if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_prtemca_env(cmd) < 0)
         goto error;
+    if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_slurm_hosts(cmd) < 0)
+        goto error;
     if (kind == PX_CMD_PQUERY && cmd->keys == NULL) {
         px_show_help("help-prte-cli.txt", "pquery-no-key", cmd->prog);
         goto error;

@@ -168,6 +168,7 @@ int main(int argc, char **argv)
         .prted_prefix = px_opts_prted_prefix(&cmd),
         .noprefix = cmd.noprefix,
         .tree_radix = px_opts_tree_radix(&cmd),
+        .srun = cmd.slurm && cmd.plm_ssh_agent == NULL, /* an allocation, no agent given */
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

@@ -90,6 +90,9 @@ typedef struct {
     /* owned: --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout <seconds> (or
      * PRTE_MCA_dvm_heartbeat_*), validated numbers 0..3600; NULL: the default */
     char *hb_interval, *hb_timeout;
+    /* the hosts came from a Slurm allocation (SLURM_JOB_ID, SLURM_JOB_NODELIST; no --host
+     * or --hostfile given): cli/opts_slurm.c */
+    bool slurm;
     /* owned: --prtemca plm_ssh_tree_radix <n> (1..4096), NULL: the default */
     char *tree_radix;
 

@@ -286,6 +286,15 @@ static int parse_args(int argc, char **argv, args_t *a)
                 a->addr[colon - v] = '\0';
                 have_ctl = true;
             }
+        } else if (ok && strcmp(o, "--id") == 0 && strncmp(v, "slurm:", 6) == 0) {
+            /* started by srun (one command line for every daemon): ours is the base plus
+             * this node's index in the step */
+            const char *nid = getenv("SLURM_NODEID");
+            unsigned long base = 0, idx = 0;
+            ok = parse_uint(v + 6, UINT32_MAX - 1, &base) == 0 && nid != NULL &&
+                 parse_uint(nid, UINT32_MAX - 1, &idx) == 0 && base + idx < UINT32_MAX;
+            a->id = base + idx;
+            have_id = ok;
         } else if (ok && strcmp(o, "--id") == 0) {
             ok = parse_uint(v, UINT32_MAX - 1, &a->id) == 0;
             have_id = ok;

@@ -75,6 +75,7 @@ typedef struct {
     bool via_parent; /* started by its parent in the tree (tree spawn), not by us */
     unsigned parent; /* its parent's id when via_parent */
     bool asked;      /* its parent was told to start it */
+    bool srun;       /* started by an srun shared with other daemons (its agent) */
 } px_dmn_t;
 
 struct px_daemons {
@@ -309,13 +310,20 @@ static void on_sigchld(evutil_socket_t fd, short what, void *arg)
         dlog(ds, "daemon %u (%s): agent %d ended (status 0x%x)", dm->id, dm->host, (int)dm->agent,
              st);
         char why[96];
+        const char *what = dm->srun ? "srun" : "the agent";
         if (WIFEXITED(st)) {
-            snprintf(why, sizeof(why), "the agent exited with status %d", WEXITSTATUS(st));
+            snprintf(why, sizeof(why), "%s exited with status %d", what, WEXITSTATUS(st));
         } else {
-            snprintf(why, sizeof(why), "the agent was killed by signal %d",
+            snprintf(why, sizeof(why), "%s was killed by signal %d", what,
                      WIFSIGNALED(st) ? WTERMSIG(st) : 0);
         }
-        agent_ended(dm, why);
+        /* one srun is the agent of several daemons: it ended for each of them */
+        pid_t pid = dm->agent;
+        for (size_t k = i; k < ds->n; k++) {
+            if (ds->d[k]->agent == pid && !ds->d[k]->reaped) {
+                agent_ended(ds->d[k], why);
+            }
+        }
     }
     check_progress(ds);
 }
@@ -368,13 +376,15 @@ static char *prted_path(void)
  * [--heartbeat <interval ms>:<timeout ms>] [--debug | -v]. malloc'd, NULL on ENOMEM. */
 static char *prted_args(const px_daemons_t *ds, const px_dmn_t *dm)
 {
-    char hb[48] = "";
+    char hb[48] = "", id[32];
+    /* under srun one command line serves every daemon: each adds its SLURM_NODEID */
+    snprintf(id, sizeof(id), dm->srun ? "slurm:%u" : "%u", dm->id);
     if (ds->hb != NULL) {
         snprintf(hb, sizeof(hb), " --heartbeat %u:%u", ds->o.hb_interval_ms, ds->o.hb_timeout_ms);
     }
     char *a = NULL;
-    if (asprintf(&a, "--controller %s:%u --id %u --dvm %s%s%s", px_tcp_listener_addr(ds->listener),
-                 (unsigned)px_tcp_listener_port(ds->listener), dm->id, ds->o.nspace, hb,
+    if (asprintf(&a, "--controller %s:%u --id %s --dvm %s%s%s", px_tcp_listener_addr(ds->listener),
+                 (unsigned)px_tcp_listener_port(ds->listener), id, ds->o.nspace, hb,
                  ds->o.debug         ? " --debug"
                  : ds->o.verbose > 0 ? " -v"
                                      : "") < 0) {
@@ -500,6 +510,87 @@ static int start_ssh(px_daemons_t *ds, px_dmn_t *dm)
     explicit_bzero(line, sizeof(line));
     free(cmd);
     return dm->ssh != NULL ? 0 : -1;
+}
+
+/* Inside a Slurm allocation: one srun starts a prted on each of the n daemons' hosts
+ * (consecutive ids from dm[0]'s): one task per node, no binding, sharing the
+ * allocation's CPUs with other steps, the whole step killed when one task fails, the
+ * secret broadcast to every task's stdin; each prted takes dm[0]'s id plus its
+ * SLURM_NODEID (the step's nodes in the allocation's order, as the hosts are). The
+ * srun is the agent of every one of them. */
+static int start_srun(px_daemons_t *ds, px_dmn_t **dm, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++) {
+        dm[i]->srun = true;
+        len += strlen(dm[i]->host) + 1;
+    }
+    char *list = calloc(1, len), *args = child_cmd(ds, dm[0], false), *argv[80];
+    char nodes[32], tasks[32], *nodelist = NULL;
+    size_t argc = 0;
+    int fds[2] = {-1, -1}, rc = -1;
+    for (size_t i = 0; list != NULL && i < n; i++) {
+        strcat(strcat(list, i ? "," : ""), dm[i]->host);
+    }
+    snprintf(nodes, sizeof(nodes), "--nodes=%zu", n);
+    snprintf(tasks, sizeof(tasks), "--ntasks=%zu", n);
+    if (list == NULL || args == NULL || asprintf(&nodelist, "--nodelist=%s", list) < 0) {
+        nodelist = NULL;
+        goto out;
+    }
+    const char *fixed[] = {"srun",
+                           nodes,
+                           tasks,
+                           "--ntasks-per-node=1",
+                           nodelist,
+                           "--kill-on-bad-exit=1",
+                           "--cpu-bind=none",
+                           "--overlap",
+                           "--input=all",
+                           "--quiet"};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        argv[argc++] = (char *)fixed[i];
+    }
+    for (char *save = NULL, *w = strtok_r(args, " ", &save); w != NULL && argc < 78;
+         w = strtok_r(NULL, " ", &save)) {
+        argv[argc++] = w;
+    }
+    argv[argc] = NULL;
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        goto out;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        goto out;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fds[0], 0);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    for (size_t i = 0; i < n; i++) {
+        dm[i]->agent = pid;
+    }
+    char line[PX_TCP_SECRET_HEX + 1];
+    memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
+    line[PX_TCP_SECRET_HEX] = '\n';
+    if (write(fds[1], line, sizeof(line)) != (ssize_t)sizeof(line)) {
+        /* srun is gone already: its reap reports it */
+    }
+    explicit_bzero(line, sizeof(line));
+    dlog(ds, "daemons %u..%zu: srun %d on %s", dm[0]->id, dm[0]->id + n - 1, (int)pid, list);
+    rc = 0;
+out:
+    if (fds[0] >= 0) {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    free(list);
+    free(args);
+    free(nodelist);
+    return rc;
 }
 
 /* ---- tree spawn (docs/PROTOCOL.md "SPAWN / CHILD_END") ---- */
@@ -683,6 +774,13 @@ static void ask_topo(void *arg)
     }
 }
 
+/* host (as given) names node (as it reports itself), or its short name */
+static bool same_host(const char *host, const char *node)
+{
+    size_t hl = strcspn(host, "."), nl = strcspn(node, ".");
+    return strcmp(host, node) == 0 || (hl == nl && strncmp(host, node, hl) == 0);
+}
+
 static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t *hello,
                                void *cbdata)
 {
@@ -694,6 +792,18 @@ static pmix_status_t on_accept(px_tcp_listener_t *l, int fd, pmix_data_buffer_t 
         return PMIX_ERR_BAD_PARAM;
     }
     px_dmn_t *dm = h.id > 0 && h.id < ds->n ? ds->d[h.id] : NULL;
+    /* under srun the id is ours plus the step's node index: should Slurm order the step's
+     * nodes otherwise than the hosts, the node's name tells which daemon it is */
+    if (rc == PMIX_SUCCESS && dm != NULL && dm->srun && !same_host(dm->host, h.node)) {
+        for (size_t k = 1; k < ds->n; k++) {
+            px_dmn_t *o = ds->d[k];
+            if (o->srun && o->state == DMN_STARTING && o->peer == NULL &&
+                same_host(o->host, h.node)) {
+                dm = o;
+                break;
+            }
+        }
+    }
     if (dm == NULL || dm->state != DMN_STARTING || dm->peer != NULL) {
         px_dp_hello_free(&h);
         return PMIX_ERR_BAD_PARAM; /* not a daemon we started, or a second hello */
@@ -956,7 +1066,12 @@ px_daemons_t *px_daemons_start(const px_daemons_opts_t *o)
     if (prepare(ds) != 0) {
         goto error;
     }
-    for (size_t i = 1; i < ds->n && !ds->failed; i++) {
+    if (o->srun && start_srun(ds, ds->d + 1, ds->n - 1) != 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "cannot start srun: %s", strerror(errno));
+        dmn_fail(ds->d[1], why);
+    }
+    for (size_t i = 1; i < ds->n && !ds->failed && !o->srun; i++) {
         px_dmn_t *dm = ds->d[i];
         uint32_t parent = o->tree_radix > 0 ? px_dp_tree_parent(o->tree_radix, dm->id) : 0;
         if (parent == 0) {
@@ -1012,7 +1127,13 @@ int px_daemons_add(px_daemons_t *d, const char *host)
     }
     dm->joining = true;
     dlog(d, "daemon %u (%s): added to the DVM", dm->id, dm->host);
-    start_one(d, dm);
+    if (d->o.srun) {
+        if (start_srun(d, &dm, 1) != 0) {
+            dmn_fail(dm, "cannot start srun");
+        }
+    } else {
+        start_one(d, dm);
+    }
     start_timer(d);
     /* told through o.joined, later (also when it failed already) */
     if (px_progress_shift(d->prog, progress_later, d) != 0) {

@@ -1136,6 +1136,7 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
                                .prefix = o->prted_prefix,
                                .noprefix = o->noprefix,
                                .tree_radix = o->tree_radix,
+                               .srun = o->srun,
                                .self_fd = sv[0],
                                .msg = on_daemon_msg,
                                .lost = on_daemon_lost,

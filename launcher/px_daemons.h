@@ -75,6 +75,10 @@ typedef struct {
      * its own children. 0: every daemon is started by this process. Daemons added later
      * (px_daemons_add) are always started by this process. */
     unsigned tree_radix;
+    /* Inside a Slurm allocation (and no agent given): the daemons are started by one
+     * srun (one task per node, no binding, the step killed if one fails); the agent and
+     * the tree are not used. Hosts added later get an srun each. */
+    bool srun;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */

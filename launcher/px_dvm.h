@@ -35,6 +35,7 @@ typedef struct {
     const char *prted_prefix;
     bool noprefix;
     unsigned tree_radix; /* the daemons' start tree (px_daemons_opts_t); 0: all by us */
+    bool srun;           /* the daemons are started through srun (px_daemons_opts_t) */
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

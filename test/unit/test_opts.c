@@ -771,6 +771,58 @@ Test(opts, prtemca_tree_radix)
     EXPECT_ERR(PX_CMD_PRTE, "which is not a radix", "--prtemca", "plm_ssh_tree_radix", "2x");
 }
 
+/* a Slurm allocation: the hostlist expression, the counts, the hosts of prte */
+Test(opts, slurm_hostlist_and_counts)
+{
+    char **h = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_opts_hostlist_expand("node[1-3,07],gpu01,x[9-10]y", &h, &n), 0);
+    cr_assert_eq(n, 7);
+    const char *want[] = {"node1", "node2", "node3", "node07", "gpu01", "x9y", "x10y"};
+    for (size_t i = 0; i < n; i++)
+        cr_assert_str_eq(h[i], want[i]);
+    cr_assert_null(h[n]);
+    PMIx_Argv_free(h);
+    const char *bad[] = {"", "a,", "n[1-", "n[]", "n[3-1]", "n[a-b]", "n[1]]x", "n[1-2][3-4]"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        cr_assert_neq(px_opts_hostlist_expand(bad[i], &h, &n), 0, "\"%s\" accepted", bad[i]);
+    int c[5];
+    cr_assert_eq(px_opts_slurm_counts("2(x3),1,4", 5, c), 0);
+    cr_assert(c[0] == 2 && c[2] == 2 && c[3] == 1 && c[4] == 4);
+    cr_assert_neq(px_opts_slurm_counts("2(x3)", 4, c), 0);     /* too few */
+    cr_assert_neq(px_opts_slurm_counts("2(x3),1,1", 4, c), 0); /* too many */
+    cr_assert_neq(px_opts_slurm_counts("2(x", 2, c), 0);
+    cr_assert_neq(px_opts_slurm_counts("0", 1, c), 0);
+
+    px_cmd_t cmd;
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("SLURM_JOB_NODELIST", "n[1-3]", 1);
+    setenv("SLURM_TASKS_PER_NODE", "2(x2),1", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &cmd, "-v");
+    cr_assert(cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 3);
+    cr_assert_str_eq(cmd.hosts[2].name, "n3");
+    cr_assert_eq(cmd.hosts[0].slots, 2);
+    cr_assert_eq(cmd.hosts[2].slots, 1);
+    px_opts_fini(&cmd);
+    /* --host wins over the allocation */
+    EXPECT_RUN(PX_CMD_PRTERUN, &cmd, "--host", "a", "-n", "1", "./x");
+    cr_assert(!cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 1);
+    px_opts_fini(&cmd);
+    setenv("SLURM_TASKS_PER_NODE", "2(x5)", 1);
+    EXPECT_ERR(PX_CMD_PRTE, "SLURM_TASKS_PER_NODE=\"2(x5)\" cannot be read", "-v");
+    unsetenv("SLURM_TASKS_PER_NODE");
+    setenv("SLURM_JOB_NODELIST", "n[1-", 1);
+    EXPECT_ERR(PX_CMD_PRTE, "SLURM_JOB_NODELIST=\"n[1-\" cannot be read", "-v");
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_JOB_NODELIST");
+    EXPECT_RUN(PX_CMD_PRTE, &cmd, "-v"); /* outside an allocation: nothing */
+    cr_assert(!cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 0);
+    px_opts_fini(&cmd);
+}
+
 /* prun --host / --add-host: each app's PMIX_HOST / PMIX_ADD_HOST, names checked */
 static const char *app_str(const pmix_app_t *a, const char *key)
 {
