@@ -135,3 +135,23 @@ unsigned px_opts_tree_radix(const px_cmd_t *cmd)
 {
     return cmd->tree_radix != NULL ? (unsigned)atoi(cmd->tree_radix) : PX_TREE_RADIX_DEFAULT;
 }
+
+void px_opts_dvm(const px_cmd_t *cmd, px_dvm_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->hosts = cmd->hosts;
+    o->nhosts = cmd->nhosts;
+    o->ssh_agent = cmd->plm_ssh_agent;
+    px_opts_heartbeat(cmd, &o->hb_interval_ms, &o->hb_timeout_ms);
+    o->debug_daemons = cmd->debug_daemons;
+    o->prted_prefix = px_opts_prted_prefix(cmd);
+    o->noprefix = cmd->noprefix;
+    o->tree_radix = px_opts_tree_radix(cmd);
+    o->srun = cmd->slurm && cmd->plm_ssh_agent == NULL; /* an allocation, no agent given */
+    o->allow_uids = cmd->allow_uids;
+    o->nallow_uids = cmd->nallow_uids;
+    o->allow_gids = cmd->allow_gids;
+    o->nallow_gids = cmd->nallow_gids;
+    o->verbose = cmd->verbose + (cmd->debug_daemons ? 1 : 0);
+    o->prog = cmd->prog;
+}

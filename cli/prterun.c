@@ -156,27 +156,9 @@ int main(int argc, char **argv)
     px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
     base = event_base_new();
-    unsigned hb_interval = 0, hb_timeout = 0;
-    px_opts_heartbeat(&cmd, &hb_interval, &hb_timeout);
-    px_dvm_opts_t o = {
-        .hosts = cmd.hosts,
-        .nhosts = cmd.nhosts,
-        .ssh_agent = cmd.plm_ssh_agent,
-        .hb_interval_ms = hb_interval,
-        .hb_timeout_ms = hb_timeout,
-        .debug_daemons = cmd.debug_daemons,
-        .prted_prefix = px_opts_prted_prefix(&cmd),
-        .noprefix = cmd.noprefix,
-        .tree_radix = px_opts_tree_radix(&cmd),
-        .srun = cmd.slurm && cmd.plm_ssh_agent == NULL, /* an allocation, no agent given */
-        .allow_uids = cmd.allow_uids,
-        .nallow_uids = cmd.nallow_uids,
-        .allow_gids = cmd.allow_gids,
-        .nallow_gids = cmd.nallow_gids,
-        .verbose = cmd.verbose + (cmd.debug_daemons ? 1 : 0),
-        .prog = cmd.prog,
-        .terminate = terminate,
-    };
+    px_dvm_opts_t o;
+    px_opts_dvm(&cmd, &o); /* the DVM's options from the command line (both commands) */
+    o.terminate = terminate;
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);

@@ -14,6 +14,7 @@
 
 #include <pmix_common.h>
 
+#include "launcher/px_dvm.h"  /* px_dvm_opts_t */
 #include "launcher/px_host.h" /* px_host_t */
 #include "launcher/px_map.h"
 
@@ -135,6 +136,11 @@ void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *tim
  * most that many other hosts, the controller starts every daemon itself). */
 #define PX_TREE_RADIX_DEFAULT 64
 unsigned px_opts_tree_radix(const px_cmd_t *cmd);
+
+/* The DVM's options of prte and prterun from cmd (hosts, agent, heartbeats, prefix,
+ * tree radix, srun, allowed users, verbosity; pointers borrowed from cmd); the caller
+ * adds its own callbacks. */
+void px_opts_dvm(const px_cmd_t *cmd, px_dvm_opts_t *o);
 
 /* Where prted is on the other hosts (PRRTE's rule): NULL with --noprefix (from their
  * PATH), else --prefix, else $PRTE_PREFIX, else NULL (the path of this command's own

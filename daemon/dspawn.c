@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon/px_agent.h"
 #include "daemon/px_dspawn.h"
 #include "launcher/px_ssh.h"
 #include "net/px_tcp.h"
@@ -87,52 +88,13 @@ static void tell_later(evutil_socket_t fd, short what, void *arg)
 /* <agent words> <host> <cmd words>, the secret on its stdin */
 static int start_agent(px_dspawn_t *s, child_t *c, const char *agent, const px_dp_child_t *ch)
 {
-    char *words = strdup(agent), *cmd = strdup(ch->cmd);
-    char *argv[80];
-    size_t argc = 0;
-    int fds[2] = {-1, -1}, rc = -1;
-    for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
-         w != NULL && argc < 36; w = strtok_r(NULL, " \t", &save)) {
-        argv[argc++] = w;
+    if (s->sigchld == NULL &&
+        ((s->sigchld = evsignal_new(s->base, SIGCHLD, on_sigchld, s)) == NULL ||
+         event_add(s->sigchld, NULL) != 0)) {
+        return -1;
     }
-    argv[argc++] = ch->host;
-    for (char *save = NULL, *w = cmd ? strtok_r(cmd, " ", &save) : NULL; w != NULL && argc < 78;
-         w = strtok_r(NULL, " ", &save)) {
-        argv[argc++] = w;
-    }
-    argv[argc] = NULL;
-    if (words == NULL || cmd == NULL ||
-        (s->sigchld == NULL &&
-         ((s->sigchld = evsignal_new(s->base, SIGCHLD, on_sigchld, s)) == NULL ||
-          event_add(s->sigchld, NULL) != 0)) ||
-        pipe2(fds, O_CLOEXEC) != 0) {
-        goto out;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        goto out;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[0], 0);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    c->agent = pid;
-    /* the secret and a newline fit in an empty pipe: the write does not block */
-    if (write(fds[1], s->secret, PX_TCP_SECRET_HEX + 1) != PX_TCP_SECRET_HEX + 1) {
-        /* the agent is gone already: its reap reports it */
-    }
-    rc = 0;
-out:
-    if (fds[0] >= 0) {
-        close(fds[0]);
-        close(fds[1]);
-    }
-    free(words);
-    free(cmd);
-    return rc;
+    c->agent = px_agent_fork(agent, ch->host, ch->cmd, s->secret, PX_TCP_SECRET_HEX + 1);
+    return c->agent > 0 ? 0 : -1;
 }
 
 px_dspawn_t *px_dspawn_create(struct event_base *base, const char *prog, const char *secret,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bfrops/px_bfrops.h"
+#include "daemon/px_agent.h"
 #include "daemon/px_dproto.h"
 #include "daemon/px_dtopo.h"
 #include "daemon/px_hb.h"
@@ -439,59 +440,22 @@ out:
     return cmd;
 }
 
-/* fork <agent words...> <host> <child_cmd words>; the secret goes down a pipe on the
- * agent's stdin (the remote shell passes it on). */
+/* <agent words...> <host> <child_cmd words>; the secret goes down a pipe on the agent's
+ * stdin (the remote shell passes it on). */
 static int start_agent(px_daemons_t *ds, px_dmn_t *dm, const char *agent)
 {
-    char *words = strdup(agent);
-    char *args = child_cmd(ds, dm, false);
-    char *argv[64];
-    size_t argc = 0;
-    for (char *save = NULL, *w = words ? strtok_r(words, " \t", &save) : NULL;
-         w != NULL && argc < 36; w = strtok_r(NULL, " \t", &save)) {
-        argv[argc++] = w;
-    }
-    argv[argc++] = dm->host;
-    for (char *save = NULL, *w = args ? strtok_r(args, " ", &save) : NULL; w != NULL && argc < 62;
-         w = strtok_r(NULL, " ", &save)) {
-        argv[argc++] = w;
-    }
-    argv[argc] = NULL;
-    int fds[2] = {-1, -1};
-    int rc = -1;
-    if (words == NULL || args == NULL || pipe2(fds, O_CLOEXEC) != 0) {
-        goto out;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        goto out;
-    }
-    if (pid == 0) {
-        /* the child: system calls only, then exec */
-        setpgid(0, 0);
-        dup2(fds[0], 0);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    dm->agent = pid;
+    char *cmd = child_cmd(ds, dm, false);
     char line[PX_TCP_SECRET_HEX + 1];
     memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
     line[PX_TCP_SECRET_HEX] = '\n';
-    /* 33 bytes fit in an empty pipe: the write does not block */
-    if (write(fds[1], line, sizeof(line)) != (ssize_t)sizeof(line)) {
-        /* the agent is gone already: its reap reports it */
+    pid_t pid = cmd != NULL ? px_agent_fork(agent, dm->host, cmd, line, sizeof(line)) : -1;
+    explicit_bzero(line, sizeof(line));
+    free(cmd);
+    if (pid < 0) {
+        return -1;
     }
-    memset(line, 0, sizeof(line));
-    rc = 0;
-out:
-    if (fds[0] >= 0) {
-        close(fds[0]);
-        close(fds[1]);
-    }
-    free(words);
-    free(args);
-    return rc;
+    dm->agent = pid;
+    return 0;
 }
 
 /* No agent: the built-in ssh client runs child_cmd on the host, with the secret on the
@@ -525,71 +489,35 @@ static int start_srun(px_daemons_t *ds, px_dmn_t **dm, size_t n)
         dm[i]->srun = true;
         len += strlen(dm[i]->host) + 1;
     }
-    char *list = calloc(1, len), *args = child_cmd(ds, dm[0], false), *argv[80];
-    char nodes[32], tasks[32], *nodelist = NULL;
-    size_t argc = 0;
-    int fds[2] = {-1, -1}, rc = -1;
+    char *list = calloc(1, len), *cmd = child_cmd(ds, dm[0], false), *srun = NULL;
+    int rc = -1;
     for (size_t i = 0; list != NULL && i < n; i++) {
         strcat(strcat(list, i ? "," : ""), dm[i]->host);
     }
-    snprintf(nodes, sizeof(nodes), "--nodes=%zu", n);
-    snprintf(tasks, sizeof(tasks), "--ntasks=%zu", n);
-    if (list == NULL || args == NULL || asprintf(&nodelist, "--nodelist=%s", list) < 0) {
-        nodelist = NULL;
-        goto out;
-    }
-    const char *fixed[] = {"srun",
-                           nodes,
-                           tasks,
-                           "--ntasks-per-node=1",
-                           nodelist,
-                           "--kill-on-bad-exit=1",
-                           "--cpu-bind=none",
-                           "--overlap",
-                           "--input=all",
-                           "--quiet"};
-    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-        argv[argc++] = (char *)fixed[i];
-    }
-    for (char *save = NULL, *w = strtok_r(args, " ", &save); w != NULL && argc < 78;
-         w = strtok_r(NULL, " ", &save)) {
-        argv[argc++] = w;
-    }
-    argv[argc] = NULL;
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        goto out;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        goto out;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[0], 0);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    for (size_t i = 0; i < n; i++) {
-        dm[i]->agent = pid;
-    }
-    char line[PX_TCP_SECRET_HEX + 1];
-    memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
-    line[PX_TCP_SECRET_HEX] = '\n';
-    if (write(fds[1], line, sizeof(line)) != (ssize_t)sizeof(line)) {
-        /* srun is gone already: its reap reports it */
-    }
-    explicit_bzero(line, sizeof(line));
-    dlog(ds, "daemons %u..%zu: srun %d on %s", dm[0]->id, dm[0]->id + n - 1, (int)pid, list);
-    rc = 0;
-out:
-    if (fds[0] >= 0) {
-        close(fds[0]);
-        close(fds[1]);
+    if (list != NULL && cmd != NULL &&
+        asprintf(&srun,
+                 "srun --nodes=%zu --ntasks=%zu --ntasks-per-node=1 --nodelist=%s "
+                 "--kill-on-bad-exit=1 --cpu-bind=none --overlap --input=all --quiet",
+                 n, n, list) >= 0) {
+        char line[PX_TCP_SECRET_HEX + 1];
+        memcpy(line, ds->secret, PX_TCP_SECRET_HEX);
+        line[PX_TCP_SECRET_HEX] = '\n';
+        pid_t pid = px_agent_fork(srun, NULL, cmd, line, sizeof(line));
+        explicit_bzero(line, sizeof(line));
+        for (size_t i = 0; pid > 0 && i < n; i++) {
+            dm[i]->agent = pid;
+        }
+        if (pid > 0) {
+            dlog(ds, "daemons %u..%zu: srun %d on %s", dm[0]->id, dm[0]->id + n - 1, (int)pid,
+                 list);
+            rc = 0;
+        }
+    } else {
+        srun = NULL;
     }
     free(list);
-    free(args);
-    free(nodelist);
+    free(cmd);
+    free(srun);
     return rc;
 }
 
