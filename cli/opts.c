@@ -46,8 +46,8 @@ const px_opt_def_t px_opt_defs[] = {
      "opt-output-filename"},
     {PX_O_STDIN, "stdin", 0, NULL, PX_ARG_REQ, JOB, "opt-stdin"},
     {PX_O_TIMEOUT, "timeout", 0, NULL, PX_ARG_REQ, JOB, "opt-timeout"},
-    {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, JOB, "opt-noprefix"},
-    {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, JOB, "opt-prefix"},
+    {PX_O_NOPREFIX, "noprefix", 0, NULL, PX_ARG_NONE, DVM, "opt-noprefix"},
+    {PX_O_PREFIX, "prefix", 0, NULL, PX_ARG_REQ, DVM, "opt-prefix"},
     {PX_O_PERSONALITY, "personality", 0, NULL, PX_ARG_REQ, JOB, "opt-personality"},
     {PX_O_PPN, "ppn", 0, "ppn", PX_ARG_REQ, JOB, "opt-ppn"},
     {PX_O_GENV, "genv", 0, "genv", PX_ARG_REQ, JOB, "opt-genv"},
@@ -57,8 +57,9 @@ const px_opt_def_t px_opt_defs[] = {
     {PX_O_STOP_ON_EXEC, "stop-on-exec", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-on-exec"},
     {PX_O_STOP_IN_INIT, "stop-in-init", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-in-init"},
     {PX_O_STOP_IN_APP, "stop-in-app", 0, NULL, PX_ARG_NONE, JOB, "opt-stop-in-app"},
-    {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM, "opt-host"},
-    {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM, "opt-hosts"},
+    {PX_O_HOST, "host", 'H', "host", PX_ARG_REQ, DVM | B(PX_CMD_PRUN), "opt-host"},
+    {PX_O_HOSTS, "hosts", 0, "hosts", PX_ARG_REQ, DVM | B(PX_CMD_PRUN), "opt-hosts"},
+    {PX_O_ADD_HOST, "add-host", 0, "add-host", PX_ARG_REQ, B(PX_CMD_PRUN), "opt-add-host"},
     {PX_O_HOSTFILE, "hostfile", 0, "hostfile", PX_ARG_REQ, DVM, "opt-hostfile"},
     {PX_O_DEBUG_DAEMONS, "debug-daemons", 0, NULL, PX_ARG_NONE, DVM, "opt-debug-daemons"},
     {PX_O_DAEMONIZE, "daemonize", 0, NULL, PX_ARG_NONE, PRTE, "opt-daemonize"},
@@ -315,6 +316,8 @@ static int px_opts_apply(px_cmd_t *cmd, const px_opt_def_t *d, const char *opt, 
     case PX_O_HOST:
     case PX_O_HOSTS:
         return px_opts_add_hosts(cmd, val);
+    case PX_O_ADD_HOST:
+        return px_opts_add_hosts_to(cmd, val, true);
     case PX_O_HOSTFILE:
         return px_opts_add_hostfile(cmd, val);
     case PX_O_DEBUG_DAEMONS:
@@ -569,7 +572,11 @@ px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd
     }
     if (px_opts_is_job(kind) && px_opts_job_finish(cmd, &js) < 0)
         goto error;
+    if (kind == PX_CMD_PRUN && px_opts_alloc_finish(cmd) < 0)
+        goto error;
     if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_prtemca_env(cmd) < 0)
+        goto error;
+    if ((kind == PX_CMD_PRTE || kind == PX_CMD_PRTERUN) && px_opts_slurm_hosts(cmd) < 0)
         goto error;
     if (kind == PX_CMD_PQUERY && cmd->keys == NULL) {
         px_show_help("help-prte-cli.txt", "pquery-no-key", cmd->prog);
@@ -606,6 +613,13 @@ void px_opts_fini(px_cmd_t *cmd)
     free(cmd->report_pid);
     free(cmd->plm_ssh_agent);
     cmd->plm_ssh_agent = NULL;
+    free(cmd->hb_interval);
+    free(cmd->hb_timeout);
+    free(cmd->tree_radix);
+    cmd->tree_radix = NULL;
+    free(cmd->prefix);
+    cmd->prefix = NULL;
+    cmd->hb_interval = cmd->hb_timeout = NULL;
     free(cmd->job_nspace);
     free(cmd->node);
     PMIx_Argv_free(cmd->functions);
@@ -615,6 +629,11 @@ void px_opts_fini(px_cmd_t *cmd)
     for (size_t i = 0; i < cmd->nhosts; i++)
         free(cmd->hosts[i].name);
     free(cmd->hosts);
+    for (size_t i = 0; i < cmd->nadd_hosts; i++)
+        free(cmd->add_hosts[i].name);
+    free(cmd->add_hosts);
+    cmd->add_hosts = NULL;
+    cmd->nadd_hosts = 0;
     free(cmd->allow_uids);
     free(cmd->allow_gids);
     cmd->allow_uids = NULL;

@@ -32,19 +32,24 @@ static char *px_opts_reason(const char *topic, ...)
  * earlier one, and the sum must stay within it. The same name spelled with other
  * letter case is refused (host names are case-insensitive: two spellings would make two
  * nodes of one host). 0, or -1 with *why set (NULL only when out of memory). */
-static int px_opts_push_host(px_cmd_t *cmd, const char *name, size_t len, int slots, int max_slots,
-                             char **why)
+static int px_opts_push_host(px_cmd_t *cmd, bool add, const char *name, size_t len, int slots,
+                             int max_slots, char **why)
 {
-    px_host_t *h;
+    px_host_t *h, **list = add ? &cmd->add_hosts : &cmd->hosts;
+    size_t *n = add ? &cmd->nadd_hosts : &cmd->nhosts;
     int total = slots > 0 ? slots : 1, max = max_slots;
 
     *why = NULL;
-    for (size_t i = 0; i < cmd->nhosts; i++) {
-        const px_host_t *o = &cmd->hosts[i];
+    for (size_t i = 0; i < *n; i++) {
+        const px_host_t *o = &(*list)[i];
         if (strlen(o->name) != len || strncasecmp(o->name, name, len) != 0)
             continue;
         if (strncmp(o->name, name, len) != 0) {
             *why = px_opts_reason("reason-dup-spelling", o->name);
+            return -1;
+        }
+        if (add) { /* a host joins the DVM once */
+            *why = px_opts_reason("reason-add-twice");
             return -1;
         }
         if (max > 0 && o->max_slots > 0 && o->max_slots != max) {
@@ -59,20 +64,25 @@ static int px_opts_push_host(px_cmd_t *cmd, const char *name, size_t len, int sl
         *why = px_opts_reason("reason-over-max-slots", total, max);
         return -1;
     }
-    h = realloc(cmd->hosts, (cmd->nhosts + 1) * sizeof(*h));
+    h = realloc(*list, (*n + 1) * sizeof(*h));
     if (h == NULL)
         return -1;
-    cmd->hosts = h;
-    h[cmd->nhosts].name = strndup(name, len);
-    if (h[cmd->nhosts].name == NULL)
+    *list = h;
+    h[*n].name = strndup(name, len);
+    if (h[*n].name == NULL)
         return -1;
-    h[cmd->nhosts].slots = slots;
-    h[cmd->nhosts].max_slots = max_slots;
-    cmd->nhosts++;
+    h[*n].slots = slots;
+    h[*n].max_slots = max_slots;
+    (*n)++;
     return 0;
 }
 
 int px_opts_add_hosts(px_cmd_t *cmd, const char *spec)
+{
+    return px_opts_add_hosts_to(cmd, spec, false);
+}
+
+int px_opts_add_hosts_to(px_cmd_t *cmd, const char *spec, bool add)
 {
     const char *p = spec, *end, *colon;
     char *why = NULL, *entry;
@@ -94,13 +104,14 @@ int px_opts_add_hosts(px_cmd_t *cmd, const char *spec)
             why = px_opts_reason("reason-bad-slots");
             rc = -1;
         } else {
-            rc = px_opts_push_host(cmd, entry,
+            rc = px_opts_push_host(cmd, add, entry,
                                    colon != NULL ? (size_t)(colon - entry) : strlen(entry), slots,
                                    0, &why);
         }
         if (rc < 0) {
             if (why != NULL)
-                px_show_help("help-prte-cli.txt", "bad-host", cmd->prog, entry, why);
+                px_show_help("help-prte-cli.txt", add ? "bad-add-host" : "bad-host", cmd->prog,
+                             entry, why);
             free(why);
             free(entry);
             return -1;
@@ -159,7 +170,7 @@ static int px_opts_hostfile_line(px_cmd_t *cmd, char *line, char **why)
         *why = px_opts_reason("reason-max-lt-slots", max_slots, slots);
         return -1;
     }
-    return px_opts_push_host(cmd, name, strlen(name), slots, max_slots, why);
+    return px_opts_push_host(cmd, false, name, strlen(name), slots, max_slots, why);
 }
 
 int px_opts_add_hostfile(px_cmd_t *cmd, const char *path)

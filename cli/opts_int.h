@@ -50,6 +50,7 @@ typedef enum {
     PX_O_HOST,
     PX_O_HOSTS, /* Hydra's -hosts: --host */
     PX_O_HOSTFILE,
+    PX_O_ADD_HOST, /* prun --add-host */
     PX_O_DEBUG_DAEMONS,
     PX_O_DAEMONIZE,
     PX_O_REPORT_URI,
@@ -140,8 +141,22 @@ void px_opts_job_state_fini(px_job_state_t *js);
 int px_opts_parse_vec(px_cmd_t *cmd, px_job_state_t *js, int argc, char **argv, bool appfile,
                       px_opts_result_t *res);
 
-/* opts_hosts.c */
+/* opts_hosts.c: --host entries into cmd->hosts (add false) or --add-host entries into
+ * cmd->add_hosts (add true: a name given twice is refused). 0, or -1 after the message. */
 int px_opts_add_hosts(px_cmd_t *cmd, const char *spec);
+int px_opts_add_hosts_to(px_cmd_t *cmd, const char *spec, bool add);
+/* opts_slurm.c: inside a Slurm allocation, without --host/--hostfile, its nodes and
+ * slots as cmd's hosts (cmd->slurm set). 0, or -1 after a clear message. The parsers,
+ * exposed for the unit test: a hostlist expression ("n[1-3,07],g") into a NULL-ended
+ * malloc'd list (PMIx_Argv_free), and a count list ("2(x3),1") into exactly n ints;
+ * each 0, or -1 when malformed. */
+int px_opts_slurm_hosts(px_cmd_t *cmd);
+int px_opts_hostlist_expand(const char *expr, char ***names, size_t *n);
+int px_opts_slurm_counts(const char *spec, size_t n, int *out);
+
+/* opts_alloc.c: prun's --host / --add-host as each app's PMIX_HOST / PMIX_ADD_HOST. 0,
+ * or -1 (out of memory). */
+int px_opts_alloc_finish(px_cmd_t *cmd);
 /* opts_users.c: --allow-users (group false) / --allow-groups (group true): a comma list
  * of names or numeric ids appended to cmd. 0, or -1 after a clear message. */
 int px_opts_add_allowed(px_cmd_t *cmd, const char *list, bool group);

@@ -397,8 +397,14 @@ int px_opts_job_option(px_cmd_t *cmd, px_job_state_t *js, px_opt_id_t id, const 
         }
         return 0;
     case PX_O_NOPREFIX:
+        cmd->noprefix = true;
+        return 0;
     case PX_O_PREFIX:
-        return 0; /* accepted for compatibility; we find our binaries ourselves */
+        if (val[0] != '/') {
+            px_show_help("help-prte-cli.txt", "bad-prefix", cmd->prog, val);
+            return -1;
+        }
+        return px_opts_setstr(&cmd->prefix, val);
     case PX_O_PERSONALITY:
         return px_opts_setstr(&js->personality, val);
     case PX_O_FORK_EXEC_AGENT:

@@ -99,7 +99,9 @@ static void ready(bool ok, void *arg)
 {
     (void)arg;
     if (!ok) {
-        event_base_loopbreak(base); /* the message was shown; exit 1 */
+        /* the message was shown; the daemons that did start are told to exit (they
+         * remove their sockets and directories), then we exit 1 */
+        px_dvm_shutdown(dvm, stopped, NULL);
         return;
     }
     char pidtext[32];
@@ -117,7 +119,9 @@ static void ready(bool ok, void *arg)
         fflush(stdout);
     }
     if (ready_fd >= 0) {
-        detach_stdio();
+        if (!cmd.debug_daemons) {
+            detach_stdio(); /* --debug-daemons: the daemons' logs keep our terminal */
+        }
         if (write(ready_fd, "R", 1) != 1) {
             /* the parent is gone: nobody to tell */
         }
@@ -152,20 +156,11 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     evthread_use_pthreads();
     base = event_base_new();
-    px_dvm_opts_t o = {
-        .system_server = cmd.system_server,
-        .hosts = cmd.hosts,
-        .nhosts = cmd.nhosts,
-        .ssh_agent = cmd.plm_ssh_agent,
-        .allow_uids = cmd.allow_uids,
-        .nallow_uids = cmd.nallow_uids,
-        .allow_gids = cmd.allow_gids,
-        .nallow_gids = cmd.nallow_gids,
-        .verbose = cmd.verbose + (cmd.debug_daemons ? 1 : 0),
-        .prog = cmd.prog,
-        .terminate = terminate,
-        .ready = ready,
-    };
+    px_dvm_opts_t o;
+    px_opts_dvm(&cmd, &o); /* the DVM's options from the command line (both commands) */
+    o.system_server = cmd.system_server;
+    o.terminate = terminate;
+    o.ready = ready;
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         goto out;
     }

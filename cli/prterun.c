@@ -156,18 +156,9 @@ int main(int argc, char **argv)
     px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
     base = event_base_new();
-    px_dvm_opts_t o = {
-        .hosts = cmd.hosts,
-        .nhosts = cmd.nhosts,
-        .ssh_agent = cmd.plm_ssh_agent,
-        .allow_uids = cmd.allow_uids,
-        .nallow_uids = cmd.nallow_uids,
-        .allow_gids = cmd.allow_gids,
-        .nallow_gids = cmd.nallow_gids,
-        .verbose = cmd.verbose,
-        .prog = cmd.prog,
-        .terminate = terminate,
-    };
+    px_dvm_opts_t o;
+    px_opts_dvm(&cmd, &o); /* the DVM's options from the command line (both commands) */
+    o.terminate = terminate;
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);

@@ -14,6 +14,7 @@
 
 #include <pmix_common.h>
 
+#include "launcher/px_dvm.h"  /* px_dvm_opts_t */
 #include "launcher/px_host.h" /* px_host_t */
 #include "launcher/px_map.h"
 
@@ -68,8 +69,12 @@ typedef struct {
     char *report_uri;   /* owned: --report-uri <file|-|+> */
     char *report_pid;   /* owned: --report-pid <file|-|+> ("-" when given bare) */
     bool system_server; /* --system-server */
-    px_host_t *hosts;   /* owned: --host a,b:2 and --hostfile lines, validated */
+    px_host_t *hosts;   /* owned: --host a,b:2 and --hostfile lines, validated (prun: the
+                           DVM's nodes the job may use, also in each app's PMIX_HOST) */
     size_t nhosts;
+    px_host_t *add_hosts; /* owned: prun --add-host, validated, each name once (also in
+                             each app's PMIX_ADD_HOST) */
+    size_t nadd_hosts;
     bool debug_daemons; /* --debug-daemons */
     bool no_ready_msg;  /* --no-ready-msg */
     uid_t *allow_uids;  /* owned: --allow-users, resolved */
@@ -80,6 +85,18 @@ typedef struct {
      * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
      * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
     char *plm_ssh_agent;
+    /* owned: --prefix <dir>: the installation whose bin/prted runs on the other hosts
+     * (absolute); NULL: not given. --noprefix: run "prted" from the remote PATH. */
+    char *prefix;
+    bool noprefix;
+    /* owned: --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout <seconds> (or
+     * PRTE_MCA_dvm_heartbeat_*), validated numbers 0..3600; NULL: the default */
+    char *hb_interval, *hb_timeout;
+    /* the hosts came from a Slurm allocation (SLURM_JOB_ID, SLURM_JOB_NODELIST; no --host
+     * or --hostfile given): cli/opts_slurm.c */
+    bool slurm;
+    /* owned: --prtemca plm_ssh_tree_radix <n> (1..4096), NULL: the default */
+    char *tree_radix;
 
     /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
     bool parsable;    /* --parsable: colon-separated lines for scripts */
@@ -106,6 +123,30 @@ typedef enum {
  * PRTE_ALLOW_RUN_AS_ROOT=1 and PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 are needed. */
 px_opts_result_t px_opts_parse(px_cmd_kind_t kind, int argc, char **argv, px_cmd_t *cmd);
 void px_opts_fini(px_cmd_t *cmd);
+
+/* The DVM's heartbeats (docs/ARCHITECTURE.md "Faults"): a ping every interval, a daemon
+ * silent for the timeout is lost. Defaults, and both in ms from --prtemca
+ * dvm_heartbeat_interval / dvm_heartbeat_timeout (seconds); either one 0 turns them off
+ * (both 0 then). */
+#define PX_HB_INTERVAL_MS 2000
+#define PX_HB_TIMEOUT_MS  20000
+void px_opts_heartbeat(const px_cmd_t *cmd, unsigned *interval_ms, unsigned *timeout_ms);
+
+/* The radix of the tree the daemons are started along (daemon i starts daemons
+ * radix*i+1 .. radix*i+radix): --prtemca plm_ssh_tree_radix, else the default (with at
+ * most that many other hosts, the controller starts every daemon itself). */
+#define PX_TREE_RADIX_DEFAULT 64
+unsigned px_opts_tree_radix(const px_cmd_t *cmd);
+
+/* The DVM's options of prte and prterun from cmd (hosts, agent, heartbeats, prefix,
+ * tree radix, srun, allowed users, verbosity; pointers borrowed from cmd); the caller
+ * adds its own callbacks. */
+void px_opts_dvm(const px_cmd_t *cmd, px_dvm_opts_t *o);
+
+/* Where prted is on the other hosts (PRRTE's rule): NULL with --noprefix (from their
+ * PATH), else --prefix, else $PRTE_PREFIX, else NULL (the path of this command's own
+ * prted). Borrowed from cmd or the environment. */
+const char *px_opts_prted_prefix(const px_cmd_t *cmd);
 
 /* The run-as-root rule, as a pure function (compatible addition, for tests and for
  * commands that check it themselves): true when euid is not 0, when allow_flag

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bfrops/px_bfrops.h"
 #include "daemon/px_dlink.h"
 
 struct px_dlink {
@@ -32,6 +33,9 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
     if (l->failed) {
         return;
     }
+    if (l->cbs.trace != NULL) {
+        l->cbs.trace(true, tag, px_bfrops_buf_remaining(payload), l->cbs.arg);
+    }
     px_dp_ctl_msg_t m;
     pmix_status_t rc = px_dp_ctl_decode(tag, payload, &m);
     if (rc == PMIX_SUCCESS) {
@@ -58,6 +62,9 @@ static void on_lost(px_peer_t *peer, int err, void *cbdata)
 static void agent_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
 {
     px_dlink_t *l = arg;
+    if (l->cbs.trace != NULL) {
+        l->cbs.trace(false, tag, payload ? px_bfrops_buf_remaining(payload) : 0, l->cbs.arg);
+    }
     if (!l->failed && px_peer_send(l->peer, tag, payload) != 0) {
         fail(l, errno, tag, PMIX_ERR_LOST_CONNECTION);
     }
@@ -66,6 +73,9 @@ static void agent_send(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
 static void agent_reply(uint32_t seq, uint32_t tag, pmix_data_buffer_t *payload, void *arg)
 {
     px_dlink_t *l = arg;
+    if (l->cbs.trace != NULL) {
+        l->cbs.trace(false, tag, payload ? px_bfrops_buf_remaining(payload) : 0, l->cbs.arg);
+    }
     if (!l->failed && px_peer_send_reply(l->peer, seq, tag, payload) != 0) {
         fail(l, errno, tag, PMIX_ERR_LOST_CONNECTION);
     }
@@ -75,6 +85,9 @@ static int agent_send_bulk(uint32_t tag, const pmix_data_buffer_t *head, const v
                            size_t len, void (*done)(void *), void *done_arg, void *arg)
 {
     px_dlink_t *l = arg;
+    if (l->cbs.trace != NULL) {
+        l->cbs.trace(false, tag, (head ? px_bfrops_buf_remaining(head) : 0) + len, l->cbs.arg);
+    }
     if (l->failed || px_peer_send_ext(l->peer, tag, head, data, len, NULL, done, done_arg) != 0) {
         return -1;
     }

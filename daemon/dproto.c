@@ -52,13 +52,17 @@ pmix_status_t px_dpi_unpack_u32(pmix_data_buffer_t *buf, uint32_t *v)
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT32);
 }
 
-/* ---- hello: u32 version, u32 id, str node, u32 n + n x str aliases, str signature ---- */
+/* ---- hello: u32 version, u32 id, str release, str node, u32 n + n x str aliases, str
+ * signature ---- */
 
 pmix_status_t px_dp_hello_pack(pmix_data_buffer_t *buf, const px_dp_hello_t *h)
 {
     pmix_status_t rc = px_dpi_pack_u32(buf, h->version);
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_u32(buf, h->id);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_pack_str(buf, h->release);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_str(buf, h->node);
@@ -81,6 +85,7 @@ void px_dp_hello_free(px_dp_hello_t *h)
         return;
     }
     free(h->node);
+    free(h->release);
     for (size_t i = 0; h->aliases != NULL && i < h->naliases; i++) {
         free(h->aliases[i]);
     }
@@ -96,6 +101,12 @@ pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h)
     pmix_status_t rc = px_dpi_unpack_u32(buf, &h->version);
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_unpack_u32(buf, &h->id);
+    }
+    if (rc == PMIX_SUCCESS && h->version != PX_DP_VERSION) {
+        return PMIX_ERR_NOT_SUPPORTED; /* another layout may follow: not read */
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_dpi_unpack_str(buf, PX_DP_RELEASE_MAX, &h->release);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_unpack_str(buf, PX_DP_NAME_MAX, &h->node);
@@ -552,6 +563,7 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
     pmix_status_t rc;
     switch (tag) {
     case PX_DP_TOPO_ASK:
+    case PX_DP_HEARTBEAT:
         rc = PMIX_SUCCESS; /* no fields */
         break;
     case PX_DP_EXIT:
@@ -566,6 +578,9 @@ pmix_status_t px_dp_ctl_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_
     case PX_DP_JOB_CLEANUP:
         rc = px_dp_cleanup_unpack(payload, m->target.nspace);
         m->target.rank = PMIX_RANK_WILDCARD;
+        break;
+    case PX_DP_SPAWN:
+        rc = px_dp_spawn_unpack(payload, &m->spawn);
         break;
     default:
         rc = px_dpi_ctl_decode_more(tag, payload, m);
@@ -588,6 +603,7 @@ void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
 {
     if (m != NULL) {
         px_dp_launch_free(&m->launch);
+        px_dp_spawn_free(&m->spawn);
         free(m->sig);
         px_bfrops_info_array_free(m->info, m->ninfo);
         memset(m, 0, sizeof(*m));

@@ -22,8 +22,10 @@
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dlink.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_dspawn.h"
 #include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
+#include "daemon/px_hb.h"
 #include "help/px_help.h"
 #include "net/px_peer.h"
 #include "net/px_progress.h"
@@ -34,8 +36,13 @@
 typedef struct {
     struct event_base *base;
     px_progress_t *prog;
-    px_dlink_t *link; /* the controller connection and the node agent */
-    px_dsrv_t *srv;   /* the PMIx server of this node's processes */
+    px_dlink_t *link;   /* the controller connection and the node agent */
+    px_dsrv_t *srv;     /* the PMIx server of this node's processes */
+    px_hb_t *hb;        /* the controller's heartbeats (NULL: not asked for) */
+    px_dspawn_t *spawn; /* the children of the tree this daemon starts (NULL: none) */
+    char secret[PX_TCP_SECRET_HEX + 1]; /* the DVM's, for those children's stdin */
+    px_hb_opts_t hbo;                   /* --heartbeat */
+    char ctl[96];                       /* the controller's address:port, for messages */
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
@@ -82,6 +89,57 @@ static void send_topology(prted_t *d, uint32_t seq)
     px_bfrops_buf_free(&b);
 }
 
+static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg);
+
+/* --debug: each message to and from the controller, by name (heartbeats left out) */
+static void on_trace(bool in, uint32_t tag, size_t bytes, void *arg)
+{
+    static const char *const names[] = {
+        [PX_DP_TOPO_ASK] = "TOPO_ASK",
+        [PX_DP_TOPO] = "TOPO",
+        [PX_DP_EXIT] = "EXIT",
+        [PX_DP_XCAST] = "XCAST",
+        [PX_DP_LAUNCH] = "LAUNCH",
+        [PX_DP_PSTATE] = "PSTATE",
+        [PX_DP_SIGNAL] = "SIGNAL",
+        [PX_DP_STDIN] = "STDIN",
+        [PX_DP_IOF] = "IOF",
+        [PX_DP_FENCE_UP] = "FENCE_UP",
+        [PX_DP_FENCE_REL] = "FENCE_REL",
+        [PX_DP_DMODEX_REQ] = "DMODEX_REQ",
+        [PX_DP_DMODEX_RESP] = "DMODEX_RESP",
+        [PX_DP_EVENT] = "EVENT",
+        [PX_DP_PSET] = "PSET",
+        [PX_DP_JOB_CLEANUP] = "JOB_CLEANUP",
+        [PX_DP_REPORT] = "REPORT",
+        [PX_DP_IOF_FLOW] = "IOF_FLOW",
+        [PX_DP_ABORT] = "ABORT",
+        [PX_DP_JOBCTL] = "JOBCTL",
+    };
+    prted_t *d = arg;
+    if (d->verbose < 2 || tag == PX_DP_HEARTBEAT) {
+        return;
+    }
+    const char *name = tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
+    fprintf(stderr, "[prted %u %s:%d] %s %s (tag %u, %zu bytes)\n", d->id, d->node, (int)getpid(),
+            in ? "received" : "sent", name ? name : "message", tag, bytes);
+}
+
+/* A child of the tree this daemon started: its agent or ssh session ended. */
+static void on_child_end(uint32_t id, int32_t status, const char *why, void *arg)
+{
+    prted_t *d = arg;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    dlog(d, "a child daemon's start ended: %s", why ? why : "");
+    if (px_dp_child_end_pack(&b, id, status, why) != PMIX_SUCCESS ||
+        px_dlink_peer(d->link) == NULL ||
+        px_peer_send(px_dlink_peer(d->link), PX_DP_CHILD_END, &b) != 0) {
+        /* the controller is gone: the child's start times out there, if it still runs */
+    }
+    px_bfrops_buf_free(&b);
+}
+
 /* The controller's messages the node agent does not take. */
 static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
 {
@@ -89,6 +147,26 @@ static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
     switch (m->tag) {
     case PX_DP_TOPO_ASK:
         send_topology(d, seq);
+        return PMIX_SUCCESS;
+    case PX_DP_HEARTBEAT:
+        /* the controller's ping: it is alive, and so are we (the echo) */
+        px_hb_heard(d->hb, 0);
+        if (px_dlink_peer(d->link) != NULL &&
+            px_peer_send(px_dlink_peer(d->link), PX_DP_HEARTBEAT, NULL) != 0) {
+            on_failed(errno, PX_DP_HEARTBEAT, PMIX_ERR_LOST_CONNECTION, d);
+        }
+        return PMIX_SUCCESS;
+    case PX_DP_SPAWN:
+        if (d->spawn == NULL) {
+            char prog[HOST_NAME_MAX + 32];
+            snprintf(prog, sizeof(prog), "prted %u (%s)", d->id, d->node);
+            d->spawn = px_dspawn_create(d->base, prog, d->secret, on_child_end, d);
+        }
+        if (d->spawn == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        dlog(d, "%s", "starting its children of the tree");
+        px_dspawn_start(d->spawn, &m->spawn);
         return PMIX_SUCCESS;
     case PX_DP_EXIT:
         dlog(d, "%s", "told to exit");
@@ -110,6 +188,17 @@ static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
         px_show_help("help-prted.txt", "daemon-bad-msg", d->id, d->node, what,
                      PMIx_Error_string(rc));
     }
+    stop(d, 1);
+}
+
+/* No ping from the controller for the heartbeat timeout: its node is frozen or cut off
+ * from this one. The DVM is over for this daemon: its processes are killed, it exits. */
+static void on_silent(unsigned id, double silent_ms, void *arg)
+{
+    (void)id;
+    prted_t *d = arg;
+    px_show_help("help-prted.txt", "controller-silent", d->id, d->node, d->ctl, silent_ms / 1e3,
+                 d->hbo.timeout_ms / 1e3);
     stop(d, 1);
 }
 
@@ -159,6 +248,7 @@ typedef struct {
     char addr[64];
     unsigned long port, id, secret_fd;
     const char *dvm; /* --dvm: the DVM's namespace (default: "prted-<node>") */
+    const char *hb;  /* --heartbeat <interval ms>:<timeout ms> (NULL: none) */
     int verbose;
 } args_t;
 
@@ -175,11 +265,15 @@ static int parse_args(int argc, char **argv, args_t *a)
             return 1;
         }
         if (strcmp(o, "--version") == 0 || strcmp(o, "-V") == 0) {
-            printf("prted (protocol version %d)\n", PX_DP_VERSION);
+            printf("prted %s (protocol version %d)\n", PMIX_RUNTIME_VERSION, PX_DP_VERSION);
             return 1;
         }
         if (strcmp(o, "-v") == 0 || strcmp(o, "--verbose") == 0) {
             a->verbose++;
+            continue;
+        }
+        if (strcmp(o, "--debug") == 0) {
+            a->verbose += 2; /* -v's log and every message (on_trace) */
             continue;
         }
         bool ok = v != NULL;
@@ -192,11 +286,24 @@ static int parse_args(int argc, char **argv, args_t *a)
                 a->addr[colon - v] = '\0';
                 have_ctl = true;
             }
+        } else if (ok && strcmp(o, "--id") == 0 && strncmp(v, "slurm:", 6) == 0) {
+            /* started by srun (one command line for every daemon): ours is the base plus
+             * this node's index in the step */
+            const char *nid = getenv("SLURM_NODEID");
+            unsigned long base = 0, idx = 0;
+            ok = parse_uint(v + 6, UINT32_MAX - 1, &base) == 0 && nid != NULL &&
+                 parse_uint(nid, UINT32_MAX - 1, &idx) == 0 && base + idx < UINT32_MAX;
+            a->id = base + idx;
+            have_id = ok;
         } else if (ok && strcmp(o, "--id") == 0) {
             ok = parse_uint(v, UINT32_MAX - 1, &a->id) == 0;
             have_id = ok;
         } else if (ok && strcmp(o, "--secret-fd") == 0) {
             ok = parse_uint(v, INT_MAX, &a->secret_fd) == 0;
+        } else if (ok && strcmp(o, "--heartbeat") == 0) {
+            px_hb_opts_t t;
+            ok = px_hb_parse(v, &t) == 0;
+            a->hb = v;
         } else if (ok && strcmp(o, "--dvm") == 0) {
             ok = v[0] != '\0' && strlen(v) <= PMIX_MAX_NSLEN;
             a->dvm = v;
@@ -224,8 +331,12 @@ static int connect_back(prted_t *d, const args_t *a, const char *secret)
     snprintf(shortname, sizeof(shortname), "%s", d->node);
     shortname[strcspn(shortname, ".")] = '\0';
     char *aliases[1] = {shortname};
+    /* developer-only (tests of the version check): the release this daemon reports */
+    const char *rel = getenv("PX_PRTED_TEST_VERSION");
     px_dp_hello_t h = {.version = PX_DP_VERSION,
                        .id = d->id,
+                       .release =
+                           (char *)(rel != NULL && *rel != '\0' ? rel : PMIX_RUNTIME_VERSION),
                        .node = d->node,
                        .aliases = aliases,
                        .naliases = strcmp(shortname, d->node) != 0 ? 1 : 0,
@@ -240,7 +351,11 @@ static int connect_back(prted_t *d, const args_t *a, const char *secret)
         fd = px_tcp_connect(a->addr, (uint16_t)a->port, secret, &b, CONNECT_TIMEOUT_MS, &st);
     }
     px_bfrops_buf_free(&b);
-    if (fd < 0) {
+    if (fd < 0 && st == PMIX_ERR_NOT_SUPPORTED) {
+        /* the controller refused our version (and says so on its side too) */
+        px_show_help("help-prted.txt", "daemon-version", d->id, d->node, h.release, PX_DP_VERSION,
+                     d->ctl);
+    } else if (fd < 0) {
         char where[96];
         snprintf(where, sizeof(where), "%s:%lu", a->addr, a->port);
         px_show_help("help-prted.txt", "daemon-connect", d->id, d->node, where,
@@ -264,6 +379,12 @@ int main(int argc, char **argv)
     d.id = (unsigned)a.id;
     d.verbose = a.verbose;
     d.status = 1;
+    snprintf(d.ctl, sizeof(d.ctl), "%s:%lu", a.addr, a.port);
+    if (a.hb != NULL) {
+        px_hb_parse(a.hb, &d.hbo);
+        d.hbo.silent = on_silent;
+        d.hbo.arg = &d;
+    }
     /* developer-only (tests on one machine): the node name this daemon reports */
     const char *fake = getenv("PX_PRTED_TEST_NODENAME");
     if (fake != NULL && *fake != '\0') {
@@ -296,6 +417,7 @@ int main(int argc, char **argv)
     evthread_use_pthreads();
     d.base = event_base_new();
     int fd = d.base != NULL ? connect_back(&d, &a, secret) : -1;
+    memcpy(d.secret, secret, sizeof(d.secret)); /* for the children it may start (SPAWN) */
     memset(secret, 0, sizeof(secret));
     struct event *sigs[3] = {NULL, NULL, NULL};
     if (fd >= 0) {
@@ -314,7 +436,8 @@ int main(int argc, char **argv)
             close(fd);
         } else {
             px_nagent_opts_t ao = {.base = d.base, .topo = d.topo, .self = d.id, .node = d.node};
-            px_dlink_cbs_t cbs = {.other = on_other, .failed = on_failed, .arg = &d};
+            px_dlink_cbs_t cbs = {
+                .other = on_other, .failed = on_failed, .trace = on_trace, .arg = &d};
             d.link = px_dlink_create(d.prog, fd, &ao, &cbs);
             if (d.link == NULL) {
                 px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,
@@ -323,7 +446,13 @@ int main(int argc, char **argv)
             px_dsrv_attach(d.srv, d.link);
         }
     }
-    if (d.link != NULL) {
+    bool run = d.link != NULL;
+    if (run && a.hb != NULL &&
+        ((d.hb = px_hb_create(d.base, &d.hbo)) == NULL || px_hb_heard(d.hb, 0) != 0)) {
+        px_show_help("help-prted.txt", "daemon-server", d.id, d.node, strerror(errno));
+        run = false;
+    }
+    if (run) {
         dlog(&d, "connected, topology %s", d.sig);
         int signos[3] = {SIGTERM, SIGINT, SIGHUP};
         for (int i = 0; i < 3; i++) {
@@ -339,6 +468,9 @@ int main(int argc, char **argv)
             event_free(sigs[i]);
         }
     }
+    px_hb_destroy(d.hb);
+    px_dspawn_destroy(d.spawn);
+    explicit_bzero(d.secret, sizeof(d.secret));
     px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
     px_dsrv_stop(d.srv);
     px_progress_destroy(d.prog);

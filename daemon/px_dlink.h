@@ -7,6 +7,8 @@
 #ifndef PX_DLINK_H
 #define PX_DLINK_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/px_dproto.h"
@@ -25,6 +27,9 @@ typedef struct {
      * the controller sent something malformed or not taken (tag and rc say what). The
      * daemon stops; the link sends nothing more. */
     void (*failed)(int err, uint32_t tag, pmix_status_t rc, void *arg);
+    /* Optional (prted --debug): every message in (in: true, before it is handled) and
+     * every message the agent sends out, by tag, with its payload's size. */
+    void (*trace)(bool in, uint32_t tag, size_t bytes, void *arg);
     void *arg;
 } px_dlink_cbs_t;
 

@@ -13,12 +13,14 @@
 
 #include <pmix_common.h>
 
-/* The protocol's version, carried in the hello; a controller refuses another one. */
-#define PX_DP_VERSION 1
+/* The protocol's version, carried in the hello; a controller refuses another one. 2:
+ * the hello carries the daemon's release after its id. */
+#define PX_DP_VERSION 2
 /* Bounds of what a hello may announce. */
 #define PX_DP_NAME_MAX    255 /* node name and each alias, bytes */
 #define PX_DP_ALIASES_MAX 64
 #define PX_DP_SIG_MAX     1024 /* topology signature, bytes */
+#define PX_DP_RELEASE_MAX 64   /* the release string, bytes */
 /* Radix of the routing tree (xcast down, collectives up) unless set otherwise. */
 #define PX_DP_RADIX_DEFAULT 64
 
@@ -45,7 +47,11 @@ enum {
     PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
     PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
-    PX_DP_QUERY = 50,       /* daemon -> ctl, request: a local process's PMIx_Query_info */
+    PX_DP_QUERY = 30,       /* daemon -> ctl, request: a local process's PMIx_Query_info */
+    /* 50..59: the DVM's own management (issue 15: faults, tree spawn) */
+    PX_DP_HEARTBEAT = 50, /* either way, no fields: the controller's ping, the daemon's echo */
+    PX_DP_SPAWN = 51,     /* ctl -> daemon: start these children of the tree (px_dp_spawn_t) */
+    PX_DP_CHILD_END = 52, /* daemon -> ctl: a child's agent or ssh session ended */
 };
 
 /* Reasons in PX_DP_EXIT. */
@@ -58,6 +64,7 @@ enum {
 typedef struct {
     uint32_t version; /* PX_DP_VERSION */
     uint32_t id;      /* the daemon id the controller gave on the command line */
+    char *release;    /* owned: the daemon's release (PMIX_RUNTIME_VERSION) */
     char *node;       /* owned: the node's name */
     char **aliases;   /* owned, NULL-terminated (may be NULL): other names of the node */
     size_t naliases;
@@ -67,7 +74,9 @@ typedef struct {
 pmix_status_t px_dp_hello_pack(pmix_data_buffer_t *buf, const px_dp_hello_t *h);
 /* Fills *h (owned by the caller then: px_dp_hello_free). Refuses (nothing allocated,
  * *h zeroed): a missing field, a count or name over the bounds above, an empty node
- * name or signature. */
+ * name, release or signature. Another protocol version: PMIX_ERR_NOT_SUPPORTED with
+ * only h->version and h->id set (the first two fields keep their place in every
+ * version; what follows is not read). */
 pmix_status_t px_dp_hello_unpack(pmix_data_buffer_t *buf, px_dp_hello_t *h);
 void px_dp_hello_free(px_dp_hello_t *h); /* accepts NULL; leaves *h zeroed */
 
@@ -272,6 +281,35 @@ pmix_status_t px_dp_event_pack(pmix_data_buffer_t *buf, pmix_status_t code,
                                const pmix_proc_t *source, pmix_data_range_t range,
                                const pmix_info_t *info, size_t ninfo);
 
+/* ---- Tree spawn. PX_DP_SPAWN: STRING agent (NULL: the built-in ssh client), UINT32 n
+ * (1..PX_DP_NODES_MAX), n x (UINT32 id, STRING host (1..PX_DP_NAME_MAX bytes), STRING
+ * command (1..PX_DP_CMD_MAX bytes): the shell command for ssh, or the words after the
+ * host for the agent). PX_DP_CHILD_END: UINT32 id, INT32 status (the remote command's
+ * exit status, the agent's, or -1 when the session failed), STRING why (NULL allowed).
+ * ---- */
+#define PX_DP_CMD_MAX 65536
+typedef struct {
+    uint32_t id; /* the child's daemon id */
+    char *host;  /* owned */
+    char *cmd;   /* owned */
+} px_dp_child_t;
+
+typedef struct {
+    char *agent;             /* owned, NULL: the built-in ssh client */
+    px_dp_child_t *children; /* owned, n */
+    size_t n;
+} px_dp_spawn_t;
+
+pmix_status_t px_dp_spawn_pack(pmix_data_buffer_t *buf, const px_dp_spawn_t *sp);
+/* Fills *sp (the caller's then: px_dp_spawn_free); nothing held on error. */
+pmix_status_t px_dp_spawn_unpack(pmix_data_buffer_t *buf, px_dp_spawn_t *sp);
+void px_dp_spawn_free(px_dp_spawn_t *sp); /* accepts NULL; leaves *sp zeroed */
+pmix_status_t px_dp_child_end_pack(pmix_data_buffer_t *buf, uint32_t id, int32_t status,
+                                   const char *why);
+/* *why malloc'd (NULL when none was sent); nothing held on error; trailing bytes refused. */
+pmix_status_t px_dp_child_end_unpack(pmix_data_buffer_t *buf, uint32_t *id, int32_t *status,
+                                     char **why);
+
 /* A controller -> daemon message as the daemon decodes it (tag and contents). */
 typedef struct {
     uint32_t tag;
@@ -288,6 +326,7 @@ typedef struct {
     uint8_t range;           /* PX_DP_EVENT */
     pmix_info_t *info;       /* DMODEX_REQ, EVENT: owned, ninfo */
     size_t ninfo;
+    px_dp_spawn_t spawn; /* PX_DP_SPAWN (owned) */
 } px_dp_ctl_msg_t;
 
 /* The daemon's decoder of everything the controller sends: a known tag with a

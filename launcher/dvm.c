@@ -953,18 +953,6 @@ static pmix_server_module_t module = {
 };
 
 /* Without a remote shell, every host given must be this node. */
-static int check_hosts(const px_dvm_t *dvm, const px_dvm_opts_t *o)
-{
-    for (size_t i = 0; i < o->nhosts; i++) {
-        const char *h = o->hosts[i].name;
-        bool here = px_daemons_is_here(h, dvm->hostname);
-        if (!here) {
-            continue; /* a prted is started there, by the agent or ssh (launcher/daemons.c) */
-        }
-    }
-    return 0;
-}
-
 /* The DVM's nodes, one per daemon (id order): name and topology from the daemon table;
  * slots as --host/--hostfile gave them for that host (an entry without a count is one
  * slot, entries of the same host add up), else the node's cores. */
@@ -1022,6 +1010,11 @@ static void on_daemon_msg(unsigned id, uint32_t tag, uint32_t seq, pmix_data_buf
 static void on_daemon_lost(unsigned id, void *arg)
 {
     px_job_daemon_lost(arg, id);
+}
+
+static void on_daemon_joined(unsigned id, bool ok, void *arg)
+{
+    px_job_hosts_joined(arg, id, ok); /* prun --add-host (job_hosts.c) */
 }
 
 /* The daemons' start-up ended: the DVM is up (its nodes known) or failed. */
@@ -1097,7 +1090,9 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     gethostname(host, sizeof(host));
     host[sizeof(host) - 1] = '\0';
     dvm->hostname = strdup(host);
-    if (dvm->hostname == NULL || check_hosts(dvm, o) != 0) {
+    /* the hosts are checked by starting their daemons: an unknown one fails its start,
+     * two names of one node are found from the daemons' hellos (launcher/daemons.c) */
+    if (dvm->hostname == NULL) {
         goto error;
     }
     /* mapping and binding use packages, cores and hardware threads: caches and I/O
@@ -1198,10 +1193,18 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
                                .hosts = o->hosts,
                                .nhosts = o->nhosts,
                                .agent = o->ssh_agent,
+                               .hb_interval_ms = o->hb_interval_ms,
+                               .hb_timeout_ms = o->hb_timeout_ms,
+                               .debug = o->debug_daemons,
+                               .prefix = o->prted_prefix,
+                               .noprefix = o->noprefix,
+                               .tree_radix = o->tree_radix,
+                               .srun = o->srun,
                                .self_fd = sv[0],
                                .msg = on_daemon_msg,
                                .lost = on_daemon_lost,
                                .started = on_daemons_started,
+                               .joined = on_daemon_joined,
                                .arg = dvm,
                                .verbose = dvm->verbose};
     if ((dvm->daemons = px_daemons_start(&dopts)) == NULL) {
@@ -1264,9 +1267,8 @@ void px_dvm_shutdown(px_dvm_t *dvm, void (*done)(void *arg), void *arg)
     dvm->shutting_down = true;
     dvm->shutdown_done = done;
     dvm->shutdown_arg = arg;
-    if (!dvm->up && !dvm->start_failed) {
-        px_job_dvm_started(dvm, false); /* the jobs waiting for the daemons end */
-    }
+    /* the jobs waiting for the daemons (of the start, or added for them) end */
+    px_job_dvm_started(dvm, false);
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         if (!px_job_ending(j)) {
             px_job_kill(j, PX_WHY_KILLED, false);
@@ -1294,6 +1296,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
     px_dlink_destroy(dvm->d0);        /* this node's processes are killed */
     px_daemons_destroy(dvm->daemons); /* daemons: whatever did not exit is killed */
     px_fence_fini(dvm);               /* this node's fences fail before the server goes */
+    px_job_hosts_fini(dvm);
     free(dvm->nodes);
     if (dvm->server_up) {
         PMIx_server_finalize();

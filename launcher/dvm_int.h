@@ -116,7 +116,9 @@ struct px_job {
     size_t nstarting;       /* processes forked whose exec is not confirmed yet */
     size_t nalive;          /* processes forked and not reaped yet */
     bool launched;          /* its LAUNCH went to the daemons (JOB_CLEANUP follows) */
-    bool waiting_dvm;       /* asked for before the DVM was up: mapped once it is */
+    bool waiting_dvm;       /* asked for before the DVM was up, or waiting for the hosts
+                               it adds (job_hosts.c): mapped once they are */
+    bool hosts_added;       /* its PMIX_ADD_HOST was acted on (job_hosts.c) */
     bool *node_over;        /* owned, by daemon id: the node has more processes than slots */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;
@@ -198,6 +200,7 @@ struct px_dvm {
     px_stdin_push_t *stdin_pushes; /* owned: stdin pushes waiting for their daemons */
     struct px_daemons *daemons;    /* owned: the daemon table (daemons.c) */
     px_cfence_t *fences;           /* owned: fences across daemons in progress (fence.c) */
+    struct px_grow *grow;          /* owned: hosts being added for jobs (job_hosts.c) */
     struct px_coll *colls;         /* owned: group/connect collectives (dvm_group.c) */
     struct px_connset *connsets;   /* owned: connected sets (dvm_group.c) */
     size_t next_ctxid;             /* the last group context id given (dvm_group.c) */
@@ -284,6 +287,10 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
 /* The DVM's start ended (ok: every daemon up): the jobs asked for meanwhile go on, or end
  * (dvm-not-started). */
 void px_job_dvm_started(px_dvm_t *dvm, bool ok);
+/* End a job that cannot start with rc and the rendered msg (owned then); may free j. (A
+ * job that waited for hosts it added is mapped with px_job_map.) */
+void px_job_setup_failed(px_job_t *j, pmix_status_t rc, char *msg);
+
 /* Daemon id is gone: the jobs with live processes on its node end (job-daemon-lost). */
 void px_job_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Send a message to the daemon of rank (WILDCARD: to every daemon up). */
@@ -380,6 +387,8 @@ typedef struct {
 } px_pool_t;
 /* Fill pool from dvm's jobs. 0, or -1 with errno ENOMEM (nothing to put). */
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool);
+/* The same over the nodes whose use[daemon id] is true (use NULL: every node). */
+int px_pool_get_on(px_dvm_t *dvm, px_pool_t *pool, const bool *use);
 /* Free what px_pool_get allocated (NULL accepted). */
 void px_pool_put(px_pool_t *pool);
 /* The max_slots of this node (hostname) from the hostfile: the sum of the limits of the
@@ -436,6 +445,19 @@ char *px_dbg_agent_signal(const px_job_t *j, int pid);
  * the query upcall answers this node's processes, the requester's node being id's. */
 void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,
                          size_t nqueries);
+
+/* job_hosts.c: a job's hosts. px_job_hosts_add starts a daemon on each host of its
+ * PMIX_ADD_HOST (once per job): PMIX_OPERATION_IN_PROGRESS when it must wait for them
+ * (waiting_dvm; px_job_hosts_joined maps or ends it), PMIX_SUCCESS when there is none,
+ * else the refusal with *msg (a host already in the DVM or named twice, a bad list).
+ * px_job_hosts_pool: the pool it is mapped onto (PMIX_HOST: those nodes, "name:N" its
+ * slots there; a host not in the DVM refused with *msg). px_job_hosts_joined: daemon
+ * id, added, is up (its node joins the DVM's nodes) or failed. */
+pmix_status_t px_job_hosts_add(px_job_t *j, char **msg);
+pmix_status_t px_job_hosts_pool(px_job_t *j, px_pool_t *pool, char **msg);
+void px_job_hosts_joined(px_dvm_t *dvm, unsigned id, bool ok);
+void px_job_hosts_fini(px_dvm_t *dvm);
+
 /* The query keys the DVM's query upcall answers (dvm_query.c) and the job-control
  * directives it acts on (dvm.c), each from the table its reader uses: NULL-ended,
  * owned by the caller (PMIx_Argv_free), NULL on ENOMEM. */

@@ -1066,6 +1066,8 @@ static const struct {
     /* debugger agents: the node agent (daemon/nagent_agent.c) */
     {PMIX_FORKEXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
     {PMIX_EXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
+    {PMIX_HOST, PX_AT_JOB | PX_AT_APP},     /* job_hosts.c */
+    {PMIX_ADD_HOST, PX_AT_JOB | PX_AT_APP}, /* job_hosts.c */
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1580,20 +1582,27 @@ pmix_status_t px_job_spawn(px_dvm_t *dvm, const pmix_proc_t *requester, const px
 void px_job_map(px_job_t *j)
 {
     char *msg = NULL;
-    pmix_status_t rc = PMIX_SUCCESS;
-    px_pool_t pool; /* one pool: map onto what the running jobs leave free */
-    if (px_pool_get(j->dvm, &pool) < 0) {
-        rc = PMIX_ERR_NOMEM;
+    pmix_status_t rc;
+    px_pool_t pool = {0};   /* one pool: map onto what the running jobs leave free */
+    if (px_dbg_places(j)) { /* debugger daemons beside their target (job_dbgd.c) */
+        rc = px_pool_get(j->dvm, &pool) == 0 ? px_dbg_map(j, &pool, &j->map, &msg) : PMIX_ERR_NOMEM;
     } else {
-        rc = px_dbg_places(j) /* debugger daemons beside their target (job_dbgd.c) */
-                 ? px_dbg_map(j, &pool, &j->map, &msg)
-                 : px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo,
-                              &j->map, &msg);
-        if (rc == PMIX_SUCCESS) {
-            rc = node_facts(j, &pool);
+        rc = px_job_hosts_add(j, &msg); /* --add-host: wait for those first */
+        if (rc == PMIX_OPERATION_IN_PROGRESS) {
+            return; /* px_job_map again once they are up (job_hosts.c) */
         }
-        px_pool_put(&pool);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_job_hosts_pool(j, &pool, &msg); /* --host: those nodes only (gets pool) */
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = px_map_job(pool.nodes, pool.nnodes, j->apps, j->napps, j->info, j->ninfo, &j->map,
+                            &msg);
+        }
     }
+    if (rc == PMIX_SUCCESS) {
+        rc = node_facts(j, &pool);
+    }
+    px_pool_put(&pool); /* nothing to free when it was not got */
     if (rc == PMIX_SUCCESS) {
         j->nprocs = j->map.nprocs;
         j->procs = calloc(j->nprocs ? j->nprocs : 1, sizeof(*j->procs));
@@ -1617,6 +1626,11 @@ void px_job_map(px_job_t *j)
         return;
     }
     free(msg);
+}
+
+void px_job_setup_failed(px_job_t *j, pmix_status_t rc, char *msg)
+{
+    setup_failed(j, rc, msg);
 }
 
 void px_job_dvm_started(px_dvm_t *dvm, bool ok)

@@ -18,6 +18,11 @@ static bool holds(const px_proc_t *p)
 
 int px_pool_get(px_dvm_t *dvm, px_pool_t *pool)
 {
+    return px_pool_get_on(dvm, pool, NULL);
+}
+
+int px_pool_get_on(px_dvm_t *dvm, px_pool_t *pool, const bool *use)
+{
     size_t njobs = 0, nd = dvm->nnodes_used, nn = 0;
     int *index_of = calloc(nd ? nd : 1, sizeof(*index_of)); /* daemon id -> pool index */
 
@@ -30,7 +35,7 @@ int px_pool_get(px_dvm_t *dvm, px_pool_t *pool)
     /* the nodes whose daemon is up: a lost daemon's node takes nothing any more */
     for (size_t id = 0; id < nd; id++) {
         index_of[id] = -1;
-        if (px_daemons_up(dvm->daemons, (unsigned)id)) {
+        if (px_daemons_up(dvm->daemons, (unsigned)id) && (use == NULL || use[id])) {
             index_of[id] = (int)nn;
             pool->ids[nn++] = (unsigned)id;
         }

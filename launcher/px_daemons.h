@@ -52,8 +52,33 @@ typedef struct {
      * every daemon up (ok), or one failed to start (ok false, its message shown). Not
      * called when px_daemons_stop comes first. */
     void (*started)(bool ok, void *arg);
+    /* A daemon added by px_daemons_add is up (ok; its node name and topology known) or
+     * failed to start (its message shown), on the loop, once per add. */
+    void (*joined)(unsigned id, bool ok, void *arg);
     void *arg;
     int verbose;
+    /* Heartbeats (both 0: off): every hb_interval_ms a ping to each daemon that is up,
+     * which answers it; a daemon that sends nothing for hb_timeout_ms is lost
+     * (daemon-lost, then lost()), and a daemon hearing no ping for as long exits. */
+    unsigned hb_interval_ms, hb_timeout_ms;
+    /* --debug-daemons: each prted logs every message (prted --debug) to its stderr,
+     * which reaches this process's (the agent's inherited, ssh's copied) */
+    bool debug;
+    /* borrowed: <prefix>/bin/prted is run on the other hosts (through the built-in ssh
+     * client with <prefix>/bin and <prefix>/<libdir> first in PATH and
+     * LD_LIBRARY_PATH); NULL: this process's own prted's path, or with noprefix
+     * "prted" as the remote PATH finds it */
+    const char *prefix;
+    bool noprefix;
+    /* Tree spawn (>= 1): daemon i's children in a tree of this radix over the ids of the
+     * start-up are started by daemon i, once it is up (SPAWN); this process starts only
+     * its own children. 0: every daemon is started by this process. Daemons added later
+     * (px_daemons_add) are always started by this process. */
+    unsigned tree_radix;
+    /* Inside a Slurm allocation (and no agent given): the daemons are started by one
+     * srun (one task per node, no binding, the step killed if one fails); the agent and
+     * the tree are not used. Hosts added later get an srun each. */
+    bool srun;
 } px_daemons_opts_t;
 
 /* True when name is this node (localhost, 127.0.0.1, its name or short name). */
@@ -66,6 +91,14 @@ bool px_daemons_is_here(const char *name, const char *node);
  * passes: a message says which and why), o->started tells. The table, or NULL after the
  * message when the start cannot even begin. */
 px_daemons_t *px_daemons_start(const px_daemons_opts_t *o);
+
+/* Grow the DVM (prun --add-host): start a prted on host, once the start-up is over
+ * (EBUSY before, and while stopping). Its id (the next one), then o->joined tells how
+ * it went, later; -1 with errno when it cannot even begin (nothing told then). */
+int px_daemons_add(px_daemons_t *d, const char *host);
+/* The id of the daemon, not failed or gone, that runs on host (as the command line
+ * named it, or as its node reported itself; daemon 0 for this node's names), or -1. */
+int px_daemons_find(const px_daemons_t *d, const char *host);
 
 /* Daemons in the table (daemon 0 included); ids are 0 .. count-1. */
 size_t px_daemons_count(const px_daemons_t *d);

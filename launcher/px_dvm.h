@@ -26,6 +26,16 @@ typedef struct {
      * <prted command line>": --prtemca plm_ssh_agent or PRTE_MCA_plm_ssh_agent); NULL:
      * none, every host must be this node */
     const char *ssh_agent;
+    /* the daemons' heartbeats in ms (px_daemons_opts_t; both 0: off) */
+    unsigned hb_interval_ms, hb_timeout_ms;
+    bool debug_daemons; /* --debug-daemons: the daemons log every message (prted --debug) */
+    /* borrowed: the installation whose bin/prted runs on the other hosts (--prefix /
+     * PRTE_PREFIX); NULL: this command's own prted's path, or with noprefix (--noprefix)
+     * "prted" from the remote PATH */
+    const char *prted_prefix;
+    bool noprefix;
+    unsigned tree_radix; /* the daemons' start tree (px_daemons_opts_t); 0: all by us */
+    bool srun;           /* the daemons are started through srun (px_daemons_opts_t) */
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

@@ -15,7 +15,9 @@
 #                                  user key and a known_hosts, give the bridge this
 #                                  machine's address NET.254 (the nodes' default route);
 #                                  prints the directory to use as HOME (its .ssh/ has
-#                                  id_ed25519, known_hosts and a config naming the nodes)
+#                                  id_ed25519, known_hosts and a config naming the nodes;
+#                                  ssh sessions on the nodes get it as HOME too, so a
+#                                  daemon there can ssh on to the others: tree spawn)
 #   cluster.sh [-n NAME] sshd-stop HOST    stop HOST's sshd (a node without ssh)
 #   cluster.sh gc                  remove the runs whose owner process is gone
 #
@@ -202,7 +204,7 @@ ssh_run() {
             "PidFile $sd/sshd.pid" "AuthorizedKeysFile $dir/authorized_keys" \
             "PermitRootLogin prohibit-password" "PubkeyAuthentication yes" \
             "PasswordAuthentication no" "KbdInteractiveAuthentication no" "UsePAM no" \
-            "StrictModes no" >"$sd/sshd_config"
+            "StrictModes no" "SetEnv HOME=$home" >"$sd/sshd_config"
         ip -n "$ns" route replace default via "$NET.254"
         grep -q " $me\$" "/etc/netns/$ns/hosts" || echo "$NET.254 $me" >>"/etc/netns/$ns/hosts"
         # sshd forks into the background once it listens: the address is ready on return

@@ -6,7 +6,8 @@ set -eu
 
 pkgs="gcc libc6-dev binutils make meson ninja-build pkg-config python3 libevent-dev libhwloc-dev
 libssh2-1-dev openssh-server openssh-client libcriterion-dev valgrind iproute2 util-linux groff-base man-db
-openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev"
+openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev
+slurmctld slurmd slurm-client munge"
 case "${1:-}" in
 --with-fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac

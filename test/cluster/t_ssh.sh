@@ -5,6 +5,10 @@
 # known_hosts), each says hello, pterm leaves no prted on any node. Then each failure
 # ends the DVM start with its message, no hang and no prted left: no known_hosts entry,
 # a wrong host key, no usable user key, sshd down, prted missing on the remote side.
+# --debug-daemons with --daemonize keeps the daemons' logs; --prefix (over PRTE_PREFIX)
+# runs <dir>/bin/prted with <dir>/bin and its lib directory first in the remote PATH and
+# LD_LIBRARY_PATH; --noprefix runs "prted" from the remote PATH; a daemon of another
+# version is refused with both versions named.
 # HOME is the test's own directory: the real user's keys are never read. Needs root.
 set -u
 SRC=${PX_SRC:?PX_SRC must name the source directory}
@@ -23,6 +27,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pxssh.XXXXXX")
 PRTE=$BUILD/cli/prte
 PTERM=$BUILD/cli/pterm
 cleanup() {
+    # a prte left in the background by a failed check
+    [ -n "${DDPID:-}" ] && kill -9 "$DDPID" 2>/dev/null
     "$CL" -n "$NAME" down
     rm -rf "$T"
 }
@@ -64,6 +70,22 @@ no_prted() {
     return 0
 }
 
+# no_prted, once the daemons had time to go (bounded: 60 s)
+no_prted_wait() {
+    local i n p left
+    for i in $(seq 1 1200); do
+        left=""
+        for n in 1 2 3; do
+            for p in $(ip netns pids "$NAME-node$n"); do
+                grep -q prted "/proc/$p/cmdline" 2>/dev/null && left="$left $p"
+            done
+        done
+        [ -z "$left" ] && return 0
+        sleep 0.05
+    done
+    no_prted
+}
+
 # bounded wait for a line in a file (every 0.05 s, 60 s at most)
 wait_for() {
     local i
@@ -90,12 +112,42 @@ HOME=$OK timeout 30 "$PTERM" >"$T/pterm.out" 2>&1 || fail "pterm failed: $(cat "
 wait "$PPID_" || fail "prte exited with $?: $(tail -5 "$T/prte.out")"
 no_prted
 
+# ---- --debug-daemons with --daemonize: prte keeps its stdio, so the daemons' logs (which
+# the ssh client copies to prte's stderr) of a job run later still arrive
+HOME=$OK timeout 60 "$PRTE" --host node1:1,node2:1,node3:1 --debug-daemons --daemonize \
+    --report-uri "$T/uri" --report-pid "$T/dd.pid" >"$T/dd.out" 2>&1 || fail "prte --daemonize: $(cat "$T/dd.out")"
+DDPID=$(cat "$T/dd.pid")
+HOME=$OK timeout 60 "$BUILD/cli/prun" --dvm-uri "file:$T/uri" -n 4 --map-by node hostname \
+    >"$T/dd.job" 2>&1 || fail "prun: $(cat "$T/dd.job")"
+for n in 1 2 3; do
+    grep -q "^node$n\$" "$T/dd.job" || fail "no output from node$n: $(cat "$T/dd.job")"
+done
+wait_for "$T/dd.out" "] received JOB_CLEANUP (tag 16,"
+for n in 1 2 3; do
+    grep -E "^\[prted $n node$n:[0-9]+\] received LAUNCH \(tag 5," "$T/dd.out" >/dev/null ||
+        fail "no LAUNCH logged by the daemon on node$n: $(cat "$T/dd.out")"
+done
+HOME=$OK timeout 30 "$PTERM" --dvm-uri "file:$T/uri" >"$T/pterm.out" 2>&1 ||
+    fail "pterm failed: $(cat "$T/pterm.out")"
+wait_for "$T/dd.out" "received EXIT (tag 3,"
+no_prted_wait
+for i in $(seq 1 1200); do
+    kill -0 "$DDPID" 2>/dev/null || break
+    sleep 0.05
+done
+kill -0 "$DDPID" 2>/dev/null && fail "prte still runs after pterm"
+DDPID=""
+
 # ---- each failure: prte does not start, says why, leaves nothing
 # expect_fail CASE HOME HOST TEXT [env...]
 expect_fail() {
     local c=$1 home=$2 host=$3 text=$4
     shift 4
-    env HOME="$home" "$@" timeout 90 "$PRTE" --host "$host" >"$T/$c.out" 2>&1
+    # VAR=VALUE words, then (from "$PRTE" on) prte's own options
+    local envs=() opts=()
+    while [ $# -gt 0 ] && [ "$1" != "$PRTE" ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; opts=("$@"); }
+    env HOME="$home" "${envs[@]}" timeout 90 "$PRTE" --host "$host" "${opts[@]}" >"$T/$c.out" 2>&1
     local rc=$?
     [ "$rc" != 0 ] || fail "$c: prte started"
     [ "$rc" != 124 ] || fail "$c: prte hung: $(cat "$T/$c.out")"
@@ -122,6 +174,42 @@ ssh-keygen -q -t ed25519 -N '' -f "$K/.ssh/id_ed25519" || fail "ssh-keygen faile
 expect_fail nokey "$K" node2 'host "node2" refused every ssh key'
 
 expect_fail noprted "$OK" node2 'prted was not found on host "node2"' PRTE_PREFIX=/nonexistent
+
+# ---- --prefix / --noprefix (PRRTE's meaning) and the daemon's version
+# an installation of our own: bin/prted says where it runs and with which PATH and
+# LD_LIBRARY_PATH (on the ssh channel's stderr, which prte copies), then is the real one
+mkpfx() { # DIR [VAR=VALUE]: DIR/bin/prted runs the build's prted (with VAR set)
+    mkdir -p "$1/bin"
+    cat >"$1/bin/prted" <<EOF
+#!/bin/sh
+echo "wrapper prted on \$(hostname) PATH=\$PATH LD_LIBRARY_PATH=\$LD_LIBRARY_PATH" >&2
+${2:+export $2}
+exec "$BUILD/daemon/prted" "\$@"
+EOF
+    chmod +x "$1/bin/prted"
+}
+mkpfx "$T/pfx"
+# --prefix wins over PRTE_PREFIX; every daemon is the prefix's, with its bin/ and lib
+# directory first in the remote PATH and LD_LIBRARY_PATH
+HOME=$OK PRTE_PREFIX=/nonexistent timeout 60 "$PRTE" --host node1,node2,node3 --prefix "$T/pfx" \
+    --report-uri "$T/puri" >"$T/pfx.out" 2>&1 &
+PPID_=$!
+wait_for "$T/pfx.out" "DVM ready"
+for n in 1 2 3; do
+    grep -q "^wrapper prted on node$n PATH=$T/pfx/bin:.* LD_LIBRARY_PATH=$T/pfx/lib" "$T/pfx.out" ||
+        fail "node$n did not run the prefix's prted: $(cat "$T/pfx.out")"
+done
+HOME=$OK timeout 30 "$PTERM" --dvm-uri "file:$T/puri" >"$T/pterm.out" 2>&1 || fail "pterm failed: $(cat "$T/pterm.out")"
+wait "$PPID_" || fail "prte --prefix exited with $?: $(tail -5 "$T/pfx.out")"
+no_prted_wait
+# --noprefix: "prted" as the remote PATH finds it (it does not), whatever the prefix
+expect_fail noprefix "$OK" node1 "to \"'prted' --controller" PRTE_PREFIX="$T/pfx" "$PRTE" --noprefix
+grep -q 'prted was not found on host "node1"' "$T/noprefix.out" || fail "noprefix: $(cat "$T/noprefix.out")"
+# a daemon of another version is refused, both versions named, the start fails (the
+# daemon's own message may not make it back: its ssh session is closed at once)
+mkpfx "$T/old" PX_PRTED_TEST_VERSION=0.0.1
+expect_fail version "$OK" node2 'the daemon 1 on host node2 is version 0.0.1 (protocol 2), this DVM' \
+    "$PRTE" --prefix "$T/old"
 
 spid=$(cat "/run/pxcluster/$NAME/sshd/node3/sshd.pid")
 "$CL" -n "$NAME" sshd-stop node3 || fail "sshd-stop failed"

@@ -32,7 +32,7 @@ for k in pmix.spwn.tool; do
     expect_in "$T/out" "debugger $k: PMIX_ERR_NOT_SUPPORTED"
     expect_in "$T/out" "asks for $k, debugger support"
 done
-# debugger daemons are honoured (job_debug.c, t_debug_daemons.sh): listed, and refused
+# debugger daemons are honoured (job_dbgd.c, t_debug_daemons.sh): listed, and refused
 # only for what a request gets wrong (daemons with no target, a target with no daemons)
 for k in pmix.debugger pmix.cospawn pmix.dbg.tgt pmix.dbg.job pmix.dbg.dpnd pmix.dbg.dpproc; do
     grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"

@@ -69,5 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (px_dp_status_info_unpack(&b, &st, &info, &ninfo) == PMIX_SUCCESS)
         px_bfrops_info_array_free(info, ninfo);
     px_bfrops_buf_free(&b);
+    uint32_t cid;
+    int32_t cst;
+    char *why = NULL;
+    load(&b, data, size); /* the controller's decoder of CHILD_END (tree spawn) */
+    if (px_dp_child_end_unpack(&b, &cid, &cst, &why) == PMIX_SUCCESS)
+        free(why);
+    px_bfrops_buf_free(&b);
     return 0;
 }

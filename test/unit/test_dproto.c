@@ -17,6 +17,7 @@ static void hello_buf(pmix_data_buffer_t *b, size_t naliases)
     char *aliases[3] = {"n1", "n1.example", "10.0.0.1"};
     px_dp_hello_t h = {.version = PX_DP_VERSION,
                        .id = 7,
+                       .release = "1.2.3",
                        .node = "n1.cluster",
                        .aliases = aliases,
                        .naliases = naliases,
@@ -40,6 +41,7 @@ Test(dproto, hello_roundtrip)
     cr_assert_eq(px_dp_hello_unpack(&b, &h), PMIX_SUCCESS);
     cr_assert_eq(h.version, PX_DP_VERSION);
     cr_assert_eq(h.id, 7);
+    cr_assert_str_eq(h.release, "1.2.3");
     cr_assert_str_eq(h.node, "n1.cluster");
     cr_assert_eq(h.naliases, 3);
     cr_assert_str_eq(h.aliases[2], "10.0.0.1");
@@ -69,14 +71,15 @@ Test(dproto, hello_every_truncation_refused)
     px_bfrops_buf_free(&full);
 }
 
-/* version, id, node, then a count the message cannot hold */
+/* version, id, release, node, then a count the message cannot hold */
 static void hello_with_count(pmix_data_buffer_t *b, uint32_t count, size_t nstrings)
 {
     uint32_t v = PX_DP_VERSION, id = 1;
-    const char *node = "n", *s = "a";
+    const char *node = "n", *s = "a", *rel = "1.0";
     px_bfrops_buf_init(b);
     px_bfrops_pack(b, &v, 1, PMIX_UINT32);
     px_bfrops_pack(b, &id, 1, PMIX_UINT32);
+    px_bfrops_pack(b, &rel, 1, PMIX_STRING);
     px_bfrops_pack(b, &node, 1, PMIX_STRING);
     px_bfrops_pack(b, &count, 1, PMIX_UINT32);
     for (size_t i = 0; i < nstrings; i++) {
@@ -110,12 +113,53 @@ Test(dproto, hello_bad_fields_refused)
     longname[sizeof(longname) - 1] = '\0';
     bad[2] = longname;
     for (size_t i = 0; i < 3; i++) {
-        px_dp_hello_t h = {.version = 1, .id = 1, .node = (char *)bad[i], .topo_sig = "s"};
+        px_dp_hello_t h = {.version = PX_DP_VERSION,
+                           .id = 1,
+                           .release = "1",
+                           .node = (char *)bad[i],
+                           .topo_sig = "s"};
         pmix_data_buffer_t b;
         px_bfrops_buf_init(&b);
         cr_assert_eq(px_dp_hello_pack(&b, &h), PMIX_SUCCESS);
         px_dp_hello_t out;
         cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_UNPACK_FAILURE, "node %zu", i);
+        px_bfrops_buf_free(&b);
+    }
+    /* the release missing, empty or over its bound */
+    for (size_t i = 0; i < 3; i++) {
+        char longrel[PX_DP_RELEASE_MAX + 2];
+        memset(longrel, '9', sizeof(longrel) - 1);
+        longrel[sizeof(longrel) - 1] = '\0';
+        const char *rels[3] = {NULL, "", longrel};
+        px_dp_hello_t h = {.version = PX_DP_VERSION,
+                           .id = 1,
+                           .release = (char *)rels[i],
+                           .node = "n",
+                           .topo_sig = "s"};
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        cr_assert_eq(px_dp_hello_pack(&b, &h), PMIX_SUCCESS);
+        px_dp_hello_t out;
+        cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_UNPACK_FAILURE, "release %zu", i);
+        cr_assert_null(out.node);
+        px_bfrops_buf_free(&b);
+    }
+    /* another protocol version: its version and id, nothing else read or held */
+    {
+        uint32_t v = PX_DP_VERSION + 1, id = 9;
+        int64_t later = 5; /* whatever a later layout puts there */
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+        px_bfrops_pack(&b, &id, 1, PMIX_UINT32);
+        px_bfrops_pack(&b, &later, 1, PMIX_INT64);
+        px_dp_hello_t out;
+        cr_assert_eq(px_dp_hello_unpack(&b, &out), PMIX_ERR_NOT_SUPPORTED);
+        cr_assert_eq(out.version, PX_DP_VERSION + 1);
+        cr_assert_eq(out.id, 9);
+        cr_assert_null(out.release);
+        cr_assert_null(out.node);
+        px_dp_hello_free(&out);
         px_bfrops_buf_free(&b);
     }
     /* a wrong type where the version belongs */
@@ -162,6 +206,9 @@ Test(dproto, ctl_decode_refusals)
     px_bfrops_buf_init(&b);
     /* topology request: no fields; an empty payload is right */
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_SUCCESS);
+    /* the controller's heartbeat: no fields either */
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_HEARTBEAT, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(m.tag, PX_DP_HEARTBEAT);
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_NOT_SUPPORTED);
@@ -182,6 +229,7 @@ Test(dproto, ctl_decode_refusals)
     px_bfrops_buf_init(&b);
     px_bfrops_pack(&b, &r, 1, PMIX_INT32);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_TOPO_ASK, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_HEARTBEAT, &b, &m), PMIX_ERR_UNPACK_FAILURE);
     px_bfrops_buf_free(&b);
 }
 
@@ -874,4 +922,83 @@ Test(dproto, query_roundtrip_and_refusals)
         cr_assert_neq(px_dp_dmn_decode(PX_DP_QUERY, &b, &m), PMIX_SUCCESS);
         px_bfrops_buf_free(&b);
     }
+}
+
+/* tree spawn: SPAWN round-trips through the daemon's decoder, every truncation and each
+ * bad field is refused; CHILD_END likewise */
+static void spawn_buf(pmix_data_buffer_t *b, const char *agent)
+{
+    px_dp_child_t ch[2] = {{.id = 3, .host = "node3", .cmd = "'/p/prted' --id 3"},
+                           {.id = 4, .host = "node4", .cmd = "'/p/prted' --id 4"}};
+    px_dp_spawn_t sp = {.agent = (char *)agent, .children = ch, .n = 2};
+    px_bfrops_buf_init(b);
+    cr_assert_eq(px_dp_spawn_pack(b, &sp), PMIX_SUCCESS);
+}
+
+Test(dproto, spawn_roundtrip_and_refusals)
+{
+    pmix_data_buffer_t b;
+    px_dp_ctl_msg_t m;
+    spawn_buf(&b, NULL);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert_null(m.spawn.agent);
+    cr_assert_eq(m.spawn.n, 2);
+    cr_assert_eq(m.spawn.children[1].id, 4);
+    cr_assert_str_eq(m.spawn.children[1].host, "node4");
+    cr_assert_str_eq(m.spawn.children[0].cmd, "'/p/prted' --id 3");
+    px_dp_ctl_msg_free(&m);
+    cr_assert_null(m.spawn.children);
+    px_bfrops_buf_free(&b);
+    spawn_buf(&b, "ssh -x");
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.spawn.agent, "ssh -x");
+    px_dp_ctl_msg_free(&m);
+    size_t len = (size_t)(b.pack_ptr - b.base_ptr);
+    for (size_t cut = 0; cut < len; cut++) {
+        pmix_data_buffer_t c;
+        prefix_of(&c, &b, cut);
+        cr_assert_neq(px_dp_ctl_decode(PX_DP_SPAWN, &c, &m), PMIX_SUCCESS, "cut %zu", cut);
+        cr_assert_null(m.spawn.children);
+        px_bfrops_buf_free(&c);
+    }
+    px_bfrops_buf_free(&b);
+    /* no children, daemon 0 as a child, an empty host, a huge count */
+    px_dp_child_t zero = {.id = 0, .host = "h", .cmd = "c"},
+                  nohost = {.id = 2, .host = "", .cmd = "c"};
+    px_dp_spawn_t bad[3] = {{.n = 0}, {.children = &zero, .n = 1}, {.children = &nohost, .n = 1}};
+    for (size_t i = 0; i < 3; i++) {
+        px_bfrops_buf_init(&b);
+        cr_assert_eq(px_dp_spawn_pack(&b, &bad[i]), PMIX_SUCCESS);
+        cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_ERR_UNPACK_FAILURE, "bad %zu", i);
+        px_bfrops_buf_free(&b);
+    }
+    px_bfrops_buf_init(&b);
+    const char *none = NULL;
+    uint32_t huge = UINT32_MAX;
+    px_bfrops_pack(&b, &none, 1, PMIX_STRING);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_SPAWN, &b, &m), PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    px_bfrops_buf_free(&b);
+
+    uint32_t id = 0;
+    int32_t st = 0;
+    char *why = NULL;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, 127, "prted not found"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_SUCCESS);
+    cr_assert_eq(id, 7);
+    cr_assert_eq(st, 127);
+    cr_assert_str_eq(why, "prted not found");
+    free(why);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, -2, NULL), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_null(why);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_end_pack(&b, 7, -1, NULL), PMIX_SUCCESS);
+    px_bfrops_pack(&b, &id, 1, PMIX_UINT32); /* trailing */
+    cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
 }

@@ -485,7 +485,7 @@ Test(opts, timeout_values)
 Test(opts, prefix_nohup_and_always_keys)
 {
     px_cmd_t c;
-    EXPECT_RUN(PX_CMD_PRUN, &c, "--noprefix", "--prefix", "/opt/x", "--nohup", "./a");
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--nohup", "./a");
     jtrue(&c, PMIX_NOHUP);
     jtrue(&c, PMIX_FWD_STDOUT);
     jtrue(&c, PMIX_FWD_STDERR);
@@ -527,8 +527,10 @@ Test(opts, unknown_and_misplaced_options)
     EXPECT_ERR(PX_CMD_PRUN, "unknown option \"--bogus\"", "--bogus=3", "./a");
     EXPECT_ERR(PX_CMD_PTERM, "\"-nfoo\" is not an option of pterm", "-nfoo");
     EXPECT_ERR(PX_CMD_PTERM, "unknown option \"-Z\"", "-Z");
-    EXPECT_ERR(PX_CMD_PRUN, "\"--host\" is not an option of prun (it is one of: prte, prterun)",
-               "--host", "a", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--hostfile\" is not an option of prun (it is one of: prte, prterun)",
+               "--hostfile", "a", "./a");
+    EXPECT_ERR(PX_CMD_PRTE, "\"--add-host\" is not an option of prte (it is one of: prun)",
+               "--add-host", "a");
     EXPECT_ERR(PX_CMD_PTERM, "not an option of pterm", "-n", "2");
     EXPECT_ERR(PX_CMD_PRTE, "not an option of prte", "--dvm-uri", "x");
     EXPECT_ERR(PX_CMD_PPS, "not an option of pps", "--daemonize");
@@ -729,7 +731,9 @@ Test(opts, prtemca_ssh_agent)
     /* refusals: an unknown key, an empty value, a missing value, the wrong command */
     EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
                "--prtemca", "plm_rsh_agent", "ssh");
-    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent.") != NULL, "%s", g_err);
+    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent, dvm_heartbeat_interval, "
+                            "dvm_heartbeat_timeout, plm_ssh_tree_radix.") != NULL,
+              "%s", g_err);
     EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
                "plm_ssh_agent");
@@ -740,6 +744,171 @@ Test(opts, prtemca_ssh_agent)
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "--prtemca, -prtemca <key> <value>") != NULL, "%s", g_out);
+}
+
+/* --prefix / --noprefix of prte and prterun: where prted is on the other hosts */
+Test(opts, prefix_rule)
+{
+    px_cmd_t c;
+    unsetenv("PRTE_PREFIX");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prefix", "/opt/x");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/opt/x");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_null(px_opts_prted_prefix(&c));
+    px_opts_fini(&c);
+    setenv("PRTE_PREFIX", "/env/p", 1);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "-n", "1", "./a");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/env/p");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--prefix", "/opt/y", "-n", "1", "./a");
+    cr_assert_str_eq(px_opts_prted_prefix(&c), "/opt/y"); /* the option over the variable */
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prefix", "/opt/y", "--noprefix");
+    cr_assert_null(px_opts_prted_prefix(&c)); /* --noprefix over both */
+    cr_assert(c.noprefix);
+    px_opts_fini(&c);
+    unsetenv("PRTE_PREFIX");
+    EXPECT_ERR(PX_CMD_PRTE, "--prefix \"opt/x\" is not valid", "--prefix", "opt/x");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--prefix\" is not an option of prun", "--prefix", "/o", "./a");
+    EXPECT_ERR(PX_CMD_PRUN, "\"--noprefix\" is not an option of prun", "--noprefix", "./a");
+}
+
+/* --prtemca plm_ssh_tree_radix: 1..4096, the default otherwise */
+Test(opts, prtemca_tree_radix)
+{
+    px_cmd_t c;
+    unsetenv("PRTE_MCA_plm_ssh_tree_radix");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_eq(px_opts_tree_radix(&c), PX_TREE_RADIX_DEFAULT);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "plm_ssh_tree_radix", "2");
+    cr_assert_eq(px_opts_tree_radix(&c), 2);
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRTE, "\"plm_ssh_tree_radix\" the value \"0\", which is not a radix",
+               "--prtemca", "plm_ssh_tree_radix", "0");
+    EXPECT_ERR(PX_CMD_PRTE, "which is not a radix", "--prtemca", "plm_ssh_tree_radix", "4097");
+    EXPECT_ERR(PX_CMD_PRTE, "which is not a radix", "--prtemca", "plm_ssh_tree_radix", "2x");
+}
+
+/* a Slurm allocation: the hostlist expression, the counts, the hosts of prte */
+Test(opts, slurm_hostlist_and_counts)
+{
+    char **h = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_opts_hostlist_expand("node[1-3,07],gpu01,x[9-10]y", &h, &n), 0);
+    cr_assert_eq(n, 7);
+    const char *want[] = {"node1", "node2", "node3", "node07", "gpu01", "x9y", "x10y"};
+    for (size_t i = 0; i < n; i++)
+        cr_assert_str_eq(h[i], want[i]);
+    cr_assert_null(h[n]);
+    PMIx_Argv_free(h);
+    const char *bad[] = {"", "a,", "n[1-", "n[]", "n[3-1]", "n[a-b]", "n[1]]x", "n[1-2][3-4]"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        cr_assert_neq(px_opts_hostlist_expand(bad[i], &h, &n), 0, "\"%s\" accepted", bad[i]);
+    int c[5];
+    cr_assert_eq(px_opts_slurm_counts("2(x3),1,4", 5, c), 0);
+    cr_assert(c[0] == 2 && c[2] == 2 && c[3] == 1 && c[4] == 4);
+    cr_assert_neq(px_opts_slurm_counts("2(x3)", 4, c), 0);     /* too few */
+    cr_assert_neq(px_opts_slurm_counts("2(x3),1,1", 4, c), 0); /* too many */
+    cr_assert_neq(px_opts_slurm_counts("2(x", 2, c), 0);
+    cr_assert_neq(px_opts_slurm_counts("0", 1, c), 0);
+
+    px_cmd_t cmd;
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("SLURM_JOB_NODELIST", "n[1-3]", 1);
+    setenv("SLURM_TASKS_PER_NODE", "2(x2),1", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &cmd, "-v");
+    cr_assert(cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 3);
+    cr_assert_str_eq(cmd.hosts[2].name, "n3");
+    cr_assert_eq(cmd.hosts[0].slots, 2);
+    cr_assert_eq(cmd.hosts[2].slots, 1);
+    px_opts_fini(&cmd);
+    /* --host wins over the allocation */
+    EXPECT_RUN(PX_CMD_PRTERUN, &cmd, "--host", "a", "-n", "1", "./x");
+    cr_assert(!cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 1);
+    px_opts_fini(&cmd);
+    setenv("SLURM_TASKS_PER_NODE", "2(x5)", 1);
+    EXPECT_ERR(PX_CMD_PRTE, "SLURM_TASKS_PER_NODE=\"2(x5)\" cannot be read", "-v");
+    unsetenv("SLURM_TASKS_PER_NODE");
+    setenv("SLURM_JOB_NODELIST", "n[1-", 1);
+    EXPECT_ERR(PX_CMD_PRTE, "SLURM_JOB_NODELIST=\"n[1-\" cannot be read", "-v");
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_JOB_NODELIST");
+    EXPECT_RUN(PX_CMD_PRTE, &cmd, "-v"); /* outside an allocation: nothing */
+    cr_assert(!cmd.slurm);
+    cr_assert_eq(cmd.nhosts, 0);
+    px_opts_fini(&cmd);
+}
+
+/* prun --host / --add-host: each app's PMIX_HOST / PMIX_ADD_HOST, names checked */
+static const char *app_str(const pmix_app_t *a, const char *key)
+{
+    for (size_t i = 0; i < a->ninfo; i++) {
+        if (PMIx_Check_key(a->info[i].key, key))
+            return a->info[i].value.data.string;
+    }
+    return NULL;
+}
+
+Test(opts, prun_hosts)
+{
+    px_cmd_t c;
+    EXPECT_RUN(PX_CMD_PRUN, &c, "--host", "a:2,b", "--add-host", "c:4", "--add-host", "d", "-n",
+               "1", "./x", ":", "--pset", "p", "-n", "1", "./y");
+    cr_assert_eq(c.napps, 2);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_str_eq(app_str(&c.apps[i], PMIX_HOST), "a:2,b");
+        cr_assert_str_eq(app_str(&c.apps[i], PMIX_ADD_HOST), "c:4,d");
+    }
+    cr_assert_str_eq(app_str(&c.apps[1], PMIX_PSET_NAME), "p");
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRUN, &c, "./x");
+    cr_assert_null(app_str(&c.apps[0], PMIX_HOST));
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRUN, "--add-host \"c\" is not valid: it is named twice", "--add-host", "c,d",
+               "--add-host", "c", "./x");
+    EXPECT_ERR(PX_CMD_PRUN, "--add-host \"c:0\" is not valid", "--add-host", "c:0", "./x");
+    EXPECT_ERR(PX_CMD_PRUN, "--host \"\" is not valid", "--host", "a,,b", "./x");
+}
+
+/* --prtemca dvm_heartbeat_interval / dvm_heartbeat_timeout: seconds, defaults, off */
+Test(opts, prtemca_heartbeat)
+{
+    px_cmd_t c;
+    unsigned iv = 1, to = 1;
+    unsetenv("PRTE_MCA_dvm_heartbeat_interval");
+    unsetenv("PRTE_MCA_dvm_heartbeat_timeout");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, PX_HB_INTERVAL_MS);
+    cr_assert_eq(to, PX_HB_TIMEOUT_MS);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTERUN, &c, "--prtemca", "dvm_heartbeat_interval", "0.25", "--prtemca",
+               "dvm_heartbeat_timeout", "3", "-n", "1", "./a");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, 250);
+    cr_assert_eq(to, 3000);
+    px_opts_fini(&c);
+    setenv("PRTE_MCA_dvm_heartbeat_timeout", "0", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_heartbeat(&c, &iv, &to);
+    cr_assert_eq(iv, 0);
+    cr_assert_eq(to, 0);
+    px_opts_fini(&c);
+    unsetenv("PRTE_MCA_dvm_heartbeat_timeout");
+    EXPECT_ERR(PX_CMD_PRTE,
+               "--prtemca gives \"dvm_heartbeat_timeout\" the value \"5x\", which is not a "
+               "number of seconds",
+               "--prtemca", "dvm_heartbeat_timeout", "5x");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "-1");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "3601");
+    EXPECT_ERR(PX_CMD_PRTE, "is not a number of seconds", "--prtemca", "dvm_heartbeat_interval",
+               "nan");
 }
 
 Test(opts, connection_options)
@@ -982,7 +1151,7 @@ Test(opts, mpiexec_spellings_bad)
     EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"1X\" is not valid", "-genv", "1X", "y", "./a");
     EXPECT_ERR(PX_CMD_PRTERUN, "-genv \"A-B=1\" is not valid", "-genv", "A-B=1", "./a");
     EXPECT_ERR(PX_CMD_PRTERUN, "needs a value", "-hosts");
-    EXPECT_ERR(PX_CMD_PRUN, "-hosts", "-hosts", "a", "./a"); /* prun has no hosts */
+    EXPECT_ERR(PX_CMD_PRUN, "needs a value", "-hosts"); /* prun has --hosts too */
     EXPECT_ERR(PX_CMD_PRTERUN, "unknown option", "--hostz", "a", "./a");
 }
 
