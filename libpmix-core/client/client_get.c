@@ -99,6 +99,17 @@ static enum get_next get_step(get_op_t *op)
         goto out;
     }
     px_nspace_t *ns = px_store_find(&px_cl.store, op->proc.nspace);
+    if (ns != NULL && !ns->complete && op->proc.nspace[0] != '\0' &&
+        PMIx_Check_procid(&op->proc, &px_cl.myproc) && op->proc.rank == px_cl.myproc.rank) {
+        /* what a tool knows of itself without a server (PMIX_MYSERVER_URI of its own
+         * listener) */
+        const pmix_value_t *own = px_ns_lookup(ns, op->proc.rank, op->key, &op->q);
+        if (own != NULL) {
+            op->value = PMIx_Value_create(1);
+            op->status = op->value ? PMIx_Value_xfer(op->value, own) : PMIX_ERR_NOMEM;
+            goto out;
+        }
+    }
     if (ns == NULL || !ns->complete) {
         if (op->optional || op->asked) {
             op->status = PMIX_ERR_NOT_FOUND;

@@ -298,9 +298,12 @@ void px_tool_show_refused(const char *uri, pmix_status_t status)
                  refusal_reason(status));
 }
 
-static pmix_status_t attach_info(pmix_data_buffer_t *msg)
+/* What a tool tells a server it attaches to: its id if it has one, that it is a
+ * launcher; connecting back to the tool that started it (uri = the
+ * PMIX_LAUNCHER_RNDZ_URI it was given, else NULL), that and its own server's URI. */
+static pmix_status_t attach_info(pmix_data_buffer_t *msg, const char *uri)
 {
-    pmix_info_t info[3];
+    pmix_info_t info[5];
     size_t n = 0;
     px_bfrops_buf_init(msg);
     if (tl.have_id) {
@@ -310,6 +313,14 @@ static pmix_status_t attach_info(pmix_data_buffer_t *msg)
     if (tl.launcher) {
         bool t = true;
         PMIx_Info_load(&info[n++], PMIX_LAUNCHER, &t, PMIX_BOOL);
+    }
+    if (uri != NULL) {
+        PMIx_Info_load(&info[n++], PMIX_LAUNCHER_RNDZ_URI, uri, PMIX_STRING);
+        char *mine = px_tool_srv_uri();
+        if (mine != NULL) {
+            PMIx_Info_load(&info[n++], PMIX_MYSERVER_URI, mine, PMIX_STRING);
+            free(mine);
+        }
     }
     pmix_status_t rc = px_bfrops_pack_info_array(msg, info, n);
     for (size_t i = 0; i < n; i++) {
@@ -327,7 +338,11 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
 
     if (px_uri_parse_any(uri, &u) != 0) {
         if (!how->quiet) {
-            px_show_help("help-pmix-tool.txt", "bad-uri", "the server URI", uri ? uri : "");
+            px_show_help("help-pmix-tool.txt", "bad-uri",
+                         how->connect_back ? "PMIX_LAUNCHER_RNDZ_URI (set by the tool that "
+                                             "started this one)"
+                                           : "the server URI",
+                         uri ? uri : "");
         }
         return PMIX_ERR_BAD_PARAM;
     }
@@ -385,7 +400,7 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
         free(c);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    rc = attach_info(&msg);
+    rc = attach_info(&msg, how->connect_back ? uri : NULL);
     if (rc == PMIX_SUCCESS) {
         rc = treq_wait(c, NULL, PX_TAG_TOOL_ATTACH, &msg, PX_TOOL_ATTACH_MS, &reply);
         if (rc == PMIX_ERR_LOST_CONNECTION) {
@@ -541,6 +556,7 @@ static const char *const tool_init_honoured[] = {
     PMIX_TIMEOUT,
     PMIX_SERVER_TMPDIR,
     PMIX_SYSTEM_TMPDIR,
+    PMIX_LAUNCHER_RENDEZVOUS_FILE, /* our own server's (PMIX_LAUNCHER) */
     NULL,
 };
 
@@ -568,8 +584,7 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
                 return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_LAUNCHER)) {
-            /* Recorded (and told to servers). A launcher's own listener and rendezvous
-             * files are a later issue's work (issue 5). */
+            /* told to servers; our own listener (tool_srv.c) starts in tool_join */
             tl.launcher = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_DO_NOT_CONNECT)) {
             tl.no_connect = PMIX_INFO_TRUE(&info[i]);
@@ -584,12 +599,25 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
     return PMIX_SUCCESS;
 }
 
+/* Tools chapter, indirect launch: a launcher started with PMIX_LAUNCHER_RNDZ_URI
+ * connects back to the tool that started it, as PMIx_tool_attach_to_server would, and
+ * keeps its current primary server (the tool becomes primary only when there is none). */
+static pmix_status_t connect_back(void)
+{
+    px_tool_try_t how = {.connect_back = true};
+    pmix_status_t rc = px_tool_connect_uri(tl.env_uri, &how, NULL);
+    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+}
+
 static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     if (!tl.no_connect) {
-        rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, tl.optional, NULL);
-        if (rc != PMIX_SUCCESS && tl.optional) {
+        /* a launcher started by a tool looks for its own server as any tool does; with
+         * none, the tool it connects back to below is its only (so primary) server */
+        bool quiet = tl.optional || tl.env_uri != NULL;
+        rc = px_tool_rndz(info, ninfo, NULL, tl.env_file, quiet, NULL);
+        if (rc != PMIX_SUCCESS && quiet) {
             px_debug(1, "tool", "no server (%s): running unconnected", PMIx_Error_string(rc));
             rc = PMIX_SUCCESS;
         }
@@ -607,7 +635,14 @@ static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
     if (tl.keepalive_fd >= 0) {
         px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
     }
-    return PMIX_SUCCESS;
+    /* a launcher's listener first, so that connecting back can say where it is */
+    if (tl.launcher) {
+        rc = px_tool_srv_start(info, ninfo);
+    }
+    if (rc == PMIX_SUCCESS && tl.env_uri != NULL) {
+        rc = connect_back();
+    }
+    return rc;
 }
 
 /* Tell a server we leave, then drop its connection. */
@@ -639,6 +674,7 @@ static pmix_status_t disconnect(const pmix_proc_t *server)
 /* Goodbye to every server, the primary included. */
 static void tool_leave(void)
 {
+    px_tool_srv_stop(); /* the launchers connected to us hear that we left */
     for (;;) {
         pthread_mutex_lock(&tl.lock);
         pmix_proc_t s;
@@ -658,6 +694,7 @@ static void tool_leave(void)
 
 static void tool_release(void)
 {
+    px_tool_srv_stop(); /* a failed init's */
     px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
     free(tl.env_uri);
     free(tl.env_file);
@@ -786,6 +823,17 @@ PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *
     }
     pthread_mutex_unlock(&tl.lock);
     return rc;
+}
+
+bool px_tool_primary(pmix_proc_t *server)
+{
+    pthread_mutex_lock(&tl.lock);
+    bool any = tl.primary != NULL;
+    if (any) {
+        *server = tl.primary->server;
+    }
+    pthread_mutex_unlock(&tl.lock);
+    return any;
 }
 
 PMIX_EXPORT bool PMIx_tool_is_connected(void)

@@ -70,6 +70,19 @@ typedef struct px_pset {
     struct px_pset *next;
 } px_pset_t;
 
+/* A tool initialised with PMIX_LAUNCHER runs this server inside its own process
+ * (client/tool_srv.c), so that a launcher it starts can connect back to it. Its init
+ * info then holds PX_ATTR_SRV_EMBED (PMIX_POINTER to a px_srv_embed_t that outlives the
+ * server): no generic pmix.<host>.tool file is written (it would take the default search
+ * of every tool on the node), and what the server process's own handlers would get goes
+ * to deliver instead (the tool's event engine and cache), on the server's loop, no lock
+ * held, inputs borrowed for the call. */
+#define PX_ATTR_SRV_EMBED "px.srv.embed"
+typedef struct px_srv_embed {
+    void (*deliver)(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                    const pmix_info_t info[], size_t ninfo);
+} px_srv_embed_t;
+
 typedef struct px_server {
     pthread_mutex_t lock; /* recursive */
     px_progress_t *prog;
@@ -100,7 +113,8 @@ typedef struct px_server {
     struct px_grp *groups; /* owned: process groups with a member here (server_group.c) */
     struct px_conn *conns; /* owned: connect/disconnect operations (server_connect.c) */
 
-    struct px_srv_pmi *pmi; /* owned by server_pmi.c: PMI connections, node attributes */
+    struct px_srv_pmi *pmi;      /* owned by server_pmi.c: PMI connections, node attributes */
+    const px_srv_embed_t *embed; /* borrowed: set when a tool runs this server (see above) */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -241,6 +255,14 @@ pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cb
 pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* An event the process around an embedded server raised itself (the tool's
+ * PMIx_Notify_event, which already ran its own handlers): relayed to the connected
+ * clients and tools in range, except skip (NULL: none), and cached; neither delivered
+ * here nor handed to the host. Any thread; info copied. */
+pmix_status_t px_srv_event_relay(pmix_status_t status, const pmix_proc_t *source,
+                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                 const pmix_proc_t *skip);
 
 /* ---- server_spawn.c: PMIx_Spawn requests ---- */
 void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);

@@ -579,7 +579,10 @@ static void rndz_create(const char *launcher_file)
             rndz_write(path, true);
             free(path);
         }
-        if (asprintf(&path, "%s/pmix.%s.tool", px_srv->tmpdir, host) >= 0) {
+        /* the generic name is for servers; a tool's listener (embed) would take the
+         * default search of every tool on the node */
+        if (px_srv->embed == NULL &&
+            asprintf(&path, "%s/pmix.%s.tool", px_srv->tmpdir, host) >= 0) {
             rndz_write(path, false);
             free(path);
         }
@@ -657,6 +660,8 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
             base = in->value.data.ptr;
         } else if (PMIX_CHECK_KEY(in, PMIX_HOSTNAME) && in->value.type == PMIX_STRING) {
             hostname = in->value.data.string;
+        } else if (PMIX_CHECK_KEY(in, PX_ATTR_SRV_EMBED) && in->value.type == PMIX_POINTER) {
+            s->embed = in->value.data.ptr;
         }
     }
     PMIx_Load_procid(&s->myproc, nspace, rank);

@@ -346,14 +346,26 @@ typedef struct {
 static void local_deliver(void *arg)
 {
     local_t *l = arg;
-    px_evt_deliver(l->status, &l->source, l->range, l->info, l->ninfo, NULL, NULL);
+    const px_srv_embed_t *embed = px_srv != NULL ? px_srv->embed : NULL;
+    if (embed != NULL) {
+        embed->deliver(l->status, &l->source, l->range, l->info, l->ninfo);
+    } else {
+        px_evt_deliver(l->status, &l->source, l->range, l->info, l->ninfo, NULL, NULL);
+    }
     px_bfrops_info_array_free(l->info, l->ninfo);
     free(l);
 }
 
+/* Does anyone here listen? An embedded server's process keeps every event for handlers
+ * it may register later (its tool's event cache), so it always does. */
+static bool heard_here(void)
+{
+    return px_srv->embed != NULL || (ev.bound && px_evt_count() > 0);
+}
+
 static void deliver_here(const px_srv_event_t *e)
 {
-    if (!ev.bound || px_evt_count() == 0) {
+    if (!heard_here()) {
         return;
     }
     bool mine;
@@ -391,7 +403,7 @@ static void deliver_here(const px_srv_event_t *e)
 void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
                         size_t ninfo)
 {
-    if (!ev.bound || px_evt_count() == 0) {
+    if (!heard_here()) {
         return;
     }
     local_t *l = calloc(1, sizeof(*l));
@@ -484,12 +496,15 @@ static void upcall(const px_srv_event_t *e)
     }
 }
 
-/* Deliver, relay, hand up, cache: the common path of every event the server sees. */
-static void process(px_srv_event_t *e, bool to_host)
+/* Deliver, relay, hand up, cache: the common path of every event the server sees
+ * (here: to this process's handlers; false for an event they already had). */
+static void process(px_srv_event_t *e, bool to_host, bool here)
 {
     relay_to(px_srv->clients, e);
     relay_to(px_srv->tools, e);
-    deliver_here(e);
+    if (here) {
+        deliver_here(e);
+    }
     if (to_host && beyond_node(e->range)) {
         upcall(e);
     }
@@ -868,7 +883,7 @@ void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload)
     if (e != NULL) {
         e->has_origin = true;
         e->origin = c->proc;
-        process(e, true);
+        process(e, true, true);
     }
 }
 
@@ -879,12 +894,13 @@ typedef struct {
     bool to_host;
     pmix_op_cbfunc_t cbfunc;
     void *cbdata;
+    bool relay_only; /* px_srv_event_relay: not here, not to the host */
 } api_notify_t;
 
 static void api_notify_on_loop(void *arg)
 {
     api_notify_t *a = arg;
-    process(a->e, a->to_host);
+    process(a->e, a->to_host && !a->relay_only, !a->relay_only);
     if (a->cbfunc != NULL) {
         a->cbfunc(PMIX_SUCCESS, a->cbdata);
     }
@@ -929,6 +945,38 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
     return PMIX_SUCCESS;
 }
 
+pmix_status_t px_srv_event_relay(pmix_status_t status, const pmix_proc_t *source,
+                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                 const pmix_proc_t *skip)
+{
+    pmix_info_t *copy = NULL;
+    if (ninfo > 0 && px_info_array_dup(info, ninfo, &copy) != PMIX_SUCCESS) {
+        return PMIX_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_event_t *e = event_new(status, source, range, copy, ninfo);
+    pthread_mutex_unlock(&px_srv->lock);
+    if (e == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (skip != NULL) {
+        e->has_origin = true; /* relay_to never sends an event back to its origin */
+        e->origin = *skip;
+    }
+    api_notify_t *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        event_free(e);
+        return PMIX_ERR_NOMEM;
+    }
+    *a = (api_notify_t){.e = e, .relay_only = true};
+    if (px_srv_shift(api_notify_on_loop, a) != 0) {
+        event_free(e);
+        free(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
 void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
                         size_t ninfo)
 {
@@ -964,7 +1012,7 @@ void px_srv_event_emit(pmix_status_t status, const pmix_proc_t *source, const pm
     copy[ninfo].value.data.darray = da;
     px_srv_event_t *e = event_new(status, source, PMIX_RANGE_CUSTOM, copy, ninfo + 1);
     if (e != NULL) {
-        process(e, needs_host(e));
+        process(e, needs_host(e), true);
     }
 }
 

@@ -24,6 +24,13 @@
  *     --late-event CODE                  a default handler first; once it got an event,
  *                                        register for CODE: it must arrive (once) all the
  *                                        same, from the tool's own event cache
+ *     --print-uri                        print PMIx_Get(PMIX_MYSERVER_URI) after init
+ *                                        (a tool with --launcher has a listener)
+ *     --notify CODE                      after init, PMIx_Notify_event(CODE), range
+ *                                        session, before --wait-event
+ *     --reply CODE                       the same after --wait-event
+ *     --end-until FILE                   before finalizing, wait until FILE exists (30 s
+ *                                        at most: then fail)
  *     --upcalls                          publish, lookup and unpublish a key, query
  *                                        pxhost.qry.test, register and deregister a handler
  *                                        for host-only code -3005: the upcalls that carry
@@ -282,6 +289,29 @@ static int upcalls(void)
     return fail;
 }
 
+static int notify(int code)
+{
+    pmix_info_t ni;
+    PMIx_Info_load(&ni, PMIX_EVENT_TEXT_MESSAGE, "from pxt_tool", PMIX_STRING);
+    pmix_status_t rc = PMIx_Notify_event(code, NULL, PMIX_RANGE_SESSION, &ni, 1, NULL, NULL);
+    PMIx_Info_destruct(&ni);
+    printf("pxt_tool: notify %d: %s\n", code, PMIx_Error_string(rc));
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
+static int print_uri(const pmix_proc_t *me)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_MYSERVER_URI, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_STRING) {
+        printf("pxt_tool: PMIx_Get(PMIX_MYSERVER_URI): %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    printf("pxt_tool: my server uri %s\n", v->data.string);
+    PMIx_Value_free(v, 1);
+    return 0;
+}
+
 static pmix_info_t info[16];
 static size_t n;
 
@@ -294,12 +324,13 @@ static void free_info(void)
 int main(int argc, char **argv)
 {
     const char *expect = NULL, *get = NULL;
-    const char *until = NULL; /* --linger-until */
+    const char *until = NULL, *end_until = NULL; /* --linger-until, --end-until */
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0, wait_code = 0;
-    bool wait_ev = false, late_ev = false, do_upcalls = false;
+    bool wait_ev = false, late_ev = false, do_upcalls = false, want_uri = false;
+    int notify_code = 0, reply_code = 0;
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -393,6 +424,17 @@ int main(int argc, char **argv)
             NEEDV();
             wait_code = atoi(v);
             late_ev = true;
+        } else if (!strcmp(a, "--end-until")) {
+            NEEDV();
+            end_until = v;
+        } else if (!strcmp(a, "--print-uri")) {
+            want_uri = true;
+        } else if (!strcmp(a, "--notify")) {
+            NEEDV();
+            notify_code = atoi(v);
+        } else if (!strcmp(a, "--reply")) {
+            NEEDV();
+            reply_code = atoi(v);
         } else if (!strcmp(a, "--upcalls")) {
             do_upcalls = true;
         } else if (!strcmp(a, "--raw-tcp")) {
@@ -431,12 +473,18 @@ int main(int argc, char **argv)
     printf("pxt_tool: id %s:%u connected %s\n", me.nspace, me.rank,
            PMIx_tool_is_connected() ? "yes" : "no");
     print_servers("after init");
+    int fail = 0;
+    if (want_uri && print_uri(&me) != 0)
+        fail = 1;
+    if (notify_code != 0 && notify(notify_code) != 0)
+        fail = 1;
     if (linger_ms > 0)
         usleep((useconds_t)linger_ms * 1000);
-    int fail = 0;
     if (until != NULL && linger_until(until) != 0)
         fail = 1;
     if (wait_ev && wait_event(wait_code) != 0)
+        fail = 1;
+    if (reply_code != 0 && notify(reply_code) != 0)
         fail = 1;
     if (late_ev && late_event(wait_code) != 0)
         fail = 1;
@@ -484,6 +532,8 @@ int main(int argc, char **argv)
         rc = PMIx_tool_disconnect(&srv);
         printf("pxt_tool: disconnect again: %s\n", PMIx_Error_string(rc));
     }
+    if (end_until != NULL && linger_until(end_until) != 0)
+        fail = 1;
     rc = PMIx_tool_finalize();
     printf("pxt_tool: finalize: %s\n", PMIx_Error_string(rc));
     return fail || rc != PMIX_SUCCESS;
