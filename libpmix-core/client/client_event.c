@@ -432,6 +432,7 @@ static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
             rc = px_bfrops_pack_info_array(&msg, info, ninfo);
         }
         if (rc == PMIX_SUCCESS) {
+            px_tool_parent_notify(&msg, range, info, ninfo); /* a launcher's initiator */
             rc = px_cl_send(PX_TAG_NOTIFY, &msg);
             /* a tool with its own server (PMIX_LAUNCHER) also tells the launchers
              * connected to it; then having no server of its own is no error */

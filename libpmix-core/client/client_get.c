@@ -11,6 +11,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "server/px_server.h"
 
 typedef struct get_op {
     pmix_proc_t proc;
@@ -183,6 +184,17 @@ static bool get_absorb(get_op_t *op, enum get_next asked, pmix_status_t st,
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
+    if (!px_cl_initialized() && px_srv != NULL && val != NULL && key != NULL) {
+        /* a server process (a launcher started by a tool) asks what that tool registered
+         * for it: its launch directives, its parent (server/server_uplink.c) */
+        pmix_proc_t me = px_srv->myproc;
+        if (proc != NULL && PMIx_Check_nspace(proc->nspace, me.nspace)) {
+            me.rank = proc->rank;
+        } else if (proc != NULL) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        return px_srv_uplink_get(&me, key, val);
+    }
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
     }

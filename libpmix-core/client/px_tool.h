@@ -51,6 +51,14 @@ int px_tool_rndz_read(const char *path, char **uri, pid_t *pid, char **tcp_uri);
 /* The primary server's id into *server; false when there is none. */
 bool px_tool_primary(pmix_proc_t *server);
 
+/* The tool that started us, connected back to (true), or false. */
+bool px_tool_parent(pmix_proc_t *parent);
+/* A NOTIFY of ours (payload msg, borrowed): also to the tool that started us when it is
+ * in range and hears it no other way (it is neither our primary server nor connected to
+ * our own server). */
+void px_tool_parent_notify(const pmix_data_buffer_t *msg, pmix_data_range_t range,
+                           const pmix_info_t info[], size_t ninfo);
+
 /* ---- tool_srv.c: the tool's own server (PMIX_LAUNCHER) ---- */
 /* Start it (our id is known, the loop runs): a listener, rendezvous files, our URI under
  * PMIX_MYSERVER_URI. info: the tool's init directives (tmpdirs, the launcher's rendezvous
@@ -59,6 +67,8 @@ pmix_status_t px_tool_srv_start(const pmix_info_t info[], size_t ninfo);
 /* Stop it if it runs (its connections close, its files go). Not on a loop. */
 void px_tool_srv_stop(void);
 bool px_tool_srv_running(void);
+/* Is proc a tool connected to it now? */
+bool px_tool_srv_has(const pmix_proc_t *proc);
 /* Its URI (malloc'd), NULL when it does not run. */
 char *px_tool_srv_uri(void);
 /* PMIx_Notify_event of the tool: to the launchers connected back to it (not to the one

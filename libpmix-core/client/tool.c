@@ -49,7 +49,9 @@ static struct {
     int keepalive_fd;
     struct event *keepalive_ev; /* loop only */
     char *env_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init */
-    char *env_file;             /* owned: $PMIX_LAUNCHER_RNDZ_FILE at init */
+    pmix_proc_t parent;         /* the tool that started us, connected back to */
+    bool have_parent;
+    char *env_file; /* owned: $PMIX_LAUNCHER_RNDZ_FILE at init */
 } tl = {.lock = PTHREAD_MUTEX_INITIALIZER, .keepalive_fd = -1};
 
 /* ---- loop side ---- */
@@ -592,6 +594,14 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
             tl.optional = PMIX_INFO_TRUE(&info[i]);
         }
     }
+    if (nspace == NULL && tl.env_uri != NULL && getenv(PX_ENV_NSPACE) != NULL &&
+        strlen(getenv(PX_ENV_NSPACE)) <= PMIX_MAX_NSLEN) {
+        /* a launcher started by a tool: the id that tool registered for it (the namespace
+         * its PMIx_Spawn returned, rank 0), so that both name it alike */
+        nspace = getenv(PX_ENV_NSPACE);
+        const char *r = getenv(PX_ENV_RANK);
+        rank = r != NULL ? (pmix_rank_t)strtoul(r, NULL, 10) : 0;
+    }
     if (nspace != NULL) {
         PMIx_Load_procid(&px_cl.myproc, nspace, rank);
         tl.have_id = true;
@@ -605,8 +615,54 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
 static pmix_status_t connect_back(void)
 {
     px_tool_try_t how = {.connect_back = true};
-    pmix_status_t rc = px_tool_connect_uri(tl.env_uri, &how, NULL);
-    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+    pmix_proc_t parent;
+    pmix_status_t rc = px_tool_connect_uri(tl.env_uri, &how, &parent);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        return PMIX_SUCCESS; /* already connected to it (it is the server we found) */
+    }
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    pthread_mutex_lock(&tl.lock);
+    tl.parent = parent;
+    tl.have_parent = true;
+    pthread_mutex_unlock(&tl.lock);
+    /* every event it raises in our range (it decides what is ours), whichever server is
+     * our primary */
+    pmix_data_buffer_t msg, reply;
+    size_t zero = 0;
+    px_bfrops_buf_init(&msg);
+    rc = px_bfrops_pack(&msg, &zero, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(&msg, NULL, 0);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = treq_wait(NULL, &parent, PX_TAG_EVT_REGISTER, &msg, PX_TOOL_ATTACH_MS, &reply);
+        px_bfrops_buf_free(&reply);
+    }
+    px_bfrops_buf_free(&msg);
+    /* the namespace it registered for us when it started us itself: its spawn's job info
+     * (PMIX_LAUNCH_DIRECTIVES...), which our PMIx_Get then answers */
+    const char *ns = px_cl.myproc.nspace;
+    px_bfrops_buf_init(&msg);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(&msg, &ns, 1, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = treq_wait(NULL, &parent, PX_TAG_JOBINFO, &msg, PX_TOOL_ATTACH_MS, &reply);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_cl_store_jobinfo(ns, &reply);
+        } else if (rc == PMIX_ERR_NOT_FOUND) {
+            rc = PMIX_SUCCESS; /* it did not start us itself: no directives */
+        }
+        px_bfrops_buf_free(&reply);
+    }
+    px_bfrops_buf_free(&msg);
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-pmix-tool.txt", "unreachable", tl.env_uri, px_hostname(),
+                     "no answer to the requests after the attach");
+    }
+    return rc;
 }
 
 static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
@@ -700,6 +756,7 @@ static void tool_release(void)
     free(tl.env_file);
     tl.env_uri = tl.env_file = NULL;
     tl.have_id = false;
+    tl.have_parent = false;
 }
 
 static const px_cl_side_t tool_side = {
@@ -823,6 +880,94 @@ PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *
     }
     pthread_mutex_unlock(&tl.lock);
     return rc;
+}
+
+/* On the loop: NOTIFY to the tool that started us. */
+typedef struct {
+    pmix_proc_t parent;
+    pmix_data_buffer_t msg;
+} up_note_t;
+
+static void parent_notify_on_loop(void *arg)
+{
+    up_note_t *n = arg;
+    pthread_mutex_lock(&tl.lock);
+    tconn_t *c = tconn_find(&n->parent);
+    pthread_mutex_unlock(&tl.lock);
+    if (c != NULL && c->peer != NULL) {
+        px_peer_send(c->peer, PX_TAG_NOTIFY, &n->msg);
+    }
+    px_bfrops_buf_free(&n->msg);
+    free(n);
+}
+
+/* Is the tool that started us within an event's range? */
+static bool parent_in_range(const pmix_proc_t *parent, pmix_data_range_t range,
+                            const pmix_info_t info[], size_t ninfo)
+{
+    if (range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_RM || range == PMIX_RANGE_NAMESPACE) {
+        return false; /* its namespace is not ours */
+    }
+    if (range != PMIX_RANGE_CUSTOM) {
+        return true;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
+            continue;
+        }
+        const pmix_value_t *v = &info[i].value;
+        const pmix_proc_t *p = v->type == PMIX_PROC ? v->data.proc
+                               : v->type == PMIX_DATA_ARRAY && v->data.darray != NULL
+                                   ? v->data.darray->array
+                                   : NULL;
+        size_t n = v->type == PMIX_PROC ? 1 : p != NULL ? v->data.darray->size : 0;
+        for (size_t k = 0; k < n; k++) {
+            if (PMIx_Check_procid(&p[k], parent)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void px_tool_parent_notify(const pmix_data_buffer_t *msg, pmix_data_range_t range,
+                           const pmix_info_t info[], size_t ninfo)
+{
+    pmix_proc_t parent, primary;
+    pthread_mutex_lock(&tl.lock);
+    bool have = tl.have_parent;
+    parent = tl.parent;
+    pthread_mutex_unlock(&tl.lock);
+    /* it hears it from our primary server when that is it, or from our own server when
+     * it is connected there */
+    if (!have ||
+        (px_tool_primary(&primary) && PMIx_Check_procid(&primary, &parent) &&
+         primary.rank == parent.rank) ||
+        !parent_in_range(&parent, range, info, ninfo) || px_tool_srv_has(&parent)) {
+        return;
+    }
+    up_note_t *n = calloc(1, sizeof(*n));
+    if (n == NULL) {
+        return;
+    }
+    n->parent = parent;
+    px_bfrops_buf_init(&n->msg);
+    px_bfrops_buf_append(&n->msg, msg->base_ptr, msg->bytes_used);
+    if (px_progress_shift(px_cl.prog, parent_notify_on_loop, n) != 0) {
+        px_bfrops_buf_free(&n->msg);
+        free(n);
+    }
+}
+
+bool px_tool_parent(pmix_proc_t *parent)
+{
+    pthread_mutex_lock(&tl.lock);
+    bool have = tl.have_parent;
+    if (have) {
+        *parent = tl.parent;
+    }
+    pthread_mutex_unlock(&tl.lock);
+    return have;
 }
 
 bool px_tool_primary(pmix_proc_t *server)

@@ -213,6 +213,19 @@ bool px_tool_srv_running(void)
     return on;
 }
 
+bool px_tool_srv_has(const pmix_proc_t *proc)
+{
+    pthread_mutex_lock(&ts.lock);
+    bool has = false;
+    if (ts.on && px_srv != NULL) {
+        pthread_mutex_lock(&px_srv->lock);
+        has = px_srv_tool_is_connected(proc);
+        pthread_mutex_unlock(&px_srv->lock);
+    }
+    pthread_mutex_unlock(&ts.lock);
+    return has;
+}
+
 char *px_tool_srv_uri(void)
 {
     pthread_mutex_lock(&ts.lock);

@@ -717,9 +717,14 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         goto error;
     }
     rndz_create(launcher_file);
-    free(env_launcher);
+    s->launcher_rndz_file = env_launcher; /* what setup_fork strips */
     px_srv_tool_env(s);
     px_debug(1, "server", "listening at %s", s->uri);
+    rc = px_srv_uplink_start(s); /* a launcher started by a tool connects back to it */
+    if (rc != PMIX_SUCCESS) {
+        PMIx_server_finalize();
+        return rc;
+    }
     return PMIX_SUCCESS;
 error:
     free(env_launcher);
@@ -790,6 +795,7 @@ static void teardown_on_loop(void *arg)
         }
     }
     px_srv_iof_fini();
+    px_srv_uplink_fini();
     px_srv_tool_fini();
     px_srv_group_fini(); /* their parked requests hold clients */
     px_srv_connect_fini();

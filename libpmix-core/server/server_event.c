@@ -496,12 +496,29 @@ static void upcall(const px_srv_event_t *e)
     }
 }
 
+/* A launcher started by a tool (server_uplink.c) tells that tool what is in its range
+ * and did not come from it, while the tool is not connected to us itself (then it
+ * registered here for what it wants, and gets it as any tool). */
+static void to_uplink(const px_srv_event_t *e)
+{
+    pmix_proc_t parent;
+    if (!px_srv_uplink_parent(&parent) || !in_range(e, &parent) ||
+        (e->has_origin && PMIx_Check_procid(&e->origin, &parent) &&
+         e->origin.rank == parent.rank)) {
+        return;
+    }
+    if (!px_srv_tool_is_connected(&parent)) {
+        px_srv_uplink_send(&e->wire);
+    }
+}
+
 /* Deliver, relay, hand up, cache: the common path of every event the server sees
  * (here: to this process's handlers; false for an event they already had). */
 static void process(px_srv_event_t *e, bool to_host, bool here)
 {
     relay_to(px_srv->clients, e);
     relay_to(px_srv->tools, e);
+    to_uplink(e);
     if (here) {
         deliver_here(e);
     }
@@ -885,6 +902,30 @@ void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload)
         e->origin = c->proc;
         process(e, true, true);
     }
+}
+
+void px_srv_event_from_uplink(pmix_data_buffer_t *payload)
+{
+    pmix_status_t status;
+    pmix_proc_t source, parent;
+    pmix_data_range_t range;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (unpack_event(payload, &status, &source, &range, &info, &ninfo) != PMIX_SUCCESS ||
+        !px_srv_uplink_parent(&parent)) {
+        px_debug(1, "server", "malformed event from the tool that started us");
+        return;
+    }
+    px_debug(2, "server", "event %s from the tool that started us (range %s)",
+             PMIx_Error_string(status), PMIx_Data_range_string(range));
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_event_t *e = event_new(status, &source, range, info, ninfo);
+    if (e != NULL) {
+        e->has_origin = true;
+        e->origin = parent;
+        process(e, false, true);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
 }
 
 /* ---- events of the server process ---- */

@@ -5,6 +5,8 @@
 #              PMIx_Get(PMIX_MYSERVER_URI), rendezvous files by pid and namespace (not
 #              the generic one), a tool that is not a launcher connecting back refused,
 #              events both ways with one that is; nothing left once both finalized.
+#   setup-fork launcher variables: inherited ones stripped from children, the app's kept
+#   server-back prterun started with PMIX_LAUNCHER_RNDZ_URI attaches back; bad URIs
 . "$(dirname "$0")/lib.sh"
 TOOL=$B/test/clients/pxt_tool
 H=$(hostname)
@@ -47,8 +49,45 @@ case_listener() {
     expect_in "$T/a" "event UNKNOWN STATUS from $bid \"from pxt_tool\""
 }
 
+# PMIx_server_setup_fork strips the launcher variables this process inherited (here
+# prterun's PMIX_LAUNCHER_RNDZ_FILE, passed on by a bare -x) and keeps those the requester
+# put in the app's environment
+case_setup_fork() {
+    PMIX_LAUNCHER_RNDZ_FILE=$T/lrf run_to 30 "$PRTERUN" $RR -n 1 -x PMIX_LAUNCHER_RNDZ_FILE \
+        "$APP" env PMIX_LAUNCHER_RNDZ_FILE >"$T/o1" 2>&1 || fail "prterun: $(cat "$T/o1")"
+    expect_in "$T/o1" "PMIX_LAUNCHER_RNDZ_FILE=(unset)"
+    run_to 30 "$PRTERUN" $RR -n 1 -x "PMIX_LAUNCHER_RNDZ_URI=x.0;usock:$T/none" \
+        -x PMIX_KEEPALIVE_PIPE=7 "$APP" env PMIX_LAUNCHER_RNDZ_URI >"$T/o2" 2>&1 ||
+        fail "prterun: $(cat "$T/o2")"
+    expect_in "$T/o2" "PMIX_LAUNCHER_RNDZ_URI=x.0;usock:$T/none"
+}
+
+# a server started with PMIX_LAUNCHER_RNDZ_URI (prterun) attaches back to that tool,
+# telling it its own server's URI; a URI that is not one, or names nobody, is a clear
+# error and prterun exits non-zero
+case_server_back() {
+    PMIX_RUNTIME_DEBUG=2 start_initiator "$T/a" --end-until "$T/done"
+    PMIX_LAUNCHER_RNDZ_URI=$URI run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello >"$T/o" 2>&1 ||
+        fail "prterun: $(cat "$T/o")"
+    expect_in "$T/o" "hello rank 0 of 1"
+    grep -q "own server: launcher prte-[^ ]*:0 connected back (pid [0-9]*, server prte-[^ ]*;usock:" "$T/a" ||
+        fail "prterun did not connect back: $(cat "$T/a")"
+    touch "$T/done"
+    wait $INIT || fail "the initiator: $(cat "$T/a")"
+    PMIX_LAUNCHER_RNDZ_URI=garbage run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello >"$T/o" 2>&1 &&
+        fail "prterun with a bad URI must fail: $(cat "$T/o")"
+    expect_in "$T/o" 'PMIX_LAUNCHER_RNDZ_URI (set by the tool that started this launcher) holds "garbage"'
+    PMIX_LAUNCHER_RNDZ_URI="x.0;usock:$T/none" run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello \
+        >"$T/o" 2>&1 && fail "prterun with an unreachable URI must fail: $(cat "$T/o")"
+    expect_in "$T/o" "cannot reach the PMIx server at x.0;usock:$T/none"
+    grep -q "hello rank" "$T/o" && fail "nothing may run: $(cat "$T/o")"
+    return 0
+}
+
 case "${1:-}" in
 listener) case_listener ;;
+setup-fork) case_setup_fork ;;
+server-back) case_server_back ;;
 *) fail "unknown case '${1:-}'" ;;
 esac
 pass
