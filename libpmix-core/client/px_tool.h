@@ -77,4 +77,14 @@ char *px_tool_srv_uri(void);
 pmix_status_t px_tool_srv_relay(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo);
 
+/* ---- tool_spawn.c: self-spawn ---- */
+/* Does PMIx_Spawn start the programs itself? (our own server runs, no primary server) */
+bool px_tool_self_spawns(void);
+/* PMIx_Spawn's work then (checked apps), on the caller's thread: the new namespace into
+ * nspace (may be NULL). PMIX_SUCCESS, or the error with nothing left running. */
+pmix_status_t px_tool_self_spawn(const pmix_info_t job[], size_t njob, const pmix_app_t apps[],
+                                 size_t napps, pmix_nspace_t nspace);
+/* At finalize (the loop runs): stop watching what we started. */
+void px_tool_spawn_fini(void);
+
 #endif /* PX_TOOL_H */

@@ -7,6 +7,7 @@
 #              events both ways with one that is; nothing left once both finalized.
 #   setup-fork launcher variables: inherited ones stripped from children, the app's kept
 #   server-back prterun started with PMIX_LAUNCHER_RNDZ_URI attaches back; bad URIs
+#   self-spawn a tool without a server starts a program itself (directives, output, end)
 . "$(dirname "$0")/lib.sh"
 TOOL=$B/test/clients/pxt_tool
 H=$(hostname)
@@ -84,8 +85,36 @@ case_server_back() {
     return 0
 }
 
+# self-spawn: a tool with PMIX_LAUNCHER and no server starts the program itself, registers
+# it with its spawn's job info (the child, a tool connecting back, reads its
+# PMIX_LAUNCH_DIRECTIVES and PMIX_PARENT_ID), forwards its stdout, hears its end with the
+# exit code; a program that does not exist is a clear error
+case_self_spawn() {
+    run_to 30 "$TOOL" --do-not-connect --launcher --self-spawn -- "$TOOL" --tmpdir "$EMPTY" \
+        --directives >"$T/a" 2>&1 || fail "self-spawn: $(cat "$T/a")"
+    local id ns
+    id=$(sed -n '1s/^pxt_tool: id \([^ ]*\) connected.*/\1/p' "$T/a")
+    ns=$(sed -n 's/^pxt_tool: spawned \([^ ]*\): PMIX_SUCCESS$/\1/p' "$T/a")
+    [ "$ns" = "${id%:*}.1" ] || fail "the namespace must be ${id%:*}.1: $(cat "$T/a")"
+    expect_in "$T/a" "pxt_tool: id $ns:0 connected yes"
+    expect_in "$T/a" "pxt_tool: servers after init (PMIX_SUCCESS): $id"
+    expect_in "$T/a" "pxt_tool: directive pmix.timeout=PMIX_INT: 7"
+    expect_in "$T/a" "pxt_tool: directive pmix.mapby=PMIX_STRING: slot"
+    expect_in "$T/a" "pxt_tool: parent $id"
+    expect_in "$T/a" "pxt_tool: job $ns ended, exit code 0"
+    run_to 30 "$TOOL" --do-not-connect --launcher --self-spawn -- sh -c 'echo child here; exit 3' \
+        >"$T/b" 2>&1 || fail "self-spawn of sh: $(cat "$T/b")"
+    expect_in "$T/b" "child here"
+    expect_in "$T/b" "exit code 3"
+    run_to 30 "$TOOL" --do-not-connect --launcher --self-spawn -- "$T/nosuch" >"$T/c" 2>&1 &&
+        fail "a missing program must fail: $(cat "$T/c")"
+    expect_in "$T/c" "the tool could not start $T/nosuch on host"
+    expect_in "$T/c" "spawned -: PMIX_ERR_JOB_EXE_NOT_FOUND"
+}
+
 case "${1:-}" in
 listener) case_listener ;;
+self-spawn) case_self_spawn ;;
 setup-fork) case_setup_fork ;;
 server-back) case_server_back ;;
 *) fail "unknown case '${1:-}'" ;;
