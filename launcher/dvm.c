@@ -1061,7 +1061,11 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         goto error;
     }
-    snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
+    if (o->nspace != NULL && o->nspace[0] != '\0' && strlen(o->nspace) < sizeof(dvm->nspace)) {
+        snprintf(dvm->nspace, sizeof(dvm->nspace), "%s", o->nspace);
+    } else {
+        snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
+    }
     pmix_rank_t zero = 0;
     bool yes = true;
     pmix_info_t info[5];

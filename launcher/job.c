@@ -1008,6 +1008,11 @@ static const struct {
     {PMIX_IOF_OUTPUT_TO_FILE, PX_AT_JOB},
     {PMIX_PSET_NAME, PX_AT_APP},
     {PMIX_PERSONALITY, PX_AT_JOB | PX_AT_APP}, /* the node agent: daemon/personality.c */
+    /* a tool (e.g. a launcher a debugger starts through us): started like any process;
+     * the launcher variables its requester put in the app's env reach it (the server
+     * library's setup_fork strips only what we inherited), and a tool never connects as
+     * a client, so the client rules (finalize before exit) do not apply to it */
+    {PMIX_SPAWN_TOOL, PX_AT_JOB},
 };
 
 /* Refused whether marked required or not, until the debugger support exists: asking
@@ -1015,7 +1020,7 @@ static const struct {
  * is worse than a refusal. */
 static const char *const debugger_attrs[] = {
     PMIX_DEBUG_STOP_ON_EXEC, PMIX_DEBUG_STOP_IN_INIT, PMIX_DEBUG_STOP_IN_APP, PMIX_DEBUGGER_DAEMONS,
-    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,        PMIX_SPAWN_TOOL,
+    PMIX_DEBUG_TARGET,       PMIX_FORKEXEC_AGENT,     PMIX_EXEC_AGENT,
 };
 
 char *px_job_spawn_support(void)

@@ -67,6 +67,9 @@ pmix_status_t px_tool_srv_start(const pmix_info_t info[], size_t ninfo);
 /* Stop it if it runs (its connections close, its files go). Not on a loop. */
 void px_tool_srv_stop(void);
 bool px_tool_srv_running(void);
+/* The server URI a launcher that connected back as proc told us (malloc'd), waiting
+ * for it at most wait_ms; NULL when none. */
+char *px_tool_srv_back_uri(const pmix_proc_t *proc, int wait_ms);
 /* Is proc a tool connected to it now? */
 bool px_tool_srv_has(const pmix_proc_t *proc);
 /* Its URI (malloc'd), NULL when it does not run. */
@@ -84,6 +87,8 @@ bool px_tool_self_spawns(void);
  * nspace (may be NULL). PMIX_SUCCESS, or the error with nothing left running. */
 pmix_status_t px_tool_self_spawn(const pmix_info_t job[], size_t njob, const pmix_app_t apps[],
                                  size_t napps, pmix_nspace_t nspace);
+/* Did we start nspace ourselves, and has it ended? */
+bool px_tool_spawn_ended(const char *nspace);
 /* At finalize (the loop runs): stop watching what we started. */
 void px_tool_spawn_fini(void);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -452,17 +453,43 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
 
 /* ---- keepalive pipe ---- */
 
+/* The tool that started us: the one we connected back to, else the PMIX_PARENT_ID the
+ * namespace it registered for us holds, else (we cannot tell) ourselves. Loop. */
+static void parent_id(pmix_proc_t *parent)
+{
+    if (px_tool_parent(parent)) {
+        return;
+    }
+    *parent = px_cl.myproc;
+    pthread_mutex_lock(&px_cl.lock);
+    px_nspace_t *ns = px_store_find(&px_cl.store, px_cl.myproc.nspace);
+    const pmix_value_t *v =
+        ns != NULL ? px_ns_lookup(ns, px_cl.myproc.rank, PMIX_PARENT_ID, NULL) : NULL;
+    if (v != NULL && v->type == PMIX_PROC && v->data.proc != NULL) {
+        *parent = *v->data.proc;
+    }
+    pthread_mutex_unlock(&px_cl.lock);
+}
+
 void px_cl_keepalive_closed(void)
 {
     px_debug(1, "tool", "keepalive pipe closed: the parent tool has gone");
-    /* the tool decides what to do (a launcher started by a debugger exits): an event of
-     * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection, kept for a
-     * handler registered only after the pipe closed (e.g. during PMIx_tool_init) */
-    pmix_info_t info;
-    PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE,
+    /* Tools chapter: "providing a PMIX_EVENT_JOB_END event when the pipe closes"; the
+     * launcher finds the initiator's namespace with PMIx_Get(PMIX_PARENT_ID) and decides
+     * (tears its job down and exits). Kept for a handler registered only after the pipe
+     * closed (e.g. during PMIx_tool_init). */
+    pmix_proc_t parent, job;
+    parent_id(&parent);
+    PMIx_Load_procid(&job, parent.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info[3];
+    PMIX_INFO_LOAD(&info[0], PMIX_NSPACE, parent.nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_AFFECTED_PROC, &job, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_TEXT_MESSAGE,
                    "keepalive pipe closed: the parent tool has gone", PMIX_STRING);
-    px_cl_event_keep_local(PMIX_ERR_LOST_CONNECTION, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
+    px_cl_event_keep_local(PMIX_EVENT_JOB_END, info, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
 }
 
 static void keepalive_on_read(evutil_socket_t fd, short what, void *arg)
@@ -616,17 +643,25 @@ static pmix_status_t connect_back(void)
 {
     px_tool_try_t how = {.connect_back = true};
     pmix_proc_t parent;
+    px_uri_t u;
+    if (px_uri_parse_any(tl.env_uri, &u) == 0) {
+        /* known before it hears from us: it may make us its server at once */
+        pthread_mutex_lock(&tl.lock);
+        tl.parent = u.server;
+        tl.have_parent = true;
+        pthread_mutex_unlock(&tl.lock);
+        px_uri_fini(&u);
+    }
     pmix_status_t rc = px_tool_connect_uri(tl.env_uri, &how, &parent);
     if (rc == PMIX_OPERATION_SUCCEEDED) {
         return PMIX_SUCCESS; /* already connected to it (it is the server we found) */
     }
     if (rc != PMIX_SUCCESS) {
+        pthread_mutex_lock(&tl.lock);
+        tl.have_parent = false;
+        pthread_mutex_unlock(&tl.lock);
         return rc;
     }
-    pthread_mutex_lock(&tl.lock);
-    tl.parent = parent;
-    tl.have_parent = true;
-    pthread_mutex_unlock(&tl.lock);
     /* every event it raises in our range (it decides what is ours), whichever server is
      * our primary */
     pmix_data_buffer_t msg, reply;
@@ -816,22 +851,79 @@ static void primary_on_loop(void *arg)
     }
 }
 
-PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
-                                               size_t ninfo)
+static pmix_status_t make_primary_now(const pmix_proc_t *server)
 {
-    (void)info;
-    (void)ninfo;
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (server == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
     pmix_proc_t s = *server;
     if (px_progress_shift_wait(px_cl.prog, primary_on_loop, &s, PX_TOOL_CONNECT_MS) != 0) {
         return PMIX_ERR_TIMEOUT;
     }
     return s.rank == PMIX_RANK_INVALID ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+}
+
+static long ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* PMIX_WAIT_FOR_CONNECTION (+ PMIX_TIMEOUT): the server may be a launcher we started that
+ * has yet to connect back to our own server (Tools chapter, indirect launch). Once it
+ * has, with the URI of its own server, we connect to that and make it our primary. The
+ * wait ends at the timeout (none given: when a launcher we started ourselves ended). */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
+                                               size_t ninfo)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (server == NULL || (ninfo > 0 && info == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    bool wait = false;
+    int timeout_s = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT_FOR_CONNECTION)) {
+            wait = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT)) {
+            PMIx_Value_get_number(&info[i].value, &timeout_s, PMIX_INT);
+        }
+    }
+    pmix_status_t rc = make_primary_now(server);
+    if (rc != PMIX_ERR_NOT_FOUND || !px_tool_srv_running()) {
+        return rc == PMIX_ERR_NOT_FOUND && wait ? PMIX_ERR_UNREACH : rc;
+    }
+    long deadline = timeout_s > 0 ? ms_now() + (long)timeout_s * 1000 : 0;
+    char *uri = NULL;
+    for (;;) {
+        long left = deadline > 0 ? deadline - ms_now() : 100;
+        uri = px_tool_srv_back_uri(server, !wait        ? 0
+                                           : left < 100 ? (int)(left > 0 ? left : 0)
+                                                        : 100);
+        if (uri != NULL || !wait) {
+            break;
+        }
+        if (px_tool_spawn_ended(server->nspace)) {
+            return PMIX_ERR_UNREACH; /* the launcher we started ended without connecting */
+        }
+        if (deadline > 0 && ms_now() >= deadline) {
+            return PMIX_ERR_TIMEOUT;
+        }
+    }
+    if (uri == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    px_tool_try_t how = {.primary = true};
+    pmix_proc_t got;
+    rc = px_tool_connect_uri(uri, &how, &got);
+    free(uri);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = make_primary_now(server);
+    } else if (rc == PMIX_SUCCESS &&
+               !(PMIx_Check_procid(&got, server) && got.rank == server->rank)) {
+        rc = make_primary_now(server); /* its server answers to another id: not the one asked */
+    }
+    return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)

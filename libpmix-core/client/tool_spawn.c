@@ -111,7 +111,9 @@ static void sjob_settle(sjob_t *j)
     if (j->open > 0 || j->ended) {
         return;
     }
+    pthread_mutex_lock(&sp.lock);
     j->ended = true;
+    pthread_mutex_unlock(&sp.lock);
     pmix_status_t term = !j->any_failed              ? PMIX_SUCCESS
                          : WIFSIGNALED(j->failed_ws) ? PMIX_ERR_JOB_ABORTED_BY_SIG
                                                      : PMIX_ERR_JOB_NON_ZERO_TERM;
@@ -512,6 +514,19 @@ pmix_status_t px_tool_self_spawn(const pmix_info_t job[], size_t njob, const pmi
         PMIX_LOAD_NSPACE(nspace, j->nspace);
     }
     return PMIX_SUCCESS;
+}
+
+bool px_tool_spawn_ended(const char *nspace)
+{
+    pthread_mutex_lock(&sp.lock);
+    bool over = false;
+    for (sjob_t *j = sp.jobs; j != NULL; j = j->next) {
+        if (PMIx_Check_nspace(j->nspace, nspace)) {
+            over = j->ended;
+        }
+    }
+    pthread_mutex_unlock(&sp.lock);
+    return over;
 }
 
 /* On the loop at finalize: stop watching; what already ended is reaped (the rest runs on,

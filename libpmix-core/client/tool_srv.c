@@ -61,17 +61,24 @@ static bool info_num(const pmix_info_t *info, size_t ninfo, const char *key, voi
     return false;
 }
 
-/* Only launchers we started connect here: their attach says which URI they were given
- * (PMIX_LAUNCHER_RNDZ_URI). Any other tool is refused, so that the default search of the
- * tools on this node (prun looking for its DVM) never settles on a debugger. A launcher
- * keeps the identity it has (tool ids are constant across servers); one without an
+/* Only launchers we started connect here (their attach says which URI they were given,
+ * PMIX_LAUNCHER_RNDZ_URI), and the tool that started us. Any other tool is refused, so that the
+ * default search of the tools on this node (prun looking for its DVM) never settles on a debugger.
+ * A launcher keeps the identity it has (tool ids are constant across servers); one without an
  * identity yet gets "<our nspace>.l<n>", rank 0. */
 static void ts_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
                               void *cbdata)
 {
     uint32_t uid = 0;
-    pmix_proc_t proc;
-    if (info_str(info, ninfo, PMIX_LAUNCHER_RNDZ_URI) == NULL) {
+    pmix_proc_t proc, parent;
+    const char *ns = info_str(info, ninfo, PMIX_TOOL_NSPACE);
+    pmix_rank_t rank = 0;
+    info_num(info, ninfo, PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
+    /* ... and, when we are such a launcher ourselves, the tool that started us (it makes
+     * us its server: PMIx_tool_set_server) */
+    bool ours = ns != NULL && px_tool_parent(&parent) && PMIx_Check_nspace(ns, parent.nspace) &&
+                rank == parent.rank;
+    if (info_str(info, ninfo, PMIX_LAUNCHER_RNDZ_URI) == NULL && !ours) {
         px_debug(1, "tool", "own server: refused a tool that is not a launcher connecting back");
         cbfunc(PMIX_ERR_NOT_SUPPORTED, NULL, cbdata);
         return;
@@ -86,9 +93,6 @@ static void ts_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connect
         cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
         return;
     }
-    const char *ns = info_str(info, ninfo, PMIX_TOOL_NSPACE);
-    pmix_rank_t rank = 0;
-    info_num(info, ninfo, PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
     pthread_mutex_lock(&ts.lock);
     if (ns != NULL && *ns != '\0') {
         PMIx_Load_procid(&proc, ns, rank);
@@ -211,6 +215,33 @@ bool px_tool_srv_running(void)
     bool on = ts.on;
     pthread_mutex_unlock(&ts.lock);
     return on;
+}
+
+char *px_tool_srv_back_uri(const pmix_proc_t *proc, int wait_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_ms / 1000;
+    until.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    char *uri = NULL;
+    pthread_mutex_lock(&ts.lock);
+    for (;;) {
+        for (back_t *b = ts.backs; b != NULL && uri == NULL; b = b->next) {
+            if (b->uri != NULL && PMIx_Check_procid(&b->proc, proc) && b->proc.rank == proc->rank) {
+                uri = strdup(b->uri);
+            }
+        }
+        if (uri != NULL || !ts.on || wait_ms <= 0 ||
+            pthread_cond_timedwait(&ts.cond, &ts.lock, &until) != 0) {
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ts.lock);
+    return uri;
 }
 
 bool px_tool_srv_has(const pmix_proc_t *proc)

@@ -280,7 +280,11 @@ void px_srv_event_from_uplink(pmix_data_buffer_t *payload);
  * (s->launcher_rndz_uri; nothing to do without it), register for its events, fetch the
  * namespace it registered for us. PMIX_SUCCESS or the error (help message printed). */
 pmix_status_t px_srv_uplink_start(px_server_t *s);
-/* At finalize, on the loop. */
+/* At init: watch $PMIX_KEEPALIVE_PIPE (s->keepalive_fd): its closure raises
+ * PMIX_EVENT_JOB_END for the namespace of the tool that started us (PMIX_NSPACE,
+ * PMIX_EVENT_AFFECTED_PROC) to our own handlers. */
+void px_srv_keepalive_start(px_server_t *s);
+/* At finalize, on the loop (the link's queued events are flushed first). */
 void px_srv_uplink_fini(void);
 /* The tool we are attached to (true), or false when none. Any thread. */
 bool px_srv_uplink_parent(pmix_proc_t *parent);

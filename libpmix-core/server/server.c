@@ -725,6 +725,7 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         PMIx_server_finalize();
         return rc;
     }
+    px_srv_keepalive_start(s);
     return PMIX_SUCCESS;
 error:
     free(env_launcher);

@@ -10,9 +10,13 @@
  * peer lives on the server's loop; ul.lock guards what other threads read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <event2/event.h>
 
 #include "bfrops/px_bfrops.h"
 #include "client/px_client.h"
@@ -312,9 +316,78 @@ pmix_status_t px_srv_uplink_start(px_server_t *s)
     return PMIX_SUCCESS;
 }
 
+/* ---- the keepalive pipe (Tools chapter: the tool that started us holds its write end) ---- */
+
+static struct event *ka_ev; /* loop only */
+
+static void ka_on_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
+        return; /* data is no news; only the closure is */
+    }
+    event_del(ka_ev);
+    /* the tool ended: PMIX_EVENT_JOB_END for its namespace, to our own handlers */
+    pmix_proc_t parent;
+    if (!px_srv_uplink_parent(&parent)) {
+        parent = px_srv->myproc; /* it never connected back: we only know it was ours */
+    }
+    px_debug(1, "server", "keepalive pipe closed: the tool that started us (%s) has gone",
+             parent.nspace);
+    pmix_proc_t job;
+    PMIx_Load_procid(&job, parent.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info[3];
+    PMIx_Info_load(&info[0], PMIX_NSPACE, parent.nspace, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_EVENT_AFFECTED_PROC, &job, PMIX_PROC);
+    PMIx_Info_load(&info[2], PMIX_EVENT_TEXT_MESSAGE,
+                   "keepalive pipe closed: the tool that started this launcher has gone",
+                   PMIX_STRING);
+    px_srv_event_local(PMIX_EVENT_JOB_END, &parent, info, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIx_Info_destruct(&info[i]);
+    }
+}
+
+static void ka_on_loop(void *arg)
+{
+    px_server_t *s = arg;
+    int flags = fcntl(s->keepalive_fd, F_GETFL);
+    if (flags < 0) {
+        px_debug(1, "server", "PMIX_KEEPALIVE_PIPE %d is not an open descriptor", s->keepalive_fd);
+        return;
+    }
+    fcntl(s->keepalive_fd, F_SETFL, flags | O_NONBLOCK);
+    fcntl(s->keepalive_fd, F_SETFD, FD_CLOEXEC); /* ours, not our children's */
+    ka_ev = event_new(px_progress_base(s->prog), s->keepalive_fd, EV_READ | EV_PERSIST, ka_on_read,
+                      NULL);
+    if (ka_ev != NULL) {
+        event_add(ka_ev, NULL);
+    }
+}
+
+void px_srv_keepalive_start(px_server_t *s)
+{
+    if (s->keepalive_fd >= 0 && !s->host_base) {
+        px_progress_shift_wait(s->prog, ka_on_loop, s, PX_UPLINK_MS);
+    }
+}
+
 /* At finalize, on the loop. */
 void px_srv_uplink_fini(void)
 {
+    if (ka_ev != NULL) {
+        event_free(ka_ev);
+        ka_ev = NULL;
+    }
+    if (ul.peer != NULL) {
+        /* our last events (a job's end) reach the tool before we close */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        px_peer_flush(ul.peer, (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 + 1000);
+    }
     px_peer_destroy(ul.peer);
     ul.peer = NULL;
     pthread_mutex_lock(&ul.lock);

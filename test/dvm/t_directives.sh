@@ -14,10 +14,10 @@ expect_in "$T/out" "PMIx_tool_init: the directive pmix.pgm.model is marked requi
 # the support list is the reader's table: output, mapping and pset keys; no debugger keys
 sup=$(sed -n 's/^support=//p' "$T/out" | tr ',' '\n')
 for k in pmix.mapby pmix.rankby pmix.bindto pmix.cpuperproc pmix.iof.rank pmix.iof.file \
-    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout; do
+    pmix.iof.xml pmix.pset.nm pmix.stdin pmix.nohup pmix.notecomp pmix.fwd.stdout pmix.spwn.tool; do
     grep -qx "$k" <<<"$sup" || fail "spawn support lacks $k: $sup"
 done
-for k in pmix.dbg.exec pmix.debugger pmix.spwn.tool pmix.wdir; do
+for k in pmix.dbg.exec pmix.debugger pmix.wdir; do
     grep -qx "$k" <<<"$sup" && fail "spawn support lists $k, which the DVM does not honour"
 done
 expect_in "$T/out" "optional max-restarts: PMIX_SUCCESS"
@@ -26,7 +26,7 @@ expect_in "$T/out" "required app max-restarts: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/out" "requires pmix.maxrestarts (marked PMIX_INFO_REQD)"
 expect_in "$T/out" "required notify-completion: PMIX_SUCCESS"
 for k in pmix.dbg.exec pmix.dbg.init pmix.dbg.notify pmix.debugger pmix.dbg.tgt pmix.fe.agnt \
-    pmix.exec.agnt pmix.spwn.tool; do
+    pmix.exec.agnt; do
     expect_in "$T/out" "debugger $k: PMIX_ERR_NOT_SUPPORTED"
     expect_in "$T/out" "asks for $k, debugger support"
 done
