@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,8 @@ struct px_il {
     int hold_secs;
     pmix_info_t *dirs; /* owned: PMIX_LAUNCH_DIRECTIVES */
     size_t ndirs;
+    pmix_status_t release_code; /* PMIX_DEBUGGER_RELEASE, or the older handshake's
+                                 * PMIX_LAUNCH_DIRECTIVE */
     pthread_mutex_t lock;
     bool holding, released, gone;
     bool early; /* a release that came before px_il_hold */
@@ -95,7 +98,25 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
         }
     }
     bool release = false, gone = false;
-    if (il != NULL && status == PMIX_DEBUGGER_RELEASE) { /* also PMIX_ERR_DEBUGGER_RELEASE */
+    if (il != NULL && status == PMIX_LAUNCH_DIRECTIVE && il->release_code == status) {
+        /* the older handshake: the directives for the job, from the tool we wait for */
+        release = source != NULL && PMIx_Check_nspace(source->nspace, il->parent.nspace);
+        pthread_mutex_lock(&il->lock);
+        for (size_t i = 0; release && il->dirs == NULL && i < ninfo; i++) {
+            const pmix_value_t *v = &info[i].value;
+            if (PMIX_CHECK_KEY(&info[i], PMIX_DEBUG_JOB_DIRECTIVES) && v->type == PMIX_DATA_ARRAY &&
+                v->data.darray != NULL && v->data.darray->type == PMIX_INFO &&
+                v->data.darray->size > 0 &&
+                (il->dirs = PMIx_Info_create(v->data.darray->size)) != NULL) {
+                il->ndirs = v->data.darray->size;
+                for (size_t k = 0; k < il->ndirs; k++) {
+                    PMIx_Info_xfer(&il->dirs[k], &((pmix_info_t *)v->data.darray->array)[k]);
+                }
+            }
+        }
+        pthread_mutex_unlock(&il->lock);
+    } else if (il != NULL && status == PMIX_DEBUGGER_RELEASE &&
+               il->release_code == status) { /* also PMIX_ERR_DEBUGGER_RELEASE */
         /* a release for us: its custom range names us (or it has none) */
         release = true;
         for (size_t i = 0; i < ninfo; i++) {
@@ -130,6 +151,53 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     if (cbfunc != NULL) {
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
     }
+}
+
+static int il_register(px_il_t *il)
+{
+    pmix_status_t codes[] = {il->release_code, PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION};
+    pmix_info_t ret;
+    PMIx_Info_load(&ret, PMIX_EVENT_RETURN_OBJECT, il, PMIX_POINTER);
+    pmix_status_t rc = PMIx_Register_event_handler(codes, 3, &ret, 1, on_event, NULL, NULL);
+    PMIx_Info_destruct(&ret);
+    if (rc < 0) {
+        errno = EIO;
+        return -1;
+    }
+    il->evid = (size_t)rc;
+    il->have_evid = true;
+    return 0;
+}
+
+px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_il_cbs_t *cbs)
+{
+    const char *colon = tool != NULL ? strrchr(tool, ':') : NULL;
+    char *end = NULL;
+    unsigned long rank = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+    if (colon == NULL || colon == tool || (size_t)(colon - tool) > PMIX_MAX_NSLEN ||
+        end == colon + 1 || *end != '\0' || rank >= PMIX_RANK_VALID) {
+        px_show_help("help-prte.txt", "pause-for-tool-bad", cbs->prog, tool ? tool : "");
+        errno = EINVAL;
+        return NULL;
+    }
+    px_il_t *il = calloc(1, sizeof(*il));
+    if (il == NULL) {
+        return NULL;
+    }
+    pthread_mutex_init(&il->lock, NULL);
+    il->cbs = *cbs;
+    il->me = *me;
+    char ns[PMIX_MAX_NSLEN + 1];
+    snprintf(ns, sizeof(ns), "%.*s", (int)(colon - tool), tool);
+    PMIx_Load_procid(&il->parent, ns, (pmix_rank_t)rank);
+    il->stop_in_init = true; /* until its PMIX_LAUNCH_DIRECTIVE */
+    il->hold_secs = PX_IL_HOLD_SECS;
+    il->release_code = PMIX_LAUNCH_DIRECTIVE;
+    if (il_register(il) != 0) {
+        px_il_destroy(il);
+        return NULL;
+    }
+    return il;
 }
 
 px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs)
@@ -183,18 +251,11 @@ px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs)
     if (v != NULL) {
         PMIx_Value_free(v, 1);
     }
-    pmix_status_t codes[] = {PMIX_DEBUGGER_RELEASE, PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION};
-    pmix_info_t ret;
-    PMIx_Info_load(&ret, PMIX_EVENT_RETURN_OBJECT, il, PMIX_POINTER);
-    pmix_status_t rc = PMIx_Register_event_handler(codes, 3, &ret, 1, on_event, NULL, NULL);
-    PMIx_Info_destruct(&ret);
-    if (rc < 0) {
+    il->release_code = PMIX_DEBUGGER_RELEASE;
+    if (il_register(il) != 0) {
         px_il_destroy(il);
-        errno = EIO;
         return NULL;
     }
-    il->evid = (size_t)rc;
-    il->have_evid = true;
     return il;
 }
 
@@ -240,15 +301,20 @@ void px_il_hold_expired(px_il_t *il)
     il->released = true;
     pthread_mutex_unlock(&il->lock);
     if (late) {
-        px_show_help("help-prte.txt", "release-timeout", il->cbs.prog, il->parent.nspace,
-                     il->parent.rank, il->hold_secs);
+        px_show_help("help-prte.txt",
+                     il->release_code == PMIX_LAUNCH_DIRECTIVE ? "pause-timeout"
+                                                               : "release-timeout",
+                     il->cbs.prog, il->parent.nspace, il->parent.rank, il->hold_secs);
         il->cbs.released(PMIX_ERR_TIMEOUT, il->cbs.arg);
     }
 }
 
 int px_il_add_directives(px_il_t *il, pmix_info_t **jinfo, size_t *njinfo)
 {
-    if (il->ndirs == 0) {
+    pthread_mutex_lock(&il->lock); /* the older handshake's came with its event */
+    size_t ndirs = il->ndirs;
+    pthread_mutex_unlock(&il->lock);
+    if (ndirs == 0) {
         return 0;
     }
     pmix_info_t *all = PMIx_Info_create(*njinfo + il->ndirs);

@@ -203,6 +203,12 @@ static void released_on_loop(void *arg)
         return;
     }
     il_released = true;
+    /* the tool's directives for the job (the older handshake's came with the release) */
+    if (cmd.napps > 0 && px_il_add_directives(il, &cmd.jinfo, &cmd.njinfo) != 0) {
+        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
+        shutdown_once();
+        return;
+    }
     go();
 }
 
@@ -244,15 +250,19 @@ static void dvm_ready(bool ok, void *arg)
     }
 }
 
-/* A tool started us (PMIX_LAUNCHER_RNDZ_URI, connected back by the server library): its
- * directives for the job, then the hold. 0, or -1 (message shown). */
-static int indirect(void)
+/* A tool started us (PMIX_LAUNCHER_RNDZ_URI, connected back by the server library), or
+ * we are to wait for one (PMIX_LAUNCHER_PAUSE_FOR_TOOL, the older handshake): the hold,
+ * then its directives for the job. 0, or -1 (message shown). */
+static int indirect(const char *pause_for)
 {
     pmix_proc_t me;
     PMIx_Load_procid(&me, px_dvm_nspace(dvm), 0);
     px_il_cbs_t cbs = {.prog = cmd.prog, .released = il_released_cb, .parent_gone = il_parent_gone};
-    il = px_il_create(&me, &cbs);
+    il = pause_for != NULL ? px_il_create_paused(pause_for, &me, &cbs) : px_il_create(&me, &cbs);
     if (il == NULL) {
+        if (errno == EINVAL) {
+            return -1; /* the message said why */
+        }
         if (errno != 0) {
             px_show_help("help-prte.txt", "server-init", cmd.prog, strerror(errno));
             return -1;
@@ -260,9 +270,10 @@ static int indirect(void)
         go(); /* not started by a tool after all (nothing registered for us) */
         return 0;
     }
-    if (cmd.napps > 0 && px_il_add_directives(il, &cmd.jinfo, &cmd.njinfo) != 0) {
-        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
-        return -1;
+    if (pause_for != NULL) {
+        /* we wait for it: told now, the server keeps the event for the tool's
+         * registration once it connected (to our rendezvous file) */
+        px_il_ready(il);
     }
     struct timeval tv = {px_il_hold_secs(il), 0};
     hold_timer = evtimer_new(base, hold_expired, NULL);
@@ -283,6 +294,17 @@ int main(int argc, char **argv)
     if (r != PX_OPTS_RUN) {
         return r == PX_OPTS_EXIT_OK ? 0 : 1;
     }
+    /* the older handshake: wait for that tool; our rendezvous file where it looks (ours,
+     * never our children's) */
+    char *pause_for = getenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL") != NULL
+                          ? strdup(getenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL"))
+                          : NULL;
+    char *rndz_file = getenv("PMIX_LAUNCHER_RENDEZVOUS_FILE") != NULL
+                          ? strdup(getenv("PMIX_LAUNCHER_RENDEZVOUS_FILE"))
+                          : NULL;
+    unsetenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL");
+    unsetenv("PMIX_LAUNCHER_RENDEZVOUS_FILE");
+
     signal(SIGPIPE, SIG_IGN);
     px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
@@ -300,12 +322,15 @@ int main(int argc, char **argv)
         .terminate = terminate,
         .ready = dvm_ready,
         .nspace = ilns,
+        .rndz_file = rndz_file,
     };
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);
         }
         px_opts_fini(&cmd);
+        free(pause_for);
+        free(rndz_file);
         return 1;
     }
     int signos[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGUSR1, SIGUSR2};
@@ -315,9 +340,9 @@ int main(int argc, char **argv)
         sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
         event_add(sigs[i], NULL);
     }
-    if (!by_tool) {
+    if (!by_tool && pause_for == NULL) {
         go();
-    } else if (indirect() != 0) {
+    } else if (indirect(pause_for) != 0) {
         exit_status = 1;
         shutdown_once();
     }
@@ -354,6 +379,8 @@ int main(int argc, char **argv)
         free(end_message);
     }
     px_opts_fini(&cmd);
+    free(pause_for);
+    free(rndz_file);
     fflush(stdout);
     _exit(exit_status);
 }

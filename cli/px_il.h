@@ -38,6 +38,12 @@ typedef struct px_il_cbs {
  * NULL when no tool started us (errno 0) or
  * on failure (errno set). cbs copied. */
 px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs);
+/* The older "wait for directives" handshake (OpenPMIx 3.x): started with
+ * PMIX_LAUNCHER_PAUSE_FOR_TOOL=<nspace>:<rank>, we hold until that tool sends
+ * PMIX_LAUNCH_DIRECTIVE, whose PMIX_DEBUG_JOB_DIRECTIVES join the job's info
+ * (px_il_add_directives after the release); px_il_ready tells it we wait. NULL (message
+ * shown, errno EINVAL) for a value that is not <nspace>:<rank>. */
+px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_il_cbs_t *cbs);
 void px_il_destroy(px_il_t *il);
 
 /* Is nspace the namespace of the tool that started us? */

@@ -23,6 +23,13 @@
  *       that it connects back to us.
  *   pdbg --attach NSPACE [--dvm-uri URI]
  *       attach to a running job: print its processes (PMIX_QUERY_PROC_TABLE).
+ *   pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
+ *       the older "wait for directives" handshake (OpenPMIx 3.x, what MPIR shims do): we
+ *       fork/exec the launcher with PMIX_LAUNCHER_PAUSE_FOR_TOOL=<our id> and
+ *       PMIX_LAUNCHER_RENDEZVOUS_FILE, connect with the deprecated
+ *       PMIx_tool_connect_to_server, wait for PMIX_LAUNCHER_READY and send our directives
+ *       in a PMIX_LAUNCH_DIRECTIVE event (PMIX_DEBUG_JOB_DIRECTIVES). --via-spawn: the
+ *       library starts the launcher (PMIx_Spawn, the variables as PMIX_SET_ENVAR).
  *
  * In the indirect methods we start the launcher ourselves (PMIX_LAUNCHER,
  * PMIX_TOOL_DO_NOT_CONNECT: the library forks it), hand it our URI
@@ -35,7 +42,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -309,20 +318,115 @@ static int attach(const char *nspace)
     return 0;
 }
 
+/* The older handshake: the launcher is our child, paused until our directives. */
+static int old_handshake(char **argv, int secs, const char *mapby, const pmix_proc_t *me,
+                         bool via_spawn)
+{
+    char file[4096], pause[PMIX_MAX_NSLEN + 32];
+    const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    snprintf(file, sizeof(file), "%s/pdbg.%d.rndz", tmp, (int)getpid());
+    snprintf(pause, sizeof(pause), "%s:%u", me->nspace, me->rank);
+    pid_t pid = -1;
+    if (via_spawn) {
+        /* the library starts it; the variables through PMIX_SET_ENVAR */
+        pmix_envar_t ev[2] = {{"PMIX_LAUNCHER_PAUSE_FOR_TOOL", pause, ':'},
+                              {"PMIX_LAUNCHER_RENDEZVOUS_FILE", file, ':'}};
+        pmix_info_t ji[2];
+        PMIx_Info_load(&ji[0], PMIX_SET_ENVAR, &ev[0], PMIX_ENVAR);
+        PMIx_Info_load(&ji[1], PMIX_SET_ENVAR, &ev[1], PMIX_ENVAR);
+        pmix_app_t *app = make_app(argv, 1, NULL);
+        pmix_nspace_t ns;
+        pmix_status_t src = PMIx_Spawn(ji, 2, app, 1, ns);
+        PMIx_Info_destruct(&ji[0]);
+        PMIx_Info_destruct(&ji[1]);
+        PMIx_App_free(app, 1);
+        if (src != PMIX_SUCCESS) {
+            printf("pdbg: cannot start %s: %s\n", argv[0], PMIx_Error_string(src));
+            return 1;
+        }
+        pthread_mutex_lock(&lock);
+        PMIX_LOAD_NSPACE(launcher_ns, ns);
+        pthread_mutex_unlock(&lock);
+    } else if ((pid = fork()) == 0) {
+        setenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL", pause, 1);
+        setenv("PMIX_LAUNCHER_RENDEZVOUS_FILE", file, 1);
+        execvp(argv[0], argv);
+        _exit(127);
+    } else if (pid < 0) {
+        return 1;
+    }
+    /* its server writes the file once it is up: wait for it there */
+    bool yes = true;
+    pmix_info_t cnct[3];
+    PMIx_Info_load(&cnct[0], PMIX_TOOL_ATTACHMENT_FILE, file, PMIX_STRING);
+    PMIx_Info_load(&cnct[1], PMIX_WAIT_FOR_CONNECTION, &yes, PMIX_BOOL);
+    PMIx_Info_load(&cnct[2], PMIX_TIMEOUT, &secs, PMIX_INT);
+    pmix_proc_t id;
+    pmix_status_t rc = PMIx_tool_connect_to_server(&id, cnct, 3);
+    for (int k = 0; k < 3; k++)
+        PMIx_Info_destruct(&cnct[k]);
+    int status = 1;
+    pmix_proc_t *srv = NULL;
+    size_t nsrv = 0;
+    if (rc != PMIX_SUCCESS || PMIx_tool_get_servers(&srv, &nsrv) != PMIX_SUCCESS || nsrv == 0) {
+        printf("pdbg: cannot connect to the launcher: %s\n", PMIx_Error_string(rc));
+        goto out;
+    }
+    printf("pdbg: connected to launcher %s\n", srv[0].nspace);
+    register_events();
+    if (!wait_for(&ready, secs)) {
+        printf("pdbg: the launcher never said it was ready\n");
+        goto out;
+    }
+    printf("pdbg: launcher ready\n");
+    void *dl = PMIx_Info_list_start();
+    PMIx_Info_list_add(dl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    if (mapby != NULL)
+        PMIx_Info_list_add(dl, PMIX_MAPBY, mapby, PMIX_STRING);
+    pmix_data_array_t da;
+    PMIx_Info_list_convert(dl, &da);
+    PMIx_Info_list_release(dl);
+    pmix_info_t ev[2];
+    PMIx_Info_load(&ev[0], PMIX_EVENT_CUSTOM_RANGE, &srv[0], PMIX_PROC);
+    PMIx_Info_load(&ev[1], PMIX_DEBUG_JOB_DIRECTIVES, &da, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_DESTRUCT(&da);
+    rc = PMIx_Notify_event(PMIX_LAUNCH_DIRECTIVE, NULL, PMIX_RANGE_CUSTOM, ev, 2, NULL, NULL);
+    PMIx_Info_destruct(&ev[0]);
+    PMIx_Info_destruct(&ev[1]);
+    printf("pdbg: directives sent: %s\n", PMIx_Error_string(rc));
+    if (rc == PMIX_SUCCESS && wait_for(&ended, 0))
+        status = exit_code;
+out:
+    if (srv != NULL)
+        PMIx_Proc_free(srv, nsrv);
+    if (pid > 0) {
+        if (status != 0)
+            kill(pid, SIGTERM); /* we give up: so does our job */
+        int ws = 0;
+        waitpid(pid, &ws, 0);
+    } else {
+        wait_launcher(secs); /* it ends with its job, or when we leave */
+    }
+    unlink(file);
+    return status;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: pdbg [--timeout S] [--no-release] [--map-by P] [--nohup] [--no-forward]"
                     " -- LAUNCHER [ARGS...]\n"
                     "       pdbg [--timeout S] --launcher CMD -n N -- APP [ARGS...]\n"
                     "       pdbg --direct [--dvm-uri URI] [--tool] -n N -- APP [ARGS...]\n"
-                    "       pdbg --attach NSPACE [--dvm-uri URI]\n");
+                    "       pdbg --attach NSPACE [--dvm-uri URI]\n"
+                    "       pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER"
+                    " [ARGS...]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     int secs = 30, np = 1, i;
-    bool no_release = false, direct = false, tool = false;
+    bool no_release = false, direct = false, tool = false, old = false, via_spawn = false;
     const char *launcher = NULL, *mapby = NULL, *attach_ns = NULL, *uri = NULL;
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -345,6 +449,10 @@ int main(int argc, char **argv)
             direct = true;
         } else if (!strcmp(a, "--tool")) {
             tool = true;
+        } else if (!strcmp(a, "--old")) {
+            old = true;
+        } else if (!strcmp(a, "--via-spawn")) {
+            via_spawn = true;
         } else if (!strcmp(a, "--attach") && v) {
             attach_ns = v, i++;
         } else if (!strcmp(a, "--dvm-uri") && v) {
@@ -359,9 +467,16 @@ int main(int argc, char **argv)
 
     /* the tool: a launcher (our own listener); in the indirect methods no server yet */
     bool indirect = !direct && attach_ns == NULL, yes = true;
-    pmix_info_t init[3];
+    pmix_info_t init[4];
     size_t n = 0;
-    PMIx_Info_load(&init[n++], PMIX_LAUNCHER, &yes, PMIX_BOOL);
+    char myns[64];
+    if (old) {
+        /* the launcher must know who we are before we connect */
+        snprintf(myns, sizeof(myns), "pdbg-%d", (int)getpid());
+        PMIx_Info_load(&init[n++], PMIX_TOOL_NSPACE, myns, PMIX_STRING);
+    }
+    if (!old || via_spawn)
+        PMIx_Info_load(&init[n++], PMIX_LAUNCHER, &yes, PMIX_BOOL);
     if (indirect)
         PMIx_Info_load(&init[n++], PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
     else if (uri != NULL)
@@ -378,6 +493,10 @@ int main(int argc, char **argv)
     int keep[2] = {-1, -1}, status = 1;
     if (attach_ns != NULL) {
         status = attach(attach_ns);
+        goto out;
+    }
+    if (old) {
+        status = old_handshake(rest, secs, mapby, &me, via_spawn);
         goto out;
     }
     if (direct) {

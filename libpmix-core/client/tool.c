@@ -838,6 +838,60 @@ PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_p
     return rc;
 }
 
+/* The deprecated form (OpenPMIx 3.x, still what MPIR shims call): connect to the server
+ * the directives name (the rendezvous chain, as attach_to_server), make it the primary
+ * and leave every other server, as a tool then held one connection at a time. */
+PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],
+                                                      size_t ninfo)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (ninfo > 0 && info == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_info_t *all = PMIx_Info_create(ninfo + 1);
+    if (all == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&all[i], &info[i]);
+    }
+    bool yes = true;
+    PMIx_Info_load(&all[ninfo], PMIX_PRIMARY_SERVER, &yes, PMIX_BOOL);
+    pmix_proc_t s;
+    pthread_mutex_lock(&px_cl.init_lock);
+    pmix_status_t rc = px_tool_rndz(all, ninfo + 1, NULL, NULL, false, &s);
+    pthread_mutex_unlock(&px_cl.init_lock);
+    PMIx_Info_free(all, ninfo + 1);
+    if (rc == PMIX_EXISTS) {
+        rc = PMIX_SUCCESS; /* connected to it already */
+    }
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    (void)s;
+    for (;;) { /* the others go */
+        pmix_proc_t other;
+        bool any = false;
+        pthread_mutex_lock(&tl.lock);
+        for (tconn_t *c = tl.conns; c != NULL && !any; c = c->next) {
+            if (c != tl.primary) {
+                other = c->server;
+                any = true;
+            }
+        }
+        pthread_mutex_unlock(&tl.lock);
+        if (!any || disconnect(&other) != PMIX_SUCCESS) {
+            break;
+        }
+    }
+    if (proc != NULL) {
+        *proc = px_cl.myproc;
+    }
+    return PMIX_SUCCESS;
+}
+
 static void primary_on_loop(void *arg)
 {
     pmix_proc_t *server = arg;

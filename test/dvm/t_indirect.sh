@@ -11,6 +11,7 @@
 #   prterun-il, prterun-initiator, prun-il   indirect launch by examples/pdbg, both methods
 #   no-release the launcher's bounded hold; keepalive  kill -9 of the initiator; nohup
 #   direct     direct launch through a DVM, a tool spawned through it (PMIX_SPAWN_TOOL), attach
+#   old-handshake  PMIX_LAUNCHER_PAUSE_FOR_TOOL, PMIx_tool_connect_to_server, PMIX_LAUNCH_DIRECTIVE
 . "$(dirname "$0")/lib.sh"
 TOOL=$B/test/clients/pxt_tool
 H=$(hostname)
@@ -269,8 +270,32 @@ case_direct() {
     stop_dvm
 }
 
+# the older "wait for directives" handshake (OpenPMIx 3.x): prterun paused for a tool
+# (PMIX_LAUNCHER_PAUSE_FOR_TOOL, given directly or as a PMIX_SET_ENVAR of the spawn that
+# starts it) writes PMIX_LAUNCHER_RENDEZVOUS_FILE, the tool connects with the deprecated
+# PMIx_tool_connect_to_server, hears PMIX_LAUNCHER_READY, sends PMIX_LAUNCH_DIRECTIVE
+# (-154) with PMIX_DEBUG_JOB_DIRECTIVES, which the job gets; a bad value is refused
+case_old_handshake() {
+    local n
+    for n in 1 16 64; do
+        pdbg_ok "$T/o$n" "$n" --old -- "$PRTERUN" $RR -n "$n" "$APP" hello
+        expect_in "$T/o$n" "pdbg: launcher ready"
+        expect_in "$T/o$n" "pdbg: directives sent: PMIX_SUCCESS"
+    done
+    pdbg_ok "$T/v" 2 --old --via-spawn -- "$PRTERUN" $RR -n 2 "$APP" hello
+    run_to 60 "$PDBG" --old --timeout 30 --map-by bogus -- "$PRTERUN" $RR -n 2 "$APP" hello \
+        >"$T/d" 2>&1 && fail "a bogus map-by directive must fail the job: $(cat "$T/d")"
+    grep -q "bogus" "$T/d" || fail "the refusal must name the policy: $(cat "$T/d")"
+    PMIX_LAUNCHER_PAUSE_FOR_TOOL=garbage run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello >"$T/b" 2>&1 &&
+        fail "a bad PMIX_LAUNCHER_PAUSE_FOR_TOOL must fail: $(cat "$T/b")"
+    expect_in "$T/b" 'PMIX_LAUNCHER_PAUSE_FOR_TOOL holds "garbage", which does not name a tool'
+    grep -q "^hello" "$T/b" && fail "nothing may run: $(cat "$T/b")"
+    return 0
+}
+
 case "${1:-}" in
 listener) case_listener ;;
+old-handshake) case_old_handshake ;;
 direct) case_direct ;;
 prterun-il) case_prterun_il ;;
 prterun-initiator) case_prterun_initiator ;;
