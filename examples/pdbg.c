@@ -400,7 +400,10 @@ out:
     if (srv != NULL)
         PMIx_Proc_free(srv, nsrv);
     if (pid > 0) {
-        if (status != 0)
+        pthread_mutex_lock(&lock);
+        bool over = ended;
+        pthread_mutex_unlock(&lock);
+        if (!over)
             kill(pid, SIGTERM); /* we give up: so does our job */
         int ws = 0;
         waitpid(pid, &ws, 0);
