@@ -161,6 +161,10 @@ case_prterun_initiator() {
         pdbg_ok "$T/o$n" "$n" --launcher "$PRTERUN $RR" -n "$n" -- "$APP" hello
         expect_in "$T/o$n" "pdbg: launcher ready"
     done
+    # prte, a persistent DVM, started the same way: ready once released, gone with us
+    pdbg_ok "$T/p" 4 --launcher "$PRTE $RR" -n 4 -- "$APP" hello
+    expect_in "$T/p" "pdbg: launcher ready"
+    poll_until no_leftovers || fail "prte must end with the tool that started it: $(leftovers)"
 }
 
 # prun as the launcher of a running DVM (the launcher parses the command line)
@@ -210,6 +214,14 @@ case_keepalive() {
         poll_until no_leftovers || fail "left after kill -9 of the initiator ($n): $(leftovers)"
         sweep_stale
     done
+    # prte started by the tool: its DVM ends
+    "$PDBG" --timeout 60 --launcher "$PRTE $RR" -n 4 -- "$APP" sleep 60 >"$T/kd" 2>&1 &
+    pid=$!
+    wait_app_pids sleep 4
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    poll_until no_leftovers || fail "left after kill -9 of the initiator (prte): $(leftovers)"
+    sweep_stale
     start_dvm
     "$PDBG" --timeout 60 -- "$PRUN" $RR -n 4 "$APP" sleep 60 >"$T/kp" 2>&1 &
     pid=$!
