@@ -391,6 +391,12 @@ static bool has_custom_range(const pmix_info_t info[], size_t ninfo)
  * custom range only when it names us. */
 static bool self_in_range(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
 {
+    return px_cl_range_names(range, info, ninfo, &px_cl.myproc);
+}
+
+bool px_cl_range_names(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                       const pmix_proc_t *who)
+{
     if (range == PMIX_RANGE_RM) {
         return false;
     }
@@ -405,7 +411,7 @@ static bool self_in_range(pmix_data_range_t range, const pmix_info_t info[], siz
         const pmix_proc_t *p = v->type == PMIX_PROC ? v->data.proc : v->data.darray->array;
         size_t n = v->type == PMIX_PROC ? 1 : v->data.darray->size;
         for (size_t k = 0; p != NULL && k < n; k++) {
-            if (PMIx_Check_procid(&p[k], &px_cl.myproc)) {
+            if (PMIx_Check_procid(&p[k], who)) {
                 return true;
             }
         }

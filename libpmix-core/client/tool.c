@@ -23,6 +23,8 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "help/px_help.h"
+#include "net/px_call.h"
+#include "net/px_closewatch.h"
 #include "net/px_tcp.h"
 #include "net/px_usock.h"
 
@@ -48,7 +50,7 @@ static struct {
     bool no_connect; /* PMIX_TOOL_DO_NOT_CONNECT at init */
     bool optional;   /* PMIX_TOOL_CONNECT_OPTIONAL at init */
     int keepalive_fd;
-    struct event *keepalive_ev; /* loop only */
+    px_closewatch_t *keepalive; /* loop only */
     char *env_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init */
     pmix_proc_t parent;         /* the tool that started us, connected back to */
     bool have_parent;
@@ -122,66 +124,24 @@ static tconn_t *tconn_find(const pmix_proc_t *server)
     return NULL;
 }
 
-/* A request to one server (not the primary), waited for by a user thread. */
-typedef struct treq {
-    tconn_t *c;         /* unadopted connection, or NULL: find server on the loop */
-    pmix_proc_t server; /* when c is NULL */
-    uint32_t tag;
-    pmix_data_buffer_t msg;
-    px_latch_t latch;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* after the status */
-    int refs;                 /* waiter + callback; tl.lock */
-} treq_t;
+/* A request to one server (not the primary), waited for by a user thread
+ * (net/px_call.h): to the connection c (not adopted yet), or to server's, found on the
+ * loop. */
+typedef struct {
+    tconn_t *c;
+    pmix_proc_t server;
+} treq_key_t;
 
-static void treq_release(treq_t *r)
+static px_peer_t *treq_peer(const void *key)
 {
-    pthread_mutex_lock(&tl.lock);
-    int left = --r->refs;
-    pthread_mutex_unlock(&tl.lock);
-    if (left == 0) {
-        px_bfrops_buf_free(&r->msg);
-        px_bfrops_buf_free(&r->reply);
-        px_latch_fini(&r->latch);
-        free(r);
-    }
-}
-
-static void treq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply,
-                       void *cbdata)
-{
-    (void)peer;
-    treq_t *r = cbdata;
-    r->status = status;
-    if (status == PMIX_SUCCESS) {
-        int32_t one = 1;
-        pmix_status_t rc = px_bfrops_unpack(reply, &r->status, &one, PMIX_STATUS);
-        size_t left = px_bfrops_buf_remaining(reply);
-        if (rc != PMIX_SUCCESS) {
-            r->status = rc;
-        } else if (left > 0) {
-            px_bfrops_buf_append(&r->reply, reply->unpack_ptr, left);
-        }
-    }
-    px_latch_release(&r->latch);
-    treq_release(r);
-}
-
-static void treq_send(void *arg)
-{
-    treq_t *r = arg;
-    tconn_t *c = r->c;
+    const treq_key_t *k = key;
+    tconn_t *c = k->c;
     if (c == NULL) {
         pthread_mutex_lock(&tl.lock);
-        c = tconn_find(&r->server);
+        c = tconn_find(&k->server);
         pthread_mutex_unlock(&tl.lock);
     }
-    if (c == NULL || c->peer == NULL ||
-        px_peer_send_request(c->peer, r->tag, &r->msg, treq_reply, r) != 0) {
-        r->status = PMIX_ERR_UNREACH;
-        px_latch_release(&r->latch);
-        treq_release(r);
-    }
+    return c != NULL ? c->peer : NULL;
 }
 
 /* Send tag + msg (borrowed) to c (or to server), wait at most ms. The reply's bytes
@@ -189,40 +149,11 @@ static void treq_send(void *arg)
 static pmix_status_t treq_wait(tconn_t *c, const pmix_proc_t *server, uint32_t tag,
                                const pmix_data_buffer_t *msg, int ms, pmix_data_buffer_t *reply)
 {
-    treq_t *r = calloc(1, sizeof(*r));
-    if (reply != NULL) {
-        px_bfrops_buf_init(reply);
-    }
-    if (r == NULL || px_latch_init(&r->latch, 1) != 0) {
-        free(r);
-        return PMIX_ERR_NOMEM;
-    }
-    r->c = c;
+    treq_key_t k = {.c = c};
     if (server != NULL) {
-        r->server = *server;
+        k.server = *server;
     }
-    r->tag = tag;
-    r->refs = 2;
-    r->status = PMIX_ERR_TIMEOUT;
-    px_bfrops_buf_init(&r->msg);
-    px_bfrops_buf_init(&r->reply);
-    if (msg != NULL && msg->bytes_used > 0) {
-        px_bfrops_buf_append(&r->msg, msg->base_ptr, msg->bytes_used);
-    }
-    if (px_progress_shift(px_cl.prog, treq_send, r) != 0) {
-        r->refs = 1;
-        treq_release(r);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pmix_status_t rc = PMIX_ERR_TIMEOUT;
-    if (px_latch_wait(&r->latch, ms) == 0) {
-        rc = r->status;
-        if (reply != NULL && r->reply.bytes_used > 0) {
-            px_bfrops_buf_append(reply, r->reply.base_ptr, r->reply.bytes_used);
-        }
-    }
-    treq_release(r);
-    return rc;
+    return px_call_wait(px_cl.prog, treq_peer, &k, sizeof(k), tag, msg, ms, reply);
 }
 
 typedef struct {
@@ -492,42 +423,28 @@ void px_cl_keepalive_closed(void)
     }
 }
 
-static void keepalive_on_read(evutil_socket_t fd, short what, void *arg)
+static void keepalive_closed(void *arg)
 {
-    (void)what;
     (void)arg;
-    char buf[256];
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
-        return; /* data is no news; only the closure is */
-    }
-    event_del(tl.keepalive_ev);
     px_cl_keepalive_closed();
 }
 
 static void keepalive_on_loop(void *arg)
 {
     (void)arg;
-    int flags = fcntl(tl.keepalive_fd, F_GETFL);
-    if (flags < 0) {
-        px_debug(1, "tool", "PMIX_KEEPALIVE_PIPE %d is not an open descriptor", tl.keepalive_fd);
-        return;
-    }
-    fcntl(tl.keepalive_fd, F_SETFL, flags | O_NONBLOCK);
-    tl.keepalive_ev = event_new(px_progress_base(px_cl.prog), tl.keepalive_fd, EV_READ | EV_PERSIST,
-                                keepalive_on_read, NULL);
-    if (tl.keepalive_ev != NULL) {
-        event_add(tl.keepalive_ev, NULL);
+    tl.keepalive =
+        px_closewatch_start(px_progress_base(px_cl.prog), tl.keepalive_fd, keepalive_closed, NULL);
+    if (tl.keepalive == NULL) {
+        px_debug(1, "tool", "PMIX_KEEPALIVE_PIPE %d not watched: %s", tl.keepalive_fd,
+                 strerror(errno));
     }
 }
 
 static void unkeepalive_on_loop(void *arg)
 {
     (void)arg;
-    if (tl.keepalive_ev != NULL) {
-        event_free(tl.keepalive_ev);
-        tl.keepalive_ev = NULL;
-    }
+    px_closewatch_stop(tl.keepalive);
+    tl.keepalive = NULL;
 }
 
 /* ---- API ---- */
@@ -1048,33 +965,12 @@ static void parent_notify_on_loop(void *arg)
     free(n);
 }
 
-/* Is the tool that started us within an event's range? */
+/* Is the tool that started us within an event's range? (Its namespace is not ours.) */
 static bool parent_in_range(const pmix_proc_t *parent, pmix_data_range_t range,
                             const pmix_info_t info[], size_t ninfo)
 {
-    if (range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_RM || range == PMIX_RANGE_NAMESPACE) {
-        return false; /* its namespace is not ours */
-    }
-    if (range != PMIX_RANGE_CUSTOM) {
-        return true;
-    }
-    for (size_t i = 0; i < ninfo; i++) {
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_EVENT_CUSTOM_RANGE)) {
-            continue;
-        }
-        const pmix_value_t *v = &info[i].value;
-        const pmix_proc_t *p = v->type == PMIX_PROC ? v->data.proc
-                               : v->type == PMIX_DATA_ARRAY && v->data.darray != NULL
-                                   ? v->data.darray->array
-                                   : NULL;
-        size_t n = v->type == PMIX_PROC ? 1 : p != NULL ? v->data.darray->size : 0;
-        for (size_t k = 0; k < n; k++) {
-            if (PMIx_Check_procid(&p[k], parent)) {
-                return true;
-            }
-        }
-    }
-    return false;
+    return range != PMIX_RANGE_PROC_LOCAL && range != PMIX_RANGE_NAMESPACE &&
+           px_cl_range_names(range, info, ninfo, parent);
 }
 
 void px_tool_parent_notify(const pmix_data_buffer_t *msg, pmix_data_range_t range,

@@ -32,6 +32,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "help/px_help.h"
+#include "util/px_argv.h"
 
 extern char **environ;
 
@@ -273,15 +274,8 @@ static const char *const self_spawn_honoured[] = {
 static char **child_env(const pmix_app_t *app, const pmix_proc_t *proc)
 {
     char **env = PMIx_Argv_copy(environ);
-    for (size_t i = 0; env != NULL && app->env != NULL && app->env[i] != NULL; i++) {
-        char *eq = strchr(app->env[i], '=');
-        char *name = eq ? strndup(app->env[i], (size_t)(eq - app->env[i])) : NULL;
-        if (name != NULL) {
-            PMIx_Setenv(name, eq + 1, true, &env);
-            free(name);
-        }
-    }
-    if (env != NULL && PMIx_server_setup_fork(proc, &env) != PMIX_SUCCESS) {
+    if (env != NULL &&
+        (px_env_merge(&env, app->env) != 0 || PMIx_server_setup_fork(proc, &env) != PMIX_SUCCESS)) {
         PMIx_Argv_free(env);
         env = NULL;
     }

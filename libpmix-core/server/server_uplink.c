@@ -23,6 +23,8 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "help/px_help.h"
+#include "net/px_call.h"
+#include "net/px_closewatch.h"
 #include "net/px_tcp.h"
 #include "net/px_usock.h"
 #include "server/px_server.h"
@@ -38,58 +40,12 @@ static struct {
     bool have_store;
 } ul = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* ---- a request waited for on the host's thread ---- */
+/* ---- a request waited for on the host's thread (net/px_call.h) ---- */
 
-typedef struct {
-    uint32_t tag;
-    pmix_data_buffer_t msg;
-    px_latch_t latch;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* after the status */
-    int refs;                 /* waiter + callback; ul.lock */
-} ureq_t;
-
-static void ureq_release(ureq_t *r)
+static px_peer_t *ul_peer(const void *key)
 {
-    pthread_mutex_lock(&ul.lock);
-    int left = --r->refs;
-    pthread_mutex_unlock(&ul.lock);
-    if (left == 0) {
-        px_bfrops_buf_free(&r->msg);
-        px_bfrops_buf_free(&r->reply);
-        px_latch_fini(&r->latch);
-        free(r);
-    }
-}
-
-static void ureq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply,
-                       void *cbdata)
-{
-    (void)peer;
-    ureq_t *r = cbdata;
-    r->status = status;
-    if (status == PMIX_SUCCESS) {
-        int32_t one = 1;
-        pmix_status_t rc = px_bfrops_unpack(reply, &r->status, &one, PMIX_STATUS);
-        size_t left = px_bfrops_buf_remaining(reply);
-        if (rc != PMIX_SUCCESS) {
-            r->status = rc;
-        } else if (left > 0) {
-            px_bfrops_buf_append(&r->reply, reply->unpack_ptr, left);
-        }
-    }
-    px_latch_release(&r->latch);
-    ureq_release(r);
-}
-
-static void ureq_send(void *arg)
-{
-    ureq_t *r = arg;
-    if (ul.peer == NULL || px_peer_send_request(ul.peer, r->tag, &r->msg, ureq_reply, r) != 0) {
-        r->status = PMIX_ERR_UNREACH;
-        px_latch_release(&r->latch);
-        ureq_release(r);
-    }
+    (void)key;
+    return ul.peer;
 }
 
 /* tag + msg (borrowed) to the tool; *reply (initialised here) gets the bytes after the
@@ -97,34 +53,7 @@ static void ureq_send(void *arg)
 static pmix_status_t ureq_wait(uint32_t tag, const pmix_data_buffer_t *msg,
                                pmix_data_buffer_t *reply)
 {
-    px_bfrops_buf_init(reply);
-    ureq_t *r = calloc(1, sizeof(*r));
-    if (r == NULL || px_latch_init(&r->latch, 1) != 0) {
-        free(r);
-        return PMIX_ERR_NOMEM;
-    }
-    r->tag = tag;
-    r->refs = 2;
-    r->status = PMIX_ERR_TIMEOUT;
-    px_bfrops_buf_init(&r->msg);
-    px_bfrops_buf_init(&r->reply);
-    if (msg != NULL && msg->bytes_used > 0) {
-        px_bfrops_buf_append(&r->msg, msg->base_ptr, msg->bytes_used);
-    }
-    if (px_progress_shift(px_srv->prog, ureq_send, r) != 0) {
-        r->refs = 1;
-        ureq_release(r);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pmix_status_t rc = PMIX_ERR_TIMEOUT;
-    if (px_latch_wait(&r->latch, PX_UPLINK_MS) == 0) {
-        rc = r->status;
-        if (r->reply.bytes_used > 0) {
-            px_bfrops_buf_append(reply, r->reply.base_ptr, r->reply.bytes_used);
-        }
-    }
-    ureq_release(r);
-    return rc;
+    return px_call_wait(px_srv->prog, ul_peer, "", 0, tag, msg, PX_UPLINK_MS, reply);
 }
 
 /* ---- the peer (loop) ---- */
@@ -318,18 +247,11 @@ pmix_status_t px_srv_uplink_start(px_server_t *s)
 
 /* ---- the keepalive pipe (Tools chapter: the tool that started us holds its write end) ---- */
 
-static struct event *ka_ev; /* loop only */
+static px_closewatch_t *ka; /* loop only */
 
-static void ka_on_read(evutil_socket_t fd, short what, void *arg)
+static void ka_closed(void *arg)
 {
-    (void)what;
     (void)arg;
-    char buf[256];
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
-        return; /* data is no news; only the closure is */
-    }
-    event_del(ka_ev);
     /* the tool ended: PMIX_EVENT_JOB_END for its namespace, to our own handlers */
     pmix_proc_t parent;
     if (!px_srv_uplink_parent(&parent)) {
@@ -354,17 +276,10 @@ static void ka_on_read(evutil_socket_t fd, short what, void *arg)
 static void ka_on_loop(void *arg)
 {
     px_server_t *s = arg;
-    int flags = fcntl(s->keepalive_fd, F_GETFL);
-    if (flags < 0) {
-        px_debug(1, "server", "PMIX_KEEPALIVE_PIPE %d is not an open descriptor", s->keepalive_fd);
-        return;
-    }
-    fcntl(s->keepalive_fd, F_SETFL, flags | O_NONBLOCK);
-    fcntl(s->keepalive_fd, F_SETFD, FD_CLOEXEC); /* ours, not our children's */
-    ka_ev = event_new(px_progress_base(s->prog), s->keepalive_fd, EV_READ | EV_PERSIST, ka_on_read,
-                      NULL);
-    if (ka_ev != NULL) {
-        event_add(ka_ev, NULL);
+    ka = px_closewatch_start(px_progress_base(s->prog), s->keepalive_fd, ka_closed, NULL);
+    if (ka == NULL) {
+        px_debug(1, "server", "PMIX_KEEPALIVE_PIPE %d not watched: %s", s->keepalive_fd,
+                 strerror(errno));
     }
 }
 
@@ -378,10 +293,8 @@ void px_srv_keepalive_start(px_server_t *s)
 /* At finalize, on the loop. */
 void px_srv_uplink_fini(void)
 {
-    if (ka_ev != NULL) {
-        event_free(ka_ev);
-        ka_ev = NULL;
-    }
+    px_closewatch_stop(ka);
+    ka = NULL;
     if (ul.peer != NULL) {
         /* our last events (a job's end) reach the tool before we close */
         struct timespec ts;
