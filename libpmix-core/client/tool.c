@@ -613,8 +613,20 @@ static pmix_status_t connect_back(void)
     if (rc != PMIX_SUCCESS) {
         px_show_help("help-pmix-tool.txt", "unreachable", tl.env_uri, px_hostname(),
                      "no answer to the requests after the attach");
+        return rc;
     }
-    return rc;
+    /* PMIx_Get(PMIX_PARENT_ID) names it even when it registered nothing for us */
+    pthread_mutex_lock(&px_cl.lock);
+    px_nspace_t *rec = px_store_add(&px_cl.store, px_cl.myproc.nspace);
+    px_ns_rank_t *r = rec != NULL ? px_ns_rank(rec, px_cl.myproc.rank) : NULL;
+    if (r != NULL && px_ns_lookup(rec, px_cl.myproc.rank, PMIX_PARENT_ID, NULL) == NULL) {
+        pmix_value_t v;
+        PMIx_Value_load(&v, &parent, PMIX_PROC);
+        px_kvset_put(&r->info, PMIX_PARENT_ID, &v);
+        PMIx_Value_destruct(&v);
+    }
+    pthread_mutex_unlock(&px_cl.lock);
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)

@@ -31,6 +31,7 @@
  *     --reply CODE                       the same after --wait-event
  *     --end-until FILE                   before finalizing, wait until FILE exists (30 s
  *                                        at most: then fail)
+ *     --parent                           print PMIx_Get(&me, PMIX_PARENT_ID)
  *     --directives                       print PMIx_Get(&me, PMIX_LAUNCH_DIRECTIVES)
  *                                        ("directive KEY=VALUE") and PMIX_PARENT_ID
  *     --self-spawn -- PROG ARGS...       (last option) PMIx_Spawn PROG with
@@ -319,6 +320,8 @@ static int print_uri(const pmix_proc_t *me)
     return 0;
 }
 
+static int print_parent(const pmix_proc_t *me);
+
 static int directives(const pmix_proc_t *me)
 {
     pmix_value_t *v = NULL;
@@ -334,8 +337,13 @@ static int directives(const pmix_proc_t *me)
         free(val);
     }
     PMIx_Value_free(v, 1);
-    v = NULL;
-    rc = PMIx_Get(me, PMIX_PARENT_ID, NULL, 0, &v);
+    return print_parent(me);
+}
+
+static int print_parent(const pmix_proc_t *me)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_PARENT_ID, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || v->type != PMIX_PROC) {
         printf("pxt_tool: PMIx_Get(PMIX_PARENT_ID): %s\n", PMIx_Error_string(rc));
         return 1;
@@ -438,7 +446,7 @@ int main(int argc, char **argv)
     int timeout, linger_ms = 0, wait_code = 0;
     bool wait_ev = false, late_ev = false, do_upcalls = false, want_uri = false;
     int notify_code = 0, reply_code = 0;
-    bool want_dirs = false;
+    bool want_dirs = false, want_parent = false;
     char **spawn_prog = NULL;
     const char *tmpdir = NULL;
 
@@ -538,6 +546,8 @@ int main(int argc, char **argv)
             end_until = v;
         } else if (!strcmp(a, "--directives")) {
             want_dirs = true;
+        } else if (!strcmp(a, "--parent")) {
+            want_parent = true;
         } else if (!strcmp(a, "--self-spawn")) {
             if (i + 2 >= argc || strcmp(argv[i + 1], "--") != 0)
                 die("%s needs -- PROG", a);
@@ -593,6 +603,8 @@ int main(int argc, char **argv)
     if (want_uri && print_uri(&me) != 0)
         fail = 1;
     if (want_dirs && directives(&me) != 0)
+        fail = 1;
+    if (want_parent && print_parent(&me) != 0)
         fail = 1;
     if (spawn_prog != NULL && self_spawn(&me, spawn_prog) != 0)
         fail = 1;
