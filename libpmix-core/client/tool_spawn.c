@@ -428,8 +428,12 @@ pmix_status_t px_tool_self_spawn(const pmix_info_t job[], size_t njob, const pmi
     if (total > 1024) {
         return PMIX_ERR_BAD_PARAM; /* a tool starts a launcher or a few programs */
     }
-    bool out = info_true(job, njob, PMIX_FWD_STDOUT);
-    bool err = info_true(job, njob, PMIX_FWD_STDERR) || info_true(job, njob, PMIX_FWD_STDDIAG);
+    /* PMIX_IOF_LOCAL_OUTPUT: straight to our own stdout/stderr (the child writes to our
+     * descriptors; no PMIx_IOF_pull handler sees it); else PMIX_FWD_* capture it */
+    bool local = info_true(job, njob, PMIX_IOF_LOCAL_OUTPUT);
+    bool out = !local && info_true(job, njob, PMIX_FWD_STDOUT);
+    bool err =
+        !local && (info_true(job, njob, PMIX_FWD_STDERR) || info_true(job, njob, PMIX_FWD_STDDIAG));
     sjob_t *j = calloc(1, sizeof(*j));
     sproc_t *procs = calloc(total, sizeof(*procs));
     if (j == NULL || procs == NULL) {

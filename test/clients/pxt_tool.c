@@ -34,6 +34,7 @@
  *     --parent                           print PMIx_Get(&me, PMIX_PARENT_ID)
  *     --directives                       print PMIx_Get(&me, PMIX_LAUNCH_DIRECTIVES)
  *                                        ("directive KEY=VALUE") and PMIX_PARENT_ID
+ *     --local-output                     with --self-spawn: PMIX_IOF_LOCAL_OUTPUT too
  *     --self-spawn -- PROG ARGS...       (last option) PMIx_Spawn PROG with
  *                                        PMIX_FWD_STDOUT, PMIX_LAUNCH_DIRECTIVES
  *                                        {PMIX_TIMEOUT=7, PMIX_MAPBY=slot} and our URI as
@@ -375,6 +376,8 @@ static void end_handler(size_t id, pmix_status_t status, const pmix_proc_t *sour
     cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+static bool local_output;
+
 static int self_spawn(const pmix_proc_t *me, char **prog)
 {
     pmix_value_t *u = NULL;
@@ -407,6 +410,8 @@ static int self_spawn(const pmix_proc_t *me, char **prog)
     PMIx_Info_list_convert(dl, &da);
     PMIx_Info_list_add(jl, PMIX_LAUNCH_DIRECTIVES, &da, PMIX_DATA_ARRAY);
     PMIx_Info_list_add(jl, PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    if (local_output)
+        PMIx_Info_list_add(jl, PMIX_IOF_LOCAL_OUTPUT, &yes, PMIX_BOOL);
     pmix_data_array_t ja;
     PMIx_Info_list_convert(jl, &ja);
     PMIx_Info_list_release(dl);
@@ -546,6 +551,8 @@ int main(int argc, char **argv)
             end_until = v;
         } else if (!strcmp(a, "--directives")) {
             want_dirs = true;
+        } else if (!strcmp(a, "--local-output")) {
+            local_output = true;
         } else if (!strcmp(a, "--parent")) {
             want_parent = true;
         } else if (!strcmp(a, "--self-spawn")) {

@@ -110,6 +110,14 @@ case_self_spawn() {
         >"$T/b" 2>&1 || fail "self-spawn of sh: $(cat "$T/b")"
     expect_in "$T/b" "child here"
     expect_in "$T/b" "exit code 3"
+    # captured (PMIX_FWD_STDOUT: the child's stdout is a pipe to us), or, with
+    # PMIX_IOF_LOCAL_OUTPUT, the child writes to our stdout itself
+    run_to 30 "$TOOL" --do-not-connect --launcher --self-spawn -- sh -c 'readlink /proc/self/fd/1' \
+        >"$T/f" 2>&1 || fail "self-spawn: $(cat "$T/f")"
+    grep -q "^pipe:" "$T/f" || fail "output must be captured: $(cat "$T/f")"
+    run_to 30 "$TOOL" --do-not-connect --launcher --local-output --self-spawn -- sh -c \
+        'readlink /proc/self/fd/1' >"$T/l" 2>&1 || fail "self-spawn: $(cat "$T/l")"
+    grep -qx "$T/l" "$T/l" || fail "PMIX_IOF_LOCAL_OUTPUT: our own stdout: $(cat "$T/l")"
     run_to 30 "$TOOL" --do-not-connect --launcher --self-spawn -- "$T/nosuch" >"$T/c" 2>&1 &&
         fail "a missing program must fail: $(cat "$T/c")"
     expect_in "$T/c" "the tool could not start $T/nosuch on host"
