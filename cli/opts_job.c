@@ -644,6 +644,13 @@ int px_opts_job_finish(px_cmd_t *cmd, px_job_state_t *js)
         if (px_opts_read_appfile(cmd, js) < 0)
             return -1;
     }
+    if (cmd->kind == PX_CMD_PRTERUN && getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL && js->nsegs == 1 &&
+        js->segs[0].argv == NULL) {
+        /* a launcher started by a tool that parses the command line itself (Tools chapter,
+         * initiator-based parsing): the jobs come as that tool's spawn requests */
+        cmd->napps = 0;
+        return 0;
+    }
     for (size_t i = 0; i < js->nsegs; i++) {
         if (js->segs[i].argv != NULL)
             continue;

@@ -14,6 +14,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include "cli/px_il.h"
 #include "cli/px_opts.h"
 #include "help/px_help.h"
 #include "launcher/px_dvm.h"
@@ -34,7 +35,61 @@ static void stopped(void *arg)
 static void terminate(void *arg)
 {
     (void)arg;
-    px_dvm_shutdown(dvm, stopped, NULL);
+    static bool shutting;
+    if (!shutting) {
+        shutting = true;
+        px_dvm_shutdown(dvm, stopped, NULL);
+    }
+}
+
+/* ---- started by a tool (indirect launch, cli/px_il.h): a persistent DVM that takes
+ * that tool's spawn requests once it released us, and ends with it ---- */
+static px_il_t *il;
+static struct event *hold_timer;
+static bool il_released, dvm_up;
+static pmix_status_t release_status;
+
+static void tell_ready(void)
+{
+    if (il != NULL && il_released && dvm_up) {
+        px_il_ready(il);
+    }
+}
+
+static void released_on_loop(void *arg)
+{
+    (void)arg;
+    if (hold_timer != NULL) {
+        event_del(hold_timer);
+    }
+    if (release_status != PMIX_SUCCESS) {
+        status = 1; /* not released in time: the message said so */
+        terminate(NULL);
+        return;
+    }
+    il_released = true;
+    tell_ready();
+}
+
+static void il_released_cb(pmix_status_t st, void *arg)
+{
+    (void)arg;
+    release_status = st;
+    px_dvm_shift(dvm, released_on_loop, NULL);
+}
+
+static void il_parent_gone(void *arg)
+{
+    (void)arg;
+    px_dvm_shift(dvm, terminate, NULL); /* the DVM ends with the tool that started it */
+}
+
+static void hold_expired(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    px_il_hold_expired(il);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -114,6 +169,8 @@ static void ready(bool ok, void *arg)
         return;
     }
     status = 0;
+    dvm_up = true;
+    tell_ready();
     if (!cmd.no_ready_msg) {
         printf("DVM ready\n");
         fflush(stdout);
@@ -154,6 +211,9 @@ int main(int argc, char **argv)
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* started by a tool: the server library connects back to it; we take the identity it
+     * registered for us (read before the library unsets the variable) */
+    bool by_tool = getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL;
     evthread_use_pthreads();
     base = event_base_new();
     px_dvm_opts_t o;
@@ -161,8 +221,24 @@ int main(int argc, char **argv)
     o.system_server = cmd.system_server;
     o.terminate = terminate;
     o.ready = ready;
+    o.nspace = by_tool ? getenv("PMIX_NAMESPACE") : NULL;
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         goto out;
+    }
+    if (by_tool) {
+        pmix_proc_t me;
+        PMIx_Load_procid(&me, px_dvm_nspace(dvm), 0);
+        px_il_cbs_t cbs = {
+            .prog = cmd.prog, .released = il_released_cb, .parent_gone = il_parent_gone};
+        il = px_il_create(&me, &cbs);
+        if (il != NULL) {
+            struct timeval tv = {px_il_hold_secs(il), 0};
+            hold_timer = evtimer_new(base, hold_expired, NULL);
+            if (hold_timer != NULL) {
+                evtimer_add(hold_timer, &tv);
+            }
+            px_il_hold(il);
+        }
     }
     struct event *sigs[3];
     int signos[3] = {SIGTERM, SIGINT, SIGHUP};
@@ -174,6 +250,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) {
         event_free(sigs[i]);
     }
+    if (hold_timer != NULL) {
+        event_free(hold_timer);
+    }
+    px_il_destroy(il); /* its handler goes before the server */
     px_dvm_destroy(dvm);
 out:
     if (uri_file != NULL) {

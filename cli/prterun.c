@@ -17,6 +17,7 @@
 #include <event2/thread.h>
 
 #include "cli/px_cli.h"
+#include "cli/px_il.h"
 #include "cli/px_opts.h"
 #include "help/px_help.h"
 #include "launcher/px_dvm.h"
@@ -26,6 +27,12 @@ static px_dvm_t *dvm; /* the controller this command runs */
 static int exit_status = 1;
 static char *end_message; /* printed after the job's output is all written */
 static int nint;
+static bool shutting;
+
+/* ---- started by a tool (indirect launch, cli/px_il.h): loop-side state ---- */
+static px_il_t *il;              /* NULL: nobody started us as a launcher */
+static struct event *hold_timer; /* the hold's bound */
+static bool il_released, dvm_up;
 
 static void stopped(void *arg)
 {
@@ -33,21 +40,31 @@ static void stopped(void *arg)
     event_base_loopexit(base, NULL);
 }
 
+static void shutdown_once(void)
+{
+    if (!shutting) {
+        shutting = true;
+        px_dvm_shutdown(dvm, stopped, NULL);
+    }
+}
+
 static void ended(const char *nspace, const px_job_result_t *r, void *arg)
 {
-    (void)nspace;
     (void)arg;
     if (r->message != NULL) {
         end_message = strdup(r->message);
     }
     exit_status = r->exit_code;
-    px_dvm_shutdown(dvm, stopped, NULL);
+    if (il != NULL) {
+        px_il_ended(il, nspace, r->exit_code, r->status);
+    }
+    shutdown_once();
 }
 
 static void terminate(void *arg)
 {
     (void)arg;
-    px_dvm_shutdown(dvm, stopped, NULL);
+    shutdown_once();
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -89,8 +106,10 @@ static void chunk_done(pmix_status_t status, void *cbdata)
  * stdin goes only to processes that exist. */
 static void job_started(const char *nspace, void *arg)
 {
-    (void)nspace;
     (void)arg;
+    if (il != NULL) {
+        px_il_launched(il, nspace); /* the tool that started us learns the namespace */
+    }
     pthread_mutex_lock(&in_lock);
     in_started = true;
     pthread_cond_signal(&in_cond);
@@ -145,13 +164,147 @@ static void *stdin_reader(void *arg)
     }
 }
 
+/* ---- indirect launch: hold, directives, events ---- */
+
+static px_dvm_local_t local_cb = {.ended = ended, .started = job_started};
+static px_cmd_t cmd;
+
+/* Released (or no hold): launch our command line's job, or, without one, say we take the
+ * tool's spawn requests once the DVM is up. Loop. */
+static void go(void)
+{
+    if (cmd.napps == 0 && il == NULL) {
+        shutdown_once(); /* no job and no tool to take spawn requests from */
+        return;
+    }
+    if (cmd.napps == 0) {
+        if (dvm_up) {
+            px_il_ready(il);
+        }
+        return; /* the DVM runs until the tool that started us ends */
+    }
+    if (px_dvm_spawn_local(dvm, cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &local_cb) != 0) {
+        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
+        shutdown_once();
+    }
+}
+
+static pmix_status_t release_status;
+
+static void released_on_loop(void *arg)
+{
+    (void)arg;
+    if (hold_timer != NULL) {
+        event_del(hold_timer);
+    }
+    if (release_status != PMIX_SUCCESS) {
+        exit_status = 1; /* not released in time: the message said so */
+        shutdown_once();
+        return;
+    }
+    il_released = true;
+    /* the tool's directives for the job (the older handshake's came with the release) */
+    if (cmd.napps > 0 && px_il_add_directives(il, &cmd.jinfo, &cmd.njinfo) != 0) {
+        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
+        shutdown_once();
+        return;
+    }
+    go();
+}
+
+static void il_released_cb(pmix_status_t status, void *arg)
+{
+    (void)arg;
+    release_status = status;
+    px_dvm_shift(dvm, released_on_loop, NULL);
+}
+
+static void parent_gone_on_loop(void *arg)
+{
+    (void)arg;
+    /* the tool that started us ended: its job goes with it (no PMIX_NOHUP) */
+    exit_status = 1;
+    shutdown_once();
+}
+
+static void il_parent_gone(void *arg)
+{
+    (void)arg;
+    px_dvm_shift(dvm, parent_gone_on_loop, NULL);
+}
+
+static void hold_expired(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    px_il_hold_expired(il);
+}
+
+static void dvm_ready(bool ok, void *arg)
+{
+    (void)arg;
+    dvm_up = ok;
+    if (ok && il != NULL && il_released && cmd.napps == 0) {
+        px_il_ready(il);
+    }
+}
+
+/* A tool started us (PMIX_LAUNCHER_RNDZ_URI, connected back by the server library), or
+ * we are to wait for one (PMIX_LAUNCHER_PAUSE_FOR_TOOL, the older handshake): the hold,
+ * then its directives for the job. 0, or -1 (message shown). */
+static int indirect(const char *pause_for)
+{
+    pmix_proc_t me;
+    PMIx_Load_procid(&me, px_dvm_nspace(dvm), 0);
+    px_il_cbs_t cbs = {.prog = cmd.prog, .released = il_released_cb, .parent_gone = il_parent_gone};
+    il = pause_for != NULL ? px_il_create_paused(pause_for, &me, &cbs) : px_il_create(&me, &cbs);
+    if (il == NULL) {
+        if (errno == EINVAL) {
+            return -1; /* the message said why */
+        }
+        if (errno != 0) {
+            px_show_help("help-prte.txt", "server-init", cmd.prog, strerror(errno));
+            return -1;
+        }
+        go(); /* not started by a tool after all (nothing registered for us) */
+        return 0;
+    }
+    if (pause_for != NULL) {
+        /* we wait for it: told now, the server keeps the event for the tool's
+         * registration once it connected (to our rendezvous file) */
+        px_il_ready(il);
+    }
+    struct timeval tv = {px_il_hold_secs(il), 0};
+    hold_timer = evtimer_new(base, hold_expired, NULL);
+    if (hold_timer != NULL) {
+        evtimer_add(hold_timer, &tv);
+    }
+    px_il_hold(il); /* released now, or when the tool says so */
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    px_cmd_t cmd;
+    /* started by a tool as its launcher: the server library connects back to it, and we
+     * take the identity it registered for us (read before the library unsets them) */
+    bool by_tool = getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL;
+    const char *ilns = by_tool ? getenv("PMIX_NAMESPACE") : NULL;
     px_opts_result_t r = px_opts_parse(PX_CMD_PRTERUN, argc, argv, &cmd);
     if (r != PX_OPTS_RUN) {
         return r == PX_OPTS_EXIT_OK ? 0 : 1;
     }
+    /* the older handshake: wait for that tool; our rendezvous file where it looks (ours,
+     * never our children's) */
+    char *pause_for = getenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL") != NULL
+                          ? strdup(getenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL"))
+                          : NULL;
+    char *rndz_file = getenv("PMIX_LAUNCHER_RENDEZVOUS_FILE") != NULL
+                          ? strdup(getenv("PMIX_LAUNCHER_RENDEZVOUS_FILE"))
+                          : NULL;
+    unsetenv("PMIX_LAUNCHER_PAUSE_FOR_TOOL");
+    unsetenv("PMIX_LAUNCHER_RENDEZVOUS_FILE");
+
     signal(SIGPIPE, SIG_IGN);
     px_cli_grow_stdout_pipes();
     evthread_use_pthreads();
@@ -159,11 +312,16 @@ int main(int argc, char **argv)
     px_dvm_opts_t o;
     px_opts_dvm(&cmd, &o); /* the DVM's options from the command line (both commands) */
     o.terminate = terminate;
+    o.ready = dvm_ready;
+    o.nspace = ilns;
+    o.rndz_file = rndz_file;
     if (base == NULL || (dvm = px_dvm_create(base, &o)) == NULL) {
         if (base != NULL) {
             event_base_free(base);
         }
         px_opts_fini(&cmd);
+        free(pause_for);
+        free(rndz_file);
         return 1;
     }
     int signos[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGUSR1, SIGUSR2};
@@ -173,10 +331,11 @@ int main(int argc, char **argv)
         sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
         event_add(sigs[i], NULL);
     }
-    px_dvm_local_t cb = {.ended = ended, .started = job_started};
-    if (px_dvm_spawn_local(dvm, cmd.apps, cmd.napps, cmd.jinfo, cmd.njinfo, &cb) != 0) {
-        px_show_help("help-prte.txt", "spawn-failed", cmd.prog, "out of memory");
-        px_dvm_shutdown(dvm, stopped, NULL);
+    if (!by_tool && pause_for == NULL) {
+        go();
+    } else if (indirect(pause_for) != 0) {
+        exit_status = 1;
+        shutdown_once();
     }
     pthread_t reader;
     bool have_reader = !cmd.stdin_none && pipe(in_wake) == 0 &&
@@ -201,12 +360,18 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NSIG_FWD; i++) {
         event_free(sigs[i]);
     }
+    if (hold_timer != NULL) {
+        event_free(hold_timer);
+    }
+    px_il_destroy(il);   /* its handler goes before the server */
     px_dvm_destroy(dvm); /* writes what the job's output left queued */
     if (end_message != NULL) {
         px_help_fput(stderr, end_message);
         free(end_message);
     }
     px_opts_fini(&cmd);
+    free(pause_for);
+    free(rndz_file);
     fflush(stdout);
     _exit(exit_status);
 }

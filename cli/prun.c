@@ -18,6 +18,7 @@
 #include <pmix_tool.h>
 
 #include "cli/px_cli.h"
+#include "cli/px_il.h"
 #include "cli/px_opts.h"
 #include "help/px_help.h"
 
@@ -29,6 +30,9 @@ static int exit_code;
 static char *end_message;
 static pmix_nspace_t job_nspace;
 static bool push_busy;
+/* started by a tool (indirect launch, cli/px_il.h) */
+static px_il_t *il;
+static bool il_released, il_timed_out, parent_gone;
 
 static void poke(void)
 {
@@ -59,15 +63,23 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                 msg = info[i].value.data.string;
             }
         }
-        /* ours: we run one job, and before the spawn reply we do not know its name */
-        if (!job_ended &&
+        /* ours: we run one job, and before the spawn reply we do not know its name (the
+         * end of the tool that started us is not it: px_il handles that one) */
+        bool parents = il != NULL && px_il_is_parent(il, ns);
+        if (!job_ended && !parents &&
             (job_nspace[0] == '\0' || ns == NULL || PMIx_Check_nspace(job_nspace, ns))) {
             job_ended = true;
             exit_code = code;
             end_message = msg ? strdup(msg) : NULL;
         }
     } else if (status == PMIX_ERR_LOST_CONNECTION) {
-        dvm_lost = true;
+        /* our DVM's connection; not a tool that left our own server (it names that
+         * tool: as a launcher, the tool that started us, see px_il) */
+        bool other = false;
+        for (size_t i = 0; i < ninfo; i++) {
+            other = other || PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC);
+        }
+        dvm_lost = dvm_lost || !other;
     }
     pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
@@ -187,6 +199,61 @@ static bool forward_stdin(const px_cmd_t *cmd)
     return n > 0;
 }
 
+static void il_released_cb(pmix_status_t status, void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    il_released = true;
+    il_timed_out = status != PMIX_SUCCESS;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    poke();
+}
+
+static void il_parent_gone(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    parent_gone = true;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+    poke();
+}
+
+/* Started by a tool: its directives join the job's; hold until it releases us (or gave
+ * up, or went). 0 to go on, -1 to leave (message shown). */
+static int indirect(px_cmd_t *cmd, const pmix_proc_t *me)
+{
+    px_il_cbs_t cbs = {
+        .prog = cmd->prog, .released = il_released_cb, .parent_gone = il_parent_gone};
+    il = px_il_create(me, &cbs);
+    if (il == NULL) {
+        return errno == 0 ? 0 : -1;
+    }
+    if (px_il_add_directives(il, &cmd->jinfo, &cmd->njinfo) != 0) {
+        return -1;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += px_il_hold_secs(il);
+    px_il_hold(il);
+    pthread_mutex_lock(&lock);
+    while (!il_released && !parent_gone) {
+        if (pthread_cond_timedwait(&cond, &lock, &until) != 0) {
+            break;
+        }
+    }
+    bool released = il_released, gone = parent_gone;
+    pthread_mutex_unlock(&lock);
+    if (!released && !gone) {
+        px_il_hold_expired(il); /* the message, and il_timed_out */
+    }
+    pthread_mutex_lock(&lock);
+    bool go = il_released && !il_timed_out && !parent_gone;
+    pthread_mutex_unlock(&lock);
+    return go ? 0 : -1;
+}
+
 static void print_message(const char *msg)
 {
     if (msg != NULL && msg[0] != '\0') {
@@ -227,6 +294,9 @@ int main(int argc, char **argv)
     PMIx_Register_event_handler(codes, 2, NULL, 0, on_event, registered, NULL);
 
     int status = 1;
+    if (indirect(&cmd, &me) != 0) {
+        goto out;
+    }
     pmix_nspace_t ns = {0};
     pmix_status_t rc = PMIx_Spawn(cmd.jinfo, cmd.njinfo, cmd.apps, cmd.napps, ns);
     if (rc != PMIX_SUCCESS) {
@@ -256,17 +326,30 @@ int main(int argc, char **argv)
     pthread_mutex_lock(&lock);
     PMIX_LOAD_NSPACE(job_nspace, ns);
     pthread_mutex_unlock(&lock);
+    if (il != NULL) {
+        px_il_launched(il, ns); /* the tool that started us learns the namespace */
+    }
+    bool killed = false;
 
     bool stdin_open = !cmd.stdin_none;
     int nint = 0;
     for (;;) {
         pthread_mutex_lock(&lock);
-        bool done = job_ended, lost = dvm_lost, busy = push_busy;
+        bool done = job_ended, lost = dvm_lost, busy = push_busy, gone = parent_gone;
         pthread_mutex_unlock(&lock);
         if (done) {
             print_message(end_message);
             status = exit_code;
+            if (il != NULL) {
+                px_il_ended(il, job_nspace, exit_code,
+                            exit_code == 0 ? PMIX_SUCCESS : PMIX_ERR_JOB_NON_ZERO_TERM);
+            }
             break;
+        }
+        if (gone && !killed) {
+            /* the tool that started us ended: the job goes with it (no PMIX_NOHUP) */
+            killed = true;
+            forward_signal(0, true);
         }
         if (lost) {
             px_show_help("help-prte.txt", "lost-dvm", cmd.prog, job_nspace);
@@ -304,6 +387,7 @@ int main(int argc, char **argv)
         }
     }
 out:
+    px_il_destroy(il);
     PMIx_tool_finalize();
     free(end_message);
     px_opts_fini(&cmd);

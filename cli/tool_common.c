@@ -24,11 +24,37 @@ double px_cli_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* A launcher started by a tool connects back to it after finding its DVM, keeping the
+ * DVM as its primary server; with no DVM, that tool is its primary. */
+static bool found_dvm(const pmix_proc_t *me)
+{
+    pmix_proc_t *servers = NULL;
+    size_t n = 0;
+    pmix_value_t *parent = NULL;
+    bool dvm = PMIx_tool_get_servers(&servers, &n) == PMIX_SUCCESS && n > 0;
+    if (dvm && PMIx_Get(me, PMIX_PARENT_ID, NULL, 0, &parent) == PMIX_SUCCESS &&
+        parent->type == PMIX_PROC) {
+        dvm = !PMIx_Check_procid(&servers[0], parent->data.proc);
+    }
+    if (parent != NULL) {
+        PMIx_Value_free(parent, 1);
+    }
+    if (servers != NULL) {
+        PMIx_Proc_free(servers, n);
+    }
+    return dvm;
+}
+
 int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me)
 {
-    pmix_info_t info[4];
+    pmix_info_t info[5];
     size_t n = 0;
-    bool yes = true;
+    bool yes = true, by_tool = getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL;
+    if (by_tool) {
+        /* started by a tool as its launcher (indirect launch): a listener of our own, so
+         * that the tool can make us its server (PMIx_tool_set_server) */
+        PMIX_INFO_LOAD(&info[n++], PMIX_LAUNCHER, &yes, PMIX_BOOL);
+    }
     if (cmd->dvm_uri != NULL && strncmp(cmd->dvm_uri, "file:", 5) == 0) {
         PMIX_INFO_LOAD(&info[n++], PMIX_TOOL_ATTACHMENT_FILE, cmd->dvm_uri + 5, PMIX_STRING);
     } else if (cmd->dvm_uri != NULL) {
@@ -53,6 +79,11 @@ int px_cli_connect(const px_cmd_t *cmd, pmix_proc_t *me)
         /* found, but it does not serve us: not the same advice as finding none */
         px_show_help("help-prte.txt", "dvm-refused", cmd->prog, (unsigned)getuid());
         return -1;
+    }
+    if (rc == PMIX_SUCCESS && by_tool && !found_dvm(me)) {
+        /* the tool that started us is our only server: it runs no jobs */
+        PMIx_tool_finalize();
+        rc = PMIX_ERR_UNREACH;
     }
     if (rc != PMIX_SUCCESS) {
         px_show_help("help-prte.txt", "no-dvm", cmd->prog);

@@ -17,6 +17,7 @@
 #include "daemon/nagent_int.h"
 #include "daemon/px_personality.h"
 #include "daemon/px_pmi_child.h"
+#include "util/px_argv.h"
 
 extern char **environ;
 
@@ -245,15 +246,8 @@ static void on_exited(px_child_t *child, int wstatus, void *cbdata)
 static char **proc_env(const pmix_app_t *app, const pmix_proc_t *proc)
 {
     char **env = PMIx_Argv_copy(environ);
-    for (size_t i = 0; env != NULL && app->env != NULL && app->env[i] != NULL; i++) {
-        char *eq = strchr(app->env[i], '=');
-        char *name = eq ? strndup(app->env[i], (size_t)(eq - app->env[i])) : NULL;
-        if (name != NULL) {
-            PMIx_Setenv(name, eq + 1, true, &env);
-            free(name);
-        }
-    }
-    if (env == NULL || PMIx_server_setup_fork(proc, &env) != PMIX_SUCCESS) {
+    if (env == NULL || px_env_merge(&env, app->env) != 0 ||
+        PMIx_server_setup_fork(proc, &env) != PMIX_SUCCESS) {
         PMIx_Argv_free(env);
         return NULL;
     }

@@ -292,6 +292,7 @@ extern char **environ;
 #define PMIX_DVM_IS_READY (-195)
 #define PMIX_ERR_LOST_PRECISION (-202)
 #define PMIX_ERR_CHANGE_SIGN (-203)
+#define PMIX_LAUNCH_DIRECTIVE (-154)
 
 /* ---- datatype constants ---- */
 #define PMIX_UNDEF 0

@@ -1119,10 +1119,14 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
         px_show_help("help-prte.txt", "server-init", o->prog, strerror(errno));
         goto error;
     }
-    snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
+    if (o->nspace != NULL && o->nspace[0] != '\0' && strlen(o->nspace) < sizeof(dvm->nspace)) {
+        snprintf(dvm->nspace, sizeof(dvm->nspace), "%s", o->nspace);
+    } else {
+        snprintf(dvm->nspace, sizeof(dvm->nspace), "prte-%s-%d", dvm->hostname, (int)getpid());
+    }
     pmix_rank_t zero = 0;
     bool yes = true;
-    pmix_info_t info[5];
+    pmix_info_t info[6];
     size_t n = 0;
     /* the server library takes our topology (its own copy) and gives it to the clients,
      * which then do not each discover the node (docs/ARCHITECTURE.md, "Cpusets") */
@@ -1133,6 +1137,9 @@ px_dvm_t *px_dvm_create(struct event_base *base, const px_dvm_opts_t *o)
     PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
     if (o->system_server) {
         PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &yes, PMIX_BOOL);
+    }
+    if (o->rndz_file != NULL) {
+        PMIX_INFO_LOAD(&info[n++], PMIX_LAUNCHER_RENDEZVOUS_FILE, o->rndz_file, PMIX_STRING);
     }
     served = dvm; /* upcalls may come as soon as the server is up */
     pmix_status_t rc = PMIx_server_init(&module, info, n);

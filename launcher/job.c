@@ -1068,13 +1068,11 @@ static const struct {
     {PMIX_EXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
     {PMIX_HOST, PX_AT_JOB | PX_AT_APP},     /* job_hosts.c */
     {PMIX_ADD_HOST, PX_AT_JOB | PX_AT_APP}, /* job_hosts.c */
-};
-
-/* Refused whether marked required or not, until the debugger support exists: asking
- * for them and getting a plain job (debugger daemons ran as extra ranks of the target)
- * is worse than a refusal. */
-static const char *const debugger_attrs[] = {
-    PMIX_SPAWN_TOOL,
+    /* a tool (e.g. a launcher a debugger starts through us): started like any process;
+     * the launcher variables its requester put in the app's env reach it (the server
+     * library's setup_fork strips only what we inherited), and a tool never connects as
+     * a client, so the client rules (finalize before exit) do not apply to it */
+    {PMIX_SPAWN_TOOL, PX_AT_JOB},
 };
 
 /* The table's keys (only the debugger's: PMIX_QUERY_DEBUG_SUPPORT), comma-separated. */
@@ -1117,14 +1115,6 @@ static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned wh
         }
     }
     honoured[n] = NULL;
-    for (size_t i = 0; i < ninfo; i++) {
-        for (size_t k = 0; k < sizeof(debugger_attrs) / sizeof(debugger_attrs[0]); k++) {
-            if (PMIX_CHECK_KEY(&info[i], debugger_attrs[k])) {
-                *debugger = true;
-                return info[i].key;
-            }
-        }
-    }
     *debugger = false;
     return px_info_unhonoured(info, ninfo, honoured);
 }

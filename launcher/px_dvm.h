@@ -54,6 +54,12 @@ typedef struct {
      * and destroys the DVM). Never inside px_dvm_create. May be NULL. */
     void (*ready)(bool ok, void *arg);
     void *ready_arg;
+    /* borrowed: the DVM's namespace; NULL: "prte-<host>-<pid>". A launcher started by a
+     * tool takes the one that tool registered for it (Tools chapter, indirect launch). */
+    const char *nspace;
+    /* borrowed: a file where the server also writes its rendezvous information
+     * (PMIX_LAUNCHER_RENDEZVOUS_FILE), or NULL */
+    const char *rndz_file;
 } px_dvm_opts_t;
 
 /* Start a controller on base (the caller runs that loop): its PMIx server is up when

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-from abi_tables import eff, load, only_master, wanted
+from abi_tables import eff, load, load_with_compat, only_master, wanted
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -373,7 +373,7 @@ def gen_api(fname, guard, what, includes, funcs, types):
 
 
 def generate(abi):
-    consts = load(abi, "constants")
+    consts = load_with_compat(abi, "constants")
     attrs = load(abi, "attributes")
     typedefs = load(abi, "typedefs")
     layouts = load(abi, "layouts")

@@ -34,7 +34,7 @@ import argparse
 import os
 import sys
 
-from abi_tables import eff, load, only_master, wanted
+from abi_tables import eff, load, load_with_compat, only_master, wanted
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -206,7 +206,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
 
-    enums = build_enums(load(args.abi, "constants"))
+    enums = build_enums(load_with_compat(args.abi, "constants"))
     attrs, keys = build_attrs(load(args.abi, "attributes"))
     if len(attrs) >= 65536:
         raise SystemExit("gen_tables: too many attributes for a uint16_t index")

@@ -14,6 +14,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "client/px_client.h"
+#include "client/px_tool.h"
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "event/px_event.h"
@@ -195,6 +196,15 @@ void px_cl_event_recv(pmix_data_buffer_t *payload)
              source.rank);
     deliver_and_keep(status, &source, range, info, ninfo);
     px_bfrops_info_array_free(info, ninfo);
+}
+
+/* An event the tool's own server (tool_srv.c) received: like one from our server. */
+void px_cl_event_deliver_keep(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
+{
+    px_debug(3, "client", "event %s from %s:%u (own server)", PMIx_Error_string(status),
+             source->nspace, source->rank);
+    deliver_and_keep(status, source, range, info, ninfo);
 }
 
 /* Tools chapter: a launcher registers for the keepalive pipe's closure after
@@ -393,6 +403,12 @@ static bool has_custom_range(const pmix_info_t info[], size_t ninfo)
  * custom range only when it names us. */
 static bool self_in_range(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
 {
+    return px_cl_range_names(range, info, ninfo, &px_cl.myproc);
+}
+
+bool px_cl_range_names(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                       const pmix_proc_t *who)
+{
     if (range == PMIX_RANGE_RM) {
         return false;
     }
@@ -407,7 +423,7 @@ static bool self_in_range(pmix_data_range_t range, const pmix_info_t info[], siz
         const pmix_proc_t *p = v->type == PMIX_PROC ? v->data.proc : v->data.darray->array;
         size_t n = v->type == PMIX_PROC ? 1 : v->data.darray->size;
         for (size_t k = 0; p != NULL && k < n; k++) {
-            if (PMIx_Check_procid(&p[k], &px_cl.myproc)) {
+            if (PMIx_Check_procid(&p[k], who)) {
                 return true;
             }
         }
@@ -434,7 +450,13 @@ static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
             rc = px_bfrops_pack_info_array(&msg, info, ninfo);
         }
         if (rc == PMIX_SUCCESS) {
+            px_tool_parent_notify(&msg, range, info, ninfo); /* a launcher's initiator */
             rc = px_cl_send(PX_TAG_NOTIFY, &msg);
+            /* a tool with its own server (PMIX_LAUNCHER) also tells the launchers
+             * connected to it; then having no server of its own is no error */
+            if (px_tool_srv_relay(status, source, range, info, ninfo) == PMIX_SUCCESS) {
+                rc = PMIX_SUCCESS;
+            }
         } else {
             rc = PMIX_ERR_BAD_PARAM; /* info we cannot carry (e.g. a pointer) */
         }

@@ -11,6 +11,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "server/px_server.h"
 
 typedef struct get_op {
     pmix_proc_t proc;
@@ -99,6 +100,17 @@ static enum get_next get_step(get_op_t *op)
         goto out;
     }
     px_nspace_t *ns = px_store_find(&px_cl.store, op->proc.nspace);
+    if (ns != NULL && !ns->complete && op->proc.nspace[0] != '\0' &&
+        PMIx_Check_procid(&op->proc, &px_cl.myproc) && op->proc.rank == px_cl.myproc.rank) {
+        /* what a tool knows of itself without a server (PMIX_MYSERVER_URI of its own
+         * listener) */
+        const pmix_value_t *own = px_ns_lookup(ns, op->proc.rank, op->key, &op->q);
+        if (own != NULL) {
+            op->value = PMIx_Value_create(1);
+            op->status = op->value ? PMIx_Value_xfer(op->value, own) : PMIX_ERR_NOMEM;
+            goto out;
+        }
+    }
     if (ns == NULL || !ns->complete) {
         if (op->optional || op->asked) {
             op->status = PMIX_ERR_NOT_FOUND;
@@ -172,6 +184,17 @@ static bool get_absorb(get_op_t *op, enum get_next asked, pmix_status_t st,
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
+    if (!px_cl_initialized() && px_srv != NULL && val != NULL && key != NULL) {
+        /* a server process (a launcher started by a tool) asks what that tool registered
+         * for it: its launch directives, its parent (server/server_uplink.c) */
+        pmix_proc_t me = px_srv->myproc;
+        if (proc != NULL && PMIx_Check_nspace(proc->nspace, me.nspace)) {
+            me.rank = proc->rank;
+        } else if (proc != NULL) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        return px_srv_uplink_get(&me, key, val);
+    }
     if (!px_cl_initialized()) {
         return PMIX_ERR_INIT;
     }

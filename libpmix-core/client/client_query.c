@@ -337,7 +337,8 @@ static pmix_status_t cq_start(const pmix_query_t *queries, size_t n, bool connec
 PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    bool server = px_srv != NULL;
+    /* a tool running its own server (PMIX_LAUNCHER) asks its primary server */
+    bool server = px_srv != NULL && !px_cl_initialized();
     if (!server && !px_cl_initialized()) {
         return PMIX_ERR_INIT;
     }
@@ -381,7 +382,7 @@ static void sync_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void 
 PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
                                           pmix_info_t **results, size_t *nresults)
 {
-    bool server = px_srv != NULL, client = px_cl_initialized();
+    bool client = px_cl_initialized(), server = px_srv != NULL && !client;
     bool valid = px_query_check(queries, nqueries) == PMIX_SUCCESS;
     if (results != NULL) {
         *results = NULL;

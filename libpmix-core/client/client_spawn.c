@@ -12,6 +12,7 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "client/px_client.h"
+#include "client/px_tool.h"
 
 /* info[] job info, size n, app[n]; checks the input first. */
 static pmix_status_t pack_spawn(pmix_data_buffer_t *msg, const pmix_info_t job_info[], size_t ninfo,
@@ -65,6 +66,10 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
     pmix_data_buffer_t msg, reply;
     px_bfrops_buf_init(&reply);
     pmix_status_t rc = pack_spawn(&msg, job_info, ninfo, apps, napps);
+    if (rc == PMIX_SUCCESS && px_tool_self_spawns()) {
+        px_bfrops_buf_free(&msg);
+        return px_tool_self_spawn(job_info, ninfo, apps, napps, nspace); /* tool_spawn.c */
+    }
     if (rc == PMIX_SUCCESS) {
         rc = px_cl_request_wait(PX_TAG_SPAWN, &msg, px_cl_timeout_ms(job_info, ninfo), &reply);
     }
@@ -83,7 +88,16 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
 typedef struct {
     pmix_spawn_cbfunc_t cbfunc;
     void *cbdata;
+    pmix_status_t status; /* a self-spawn's */
+    pmix_nspace_t nspace;
 } spawn_cb_t;
+
+static void self_spawned(void *arg)
+{
+    spawn_cb_t *s = arg;
+    s->cbfunc(s->status, s->nspace, s->cbdata);
+    free(s);
+}
 
 static void spawn_reply(pmix_status_t st, pmix_data_buffer_t *reply, void *cbdata)
 {
@@ -111,10 +125,15 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
     pmix_status_t rc = pack_spawn(&msg, job_info, ninfo, apps, napps);
     spawn_cb_t *s = NULL;
     if (rc == PMIX_SUCCESS) {
-        s = malloc(sizeof(*s));
+        s = calloc(1, sizeof(*s));
         rc = s != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     }
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && px_tool_self_spawns()) {
+        /* started here and now; the callback comes later on the loop */
+        *s = (spawn_cb_t){cbfunc, cbdata};
+        s->status = px_tool_self_spawn(job_info, ninfo, apps, napps, s->nspace);
+        rc = px_cl_later(self_spawned, s);
+    } else if (rc == PMIX_SUCCESS) {
         *s = (spawn_cb_t){cbfunc, cbdata};
         rc = px_cl_request(PX_TAG_SPAWN, &msg, px_cl_timeout_ms(job_info, ninfo), spawn_reply, s);
     }

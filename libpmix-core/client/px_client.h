@@ -73,6 +73,14 @@ void px_cl_event_lost(void);
 /* An event of this process's own (source: itself, range PROC_LOCAL) that handlers
  * registered later still get: delivered now and kept with the server's (loop). */
 void px_cl_event_keep_local(pmix_status_t status, const pmix_info_t info[], size_t ninfo);
+/* Is who within an event's range (info: the event's, for PMIX_EVENT_CUSTOM_RANGE)? Every
+ * range but the RM's holds it; a custom range only when it names who. */
+bool px_cl_range_names(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                       const pmix_proc_t *who);
+/* An event for this process from its own server (a tool's, client/tool_srv.c): run the
+ * chain and keep it for later registrations, like one from our server. Any thread. */
+void px_cl_event_deliver_keep(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo);
 /* Drop the events kept for later registrations (at finalize, after px_evt_unbind). */
 void px_cl_event_fini(void);
 /* The handshake payload (px_proto.h): kind, nspace, rank, library version. hello is

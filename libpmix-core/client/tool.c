@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -22,6 +23,8 @@
 #include "common/px_common.h"
 #include "common/px_proto.h"
 #include "help/px_help.h"
+#include "net/px_call.h"
+#include "net/px_closewatch.h"
 #include "net/px_tcp.h"
 #include "net/px_usock.h"
 
@@ -47,9 +50,11 @@ static struct {
     bool no_connect; /* PMIX_TOOL_DO_NOT_CONNECT at init */
     bool optional;   /* PMIX_TOOL_CONNECT_OPTIONAL at init */
     int keepalive_fd;
-    struct event *keepalive_ev; /* loop only */
+    px_closewatch_t *keepalive; /* loop only */
     char *env_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init */
-    char *env_file;             /* owned: $PMIX_LAUNCHER_RNDZ_FILE at init */
+    pmix_proc_t parent;         /* the tool that started us, connected back to */
+    bool have_parent;
+    char *env_file; /* owned: $PMIX_LAUNCHER_RNDZ_FILE at init */
 } tl = {.lock = PTHREAD_MUTEX_INITIALIZER, .keepalive_fd = -1};
 
 /* ---- loop side ---- */
@@ -119,66 +124,24 @@ static tconn_t *tconn_find(const pmix_proc_t *server)
     return NULL;
 }
 
-/* A request to one server (not the primary), waited for by a user thread. */
-typedef struct treq {
-    tconn_t *c;         /* unadopted connection, or NULL: find server on the loop */
-    pmix_proc_t server; /* when c is NULL */
-    uint32_t tag;
-    pmix_data_buffer_t msg;
-    px_latch_t latch;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* after the status */
-    int refs;                 /* waiter + callback; tl.lock */
-} treq_t;
+/* A request to one server (not the primary), waited for by a user thread
+ * (net/px_call.h): to the connection c (not adopted yet), or to server's, found on the
+ * loop. */
+typedef struct {
+    tconn_t *c;
+    pmix_proc_t server;
+} treq_key_t;
 
-static void treq_release(treq_t *r)
+static px_peer_t *treq_peer(const void *key)
 {
-    pthread_mutex_lock(&tl.lock);
-    int left = --r->refs;
-    pthread_mutex_unlock(&tl.lock);
-    if (left == 0) {
-        px_bfrops_buf_free(&r->msg);
-        px_bfrops_buf_free(&r->reply);
-        px_latch_fini(&r->latch);
-        free(r);
-    }
-}
-
-static void treq_reply(px_peer_t *peer, pmix_status_t status, pmix_data_buffer_t *reply,
-                       void *cbdata)
-{
-    (void)peer;
-    treq_t *r = cbdata;
-    r->status = status;
-    if (status == PMIX_SUCCESS) {
-        int32_t one = 1;
-        pmix_status_t rc = px_bfrops_unpack(reply, &r->status, &one, PMIX_STATUS);
-        size_t left = px_bfrops_buf_remaining(reply);
-        if (rc != PMIX_SUCCESS) {
-            r->status = rc;
-        } else if (left > 0) {
-            px_bfrops_buf_append(&r->reply, reply->unpack_ptr, left);
-        }
-    }
-    px_latch_release(&r->latch);
-    treq_release(r);
-}
-
-static void treq_send(void *arg)
-{
-    treq_t *r = arg;
-    tconn_t *c = r->c;
+    const treq_key_t *k = key;
+    tconn_t *c = k->c;
     if (c == NULL) {
         pthread_mutex_lock(&tl.lock);
-        c = tconn_find(&r->server);
+        c = tconn_find(&k->server);
         pthread_mutex_unlock(&tl.lock);
     }
-    if (c == NULL || c->peer == NULL ||
-        px_peer_send_request(c->peer, r->tag, &r->msg, treq_reply, r) != 0) {
-        r->status = PMIX_ERR_UNREACH;
-        px_latch_release(&r->latch);
-        treq_release(r);
-    }
+    return c != NULL ? c->peer : NULL;
 }
 
 /* Send tag + msg (borrowed) to c (or to server), wait at most ms. The reply's bytes
@@ -186,40 +149,11 @@ static void treq_send(void *arg)
 static pmix_status_t treq_wait(tconn_t *c, const pmix_proc_t *server, uint32_t tag,
                                const pmix_data_buffer_t *msg, int ms, pmix_data_buffer_t *reply)
 {
-    treq_t *r = calloc(1, sizeof(*r));
-    if (reply != NULL) {
-        px_bfrops_buf_init(reply);
-    }
-    if (r == NULL || px_latch_init(&r->latch, 1) != 0) {
-        free(r);
-        return PMIX_ERR_NOMEM;
-    }
-    r->c = c;
+    treq_key_t k = {.c = c};
     if (server != NULL) {
-        r->server = *server;
+        k.server = *server;
     }
-    r->tag = tag;
-    r->refs = 2;
-    r->status = PMIX_ERR_TIMEOUT;
-    px_bfrops_buf_init(&r->msg);
-    px_bfrops_buf_init(&r->reply);
-    if (msg != NULL && msg->bytes_used > 0) {
-        px_bfrops_buf_append(&r->msg, msg->base_ptr, msg->bytes_used);
-    }
-    if (px_progress_shift(px_cl.prog, treq_send, r) != 0) {
-        r->refs = 1;
-        treq_release(r);
-        return PMIX_ERR_OUT_OF_RESOURCE;
-    }
-    pmix_status_t rc = PMIX_ERR_TIMEOUT;
-    if (px_latch_wait(&r->latch, ms) == 0) {
-        rc = r->status;
-        if (reply != NULL && r->reply.bytes_used > 0) {
-            px_bfrops_buf_append(reply, r->reply.base_ptr, r->reply.bytes_used);
-        }
-    }
-    treq_release(r);
-    return rc;
+    return px_call_wait(px_cl.prog, treq_peer, &k, sizeof(k), tag, msg, ms, reply);
 }
 
 typedef struct {
@@ -298,9 +232,12 @@ void px_tool_show_refused(const char *uri, pmix_status_t status)
                  refusal_reason(status));
 }
 
-static pmix_status_t attach_info(pmix_data_buffer_t *msg)
+/* What a tool tells a server it attaches to: its id if it has one, that it is a
+ * launcher; connecting back to the tool that started it (uri = the
+ * PMIX_LAUNCHER_RNDZ_URI it was given, else NULL), that and its own server's URI. */
+static pmix_status_t attach_info(pmix_data_buffer_t *msg, const char *uri)
 {
-    pmix_info_t info[3];
+    pmix_info_t info[5];
     size_t n = 0;
     px_bfrops_buf_init(msg);
     if (tl.have_id) {
@@ -310,6 +247,14 @@ static pmix_status_t attach_info(pmix_data_buffer_t *msg)
     if (tl.launcher) {
         bool t = true;
         PMIx_Info_load(&info[n++], PMIX_LAUNCHER, &t, PMIX_BOOL);
+    }
+    if (uri != NULL) {
+        PMIx_Info_load(&info[n++], PMIX_LAUNCHER_RNDZ_URI, uri, PMIX_STRING);
+        char *mine = px_tool_srv_uri();
+        if (mine != NULL) {
+            PMIx_Info_load(&info[n++], PMIX_MYSERVER_URI, mine, PMIX_STRING);
+            free(mine);
+        }
     }
     pmix_status_t rc = px_bfrops_pack_info_array(msg, info, n);
     for (size_t i = 0; i < n; i++) {
@@ -327,7 +272,11 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
 
     if (px_uri_parse_any(uri, &u) != 0) {
         if (!how->quiet) {
-            px_show_help("help-pmix-tool.txt", "bad-uri", "the server URI", uri ? uri : "");
+            px_show_help("help-pmix-tool.txt", "bad-uri",
+                         how->connect_back ? "PMIX_LAUNCHER_RNDZ_URI (set by the tool that "
+                                             "started this one)"
+                                           : "the server URI",
+                         uri ? uri : "");
         }
         return PMIX_ERR_BAD_PARAM;
     }
@@ -385,7 +334,7 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
         free(c);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    rc = attach_info(&msg);
+    rc = attach_info(&msg, how->connect_back ? uri : NULL);
     if (rc == PMIX_SUCCESS) {
         rc = treq_wait(c, NULL, PX_TAG_TOOL_ATTACH, &msg, PX_TOOL_ATTACH_MS, &reply);
         if (rc == PMIX_ERR_LOST_CONNECTION) {
@@ -435,55 +384,67 @@ pmix_status_t px_tool_connect_uri(const char *uri, const px_tool_try_t *how, pmi
 
 /* ---- keepalive pipe ---- */
 
+/* The tool that started us: the one we connected back to, else the PMIX_PARENT_ID the
+ * namespace it registered for us holds, else (we cannot tell) ourselves. Loop. */
+static void parent_id(pmix_proc_t *parent)
+{
+    if (px_tool_parent(parent)) {
+        return;
+    }
+    *parent = px_cl.myproc;
+    pthread_mutex_lock(&px_cl.lock);
+    px_nspace_t *ns = px_store_find(&px_cl.store, px_cl.myproc.nspace);
+    const pmix_value_t *v =
+        ns != NULL ? px_ns_lookup(ns, px_cl.myproc.rank, PMIX_PARENT_ID, NULL) : NULL;
+    if (v != NULL && v->type == PMIX_PROC && v->data.proc != NULL) {
+        *parent = *v->data.proc;
+    }
+    pthread_mutex_unlock(&px_cl.lock);
+}
+
 void px_cl_keepalive_closed(void)
 {
     px_debug(1, "tool", "keepalive pipe closed: the parent tool has gone");
-    /* the tool decides what to do (a launcher started by a debugger exits): an event of
-     * its own, PMIX_ERR_LOST_CONNECTION with a text saying which connection, kept for a
-     * handler registered only after the pipe closed (e.g. during PMIx_tool_init) */
-    pmix_info_t info;
-    PMIX_INFO_LOAD(&info, PMIX_EVENT_TEXT_MESSAGE,
+    /* Tools chapter: "providing a PMIX_EVENT_JOB_END event when the pipe closes"; the
+     * launcher finds the initiator's namespace with PMIx_Get(PMIX_PARENT_ID) and decides
+     * (tears its job down and exits). Kept for a handler registered only after the pipe
+     * closed (e.g. during PMIx_tool_init). */
+    pmix_proc_t parent, job;
+    parent_id(&parent);
+    PMIx_Load_procid(&job, parent.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info[3];
+    PMIX_INFO_LOAD(&info[0], PMIX_NSPACE, parent.nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_AFFECTED_PROC, &job, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_TEXT_MESSAGE,
                    "keepalive pipe closed: the parent tool has gone", PMIX_STRING);
-    px_cl_event_keep_local(PMIX_ERR_LOST_CONNECTION, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
+    px_cl_event_keep_local(PMIX_EVENT_JOB_END, info, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&info[i]);
+    }
 }
 
-static void keepalive_on_read(evutil_socket_t fd, short what, void *arg)
+static void keepalive_closed(void *arg)
 {
-    (void)what;
     (void)arg;
-    char buf[256];
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
-        return; /* data is no news; only the closure is */
-    }
-    event_del(tl.keepalive_ev);
     px_cl_keepalive_closed();
 }
 
 static void keepalive_on_loop(void *arg)
 {
     (void)arg;
-    int flags = fcntl(tl.keepalive_fd, F_GETFL);
-    if (flags < 0) {
-        px_debug(1, "tool", "PMIX_KEEPALIVE_PIPE %d is not an open descriptor", tl.keepalive_fd);
-        return;
-    }
-    fcntl(tl.keepalive_fd, F_SETFL, flags | O_NONBLOCK);
-    tl.keepalive_ev = event_new(px_progress_base(px_cl.prog), tl.keepalive_fd, EV_READ | EV_PERSIST,
-                                keepalive_on_read, NULL);
-    if (tl.keepalive_ev != NULL) {
-        event_add(tl.keepalive_ev, NULL);
+    tl.keepalive =
+        px_closewatch_start(px_progress_base(px_cl.prog), tl.keepalive_fd, keepalive_closed, NULL);
+    if (tl.keepalive == NULL) {
+        px_debug(1, "tool", "PMIX_KEEPALIVE_PIPE %d not watched: %s", tl.keepalive_fd,
+                 strerror(errno));
     }
 }
 
 static void unkeepalive_on_loop(void *arg)
 {
     (void)arg;
-    if (tl.keepalive_ev != NULL) {
-        event_free(tl.keepalive_ev);
-        tl.keepalive_ev = NULL;
-    }
+    px_closewatch_stop(tl.keepalive);
+    tl.keepalive = NULL;
 }
 
 /* ---- API ---- */
@@ -541,6 +502,7 @@ static const char *const tool_init_honoured[] = {
     PMIX_TIMEOUT,
     PMIX_SERVER_TMPDIR,
     PMIX_SYSTEM_TMPDIR,
+    PMIX_LAUNCHER_RENDEZVOUS_FILE, /* our own server's (PMIX_LAUNCHER) */
     NULL,
 };
 
@@ -568,14 +530,21 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
                 return PMIX_ERR_BAD_PARAM;
             }
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_LAUNCHER)) {
-            /* Recorded (and told to servers). A launcher's own listener and rendezvous
-             * files are a later issue's work (issue 5). */
+            /* told to servers; our own listener (tool_srv.c) starts in tool_join */
             tl.launcher = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_DO_NOT_CONNECT)) {
             tl.no_connect = PMIX_INFO_TRUE(&info[i]);
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_CONNECT_OPTIONAL)) {
             tl.optional = PMIX_INFO_TRUE(&info[i]);
         }
+    }
+    if (nspace == NULL && tl.env_uri != NULL && getenv(PX_ENV_NSPACE) != NULL &&
+        strlen(getenv(PX_ENV_NSPACE)) <= PMIX_MAX_NSLEN) {
+        /* a launcher started by a tool: the id that tool registered for it (the namespace
+         * its PMIx_Spawn returned, rank 0), so that both name it alike */
+        nspace = getenv(PX_ENV_NSPACE);
+        const char *r = getenv(PX_ENV_RANK);
+        rank = r != NULL ? (pmix_rank_t)strtoul(r, NULL, 10) : 0;
     }
     if (nspace != NULL) {
         PMIx_Load_procid(&px_cl.myproc, nspace, rank);
@@ -584,12 +553,91 @@ static pmix_status_t tool_identify(const pmix_info_t info[], size_t ninfo)
     return PMIX_SUCCESS;
 }
 
+/* Tools chapter, indirect launch: a launcher started with PMIX_LAUNCHER_RNDZ_URI
+ * connects back to the tool that started it, as PMIx_tool_attach_to_server would, and
+ * keeps its current primary server (the tool becomes primary only when there is none). */
+static pmix_status_t connect_back(void)
+{
+    px_tool_try_t how = {.connect_back = true};
+    pmix_proc_t parent;
+    px_uri_t u;
+    if (px_uri_parse_any(tl.env_uri, &u) == 0) {
+        /* known before it hears from us: it may make us its server at once */
+        pthread_mutex_lock(&tl.lock);
+        tl.parent = u.server;
+        tl.have_parent = true;
+        pthread_mutex_unlock(&tl.lock);
+        px_uri_fini(&u);
+    }
+    pmix_status_t rc = px_tool_connect_uri(tl.env_uri, &how, &parent);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        return PMIX_SUCCESS; /* already connected to it (it is the server we found) */
+    }
+    if (rc != PMIX_SUCCESS) {
+        pthread_mutex_lock(&tl.lock);
+        tl.have_parent = false;
+        pthread_mutex_unlock(&tl.lock);
+        return rc;
+    }
+    /* every event it raises in our range (it decides what is ours), whichever server is
+     * our primary */
+    pmix_data_buffer_t msg, reply;
+    size_t zero = 0;
+    px_bfrops_buf_init(&msg);
+    rc = px_bfrops_pack(&msg, &zero, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(&msg, NULL, 0);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = treq_wait(NULL, &parent, PX_TAG_EVT_REGISTER, &msg, PX_TOOL_ATTACH_MS, &reply);
+        px_bfrops_buf_free(&reply);
+    }
+    px_bfrops_buf_free(&msg);
+    /* the namespace it registered for us when it started us itself: its spawn's job info
+     * (PMIX_LAUNCH_DIRECTIVES...), which our PMIx_Get then answers */
+    const char *ns = px_cl.myproc.nspace;
+    px_bfrops_buf_init(&msg);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(&msg, &ns, 1, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = treq_wait(NULL, &parent, PX_TAG_JOBINFO, &msg, PX_TOOL_ATTACH_MS, &reply);
+        if (rc == PMIX_SUCCESS) {
+            rc = px_cl_store_jobinfo(ns, &reply);
+        } else if (rc == PMIX_ERR_NOT_FOUND) {
+            rc = PMIX_SUCCESS; /* it did not start us itself: no directives */
+        }
+        px_bfrops_buf_free(&reply);
+    }
+    px_bfrops_buf_free(&msg);
+    if (rc != PMIX_SUCCESS) {
+        px_show_help("help-pmix-tool.txt", "unreachable", tl.env_uri, px_hostname(),
+                     "no answer to the requests after the attach");
+        return rc;
+    }
+    /* PMIx_Get(PMIX_PARENT_ID) names it even when it registered nothing for us */
+    pthread_mutex_lock(&px_cl.lock);
+    px_nspace_t *rec = px_store_add(&px_cl.store, px_cl.myproc.nspace);
+    px_ns_rank_t *r = rec != NULL ? px_ns_rank(rec, px_cl.myproc.rank) : NULL;
+    if (r != NULL && px_ns_lookup(rec, px_cl.myproc.rank, PMIX_PARENT_ID, NULL) == NULL) {
+        pmix_value_t v;
+        PMIx_Value_load(&v, &parent, PMIX_PROC);
+        px_kvset_put(&r->info, PMIX_PARENT_ID, &v);
+        PMIx_Value_destruct(&v);
+    }
+    pthread_mutex_unlock(&px_cl.lock);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     if (!tl.no_connect) {
-        rc = px_tool_rndz(info, ninfo, tl.env_uri, tl.env_file, tl.optional, NULL);
-        if (rc != PMIX_SUCCESS && tl.optional) {
+        /* a launcher started by a tool looks for its own server as any tool does; with
+         * none, the tool it connects back to below is its only (so primary) server */
+        bool quiet = tl.optional || tl.env_uri != NULL;
+        rc = px_tool_rndz(info, ninfo, NULL, tl.env_file, quiet, NULL);
+        if (rc != PMIX_SUCCESS && quiet) {
             px_debug(1, "tool", "no server (%s): running unconnected", PMIx_Error_string(rc));
             rc = PMIX_SUCCESS;
         }
@@ -607,7 +655,14 @@ static pmix_status_t tool_join(const pmix_info_t info[], size_t ninfo)
     if (tl.keepalive_fd >= 0) {
         px_progress_shift_wait(px_cl.prog, keepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
     }
-    return PMIX_SUCCESS;
+    /* a launcher's listener first, so that connecting back can say where it is */
+    if (tl.launcher) {
+        rc = px_tool_srv_start(info, ninfo);
+    }
+    if (rc == PMIX_SUCCESS && tl.env_uri != NULL) {
+        rc = connect_back();
+    }
+    return rc;
 }
 
 /* Tell a server we leave, then drop its connection. */
@@ -639,6 +694,8 @@ static pmix_status_t disconnect(const pmix_proc_t *server)
 /* Goodbye to every server, the primary included. */
 static void tool_leave(void)
 {
+    px_tool_spawn_fini(); /* what we started is no longer watched */
+    px_tool_srv_stop();   /* the launchers connected to us hear that we left */
     for (;;) {
         pthread_mutex_lock(&tl.lock);
         pmix_proc_t s;
@@ -658,11 +715,13 @@ static void tool_leave(void)
 
 static void tool_release(void)
 {
+    px_tool_srv_stop(); /* a failed init's */
     px_progress_shift_wait(px_cl.prog, unkeepalive_on_loop, NULL, PX_TOOL_CONNECT_MS);
     free(tl.env_uri);
     free(tl.env_file);
     tl.env_uri = tl.env_file = NULL;
     tl.have_id = false;
+    tl.have_parent = false;
 }
 
 static const px_cl_side_t tool_side = {
@@ -708,6 +767,60 @@ PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_p
     return rc;
 }
 
+/* The deprecated form (OpenPMIx 3.x, still what MPIR shims call): connect to the server
+ * the directives name (the rendezvous chain, as attach_to_server), make it the primary
+ * and leave every other server, as a tool then held one connection at a time. */
+PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],
+                                                      size_t ninfo)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (ninfo > 0 && info == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_info_t *all = PMIx_Info_create(ninfo + 1);
+    if (all == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ninfo; i++) {
+        PMIx_Info_xfer(&all[i], &info[i]);
+    }
+    bool yes = true;
+    PMIx_Info_load(&all[ninfo], PMIX_PRIMARY_SERVER, &yes, PMIX_BOOL);
+    pmix_proc_t s;
+    pthread_mutex_lock(&px_cl.init_lock);
+    pmix_status_t rc = px_tool_rndz(all, ninfo + 1, NULL, NULL, false, &s);
+    pthread_mutex_unlock(&px_cl.init_lock);
+    PMIx_Info_free(all, ninfo + 1);
+    if (rc == PMIX_EXISTS) {
+        rc = PMIX_SUCCESS; /* connected to it already */
+    }
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    (void)s;
+    for (;;) { /* the others go */
+        pmix_proc_t other;
+        bool any = false;
+        pthread_mutex_lock(&tl.lock);
+        for (tconn_t *c = tl.conns; c != NULL && !any; c = c->next) {
+            if (c != tl.primary) {
+                other = c->server;
+                any = true;
+            }
+        }
+        pthread_mutex_unlock(&tl.lock);
+        if (!any || disconnect(&other) != PMIX_SUCCESS) {
+            break;
+        }
+    }
+    if (proc != NULL) {
+        *proc = px_cl.myproc;
+    }
+    return PMIX_SUCCESS;
+}
+
 static void primary_on_loop(void *arg)
 {
     pmix_proc_t *server = arg;
@@ -721,22 +834,79 @@ static void primary_on_loop(void *arg)
     }
 }
 
-PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
-                                               size_t ninfo)
+static pmix_status_t make_primary_now(const pmix_proc_t *server)
 {
-    (void)info;
-    (void)ninfo;
-    if (!px_cl_initialized()) {
-        return PMIX_ERR_INIT;
-    }
-    if (server == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
     pmix_proc_t s = *server;
     if (px_progress_shift_wait(px_cl.prog, primary_on_loop, &s, PX_TOOL_CONNECT_MS) != 0) {
         return PMIX_ERR_TIMEOUT;
     }
     return s.rank == PMIX_RANK_INVALID ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+}
+
+static long ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* PMIX_WAIT_FOR_CONNECTION (+ PMIX_TIMEOUT): the server may be a launcher we started that
+ * has yet to connect back to our own server (Tools chapter, indirect launch). Once it
+ * has, with the URI of its own server, we connect to that and make it our primary. The
+ * wait ends at the timeout (none given: when a launcher we started ourselves ended). */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
+                                               size_t ninfo)
+{
+    if (!px_cl_initialized()) {
+        return PMIX_ERR_INIT;
+    }
+    if (server == NULL || (ninfo > 0 && info == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    bool wait = false;
+    int timeout_s = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT_FOR_CONNECTION)) {
+            wait = PMIX_INFO_TRUE(&info[i]);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT)) {
+            PMIx_Value_get_number(&info[i].value, &timeout_s, PMIX_INT);
+        }
+    }
+    pmix_status_t rc = make_primary_now(server);
+    if (rc != PMIX_ERR_NOT_FOUND || !px_tool_srv_running()) {
+        return rc == PMIX_ERR_NOT_FOUND && wait ? PMIX_ERR_UNREACH : rc;
+    }
+    long deadline = timeout_s > 0 ? ms_now() + (long)timeout_s * 1000 : 0;
+    char *uri = NULL;
+    for (;;) {
+        long left = deadline > 0 ? deadline - ms_now() : 100;
+        uri = px_tool_srv_back_uri(server, !wait        ? 0
+                                           : left < 100 ? (int)(left > 0 ? left : 0)
+                                                        : 100);
+        if (uri != NULL || !wait) {
+            break;
+        }
+        if (px_tool_spawn_ended(server->nspace)) {
+            return PMIX_ERR_UNREACH; /* the launcher we started ended without connecting */
+        }
+        if (deadline > 0 && ms_now() >= deadline) {
+            return PMIX_ERR_TIMEOUT;
+        }
+    }
+    if (uri == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    px_tool_try_t how = {.primary = true};
+    pmix_proc_t got;
+    rc = px_tool_connect_uri(uri, &how, &got);
+    free(uri);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = make_primary_now(server);
+    } else if (rc == PMIX_SUCCESS &&
+               !(PMIx_Check_procid(&got, server) && got.rank == server->rank)) {
+        rc = make_primary_now(server); /* its server answers to another id: not the one asked */
+    }
+    return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
@@ -786,6 +956,84 @@ PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *
     }
     pthread_mutex_unlock(&tl.lock);
     return rc;
+}
+
+/* On the loop: NOTIFY to the tool that started us. */
+typedef struct {
+    pmix_proc_t parent;
+    pmix_data_buffer_t msg;
+} up_note_t;
+
+static void parent_notify_on_loop(void *arg)
+{
+    up_note_t *n = arg;
+    pthread_mutex_lock(&tl.lock);
+    tconn_t *c = tconn_find(&n->parent);
+    pthread_mutex_unlock(&tl.lock);
+    if (c != NULL && c->peer != NULL) {
+        px_peer_send(c->peer, PX_TAG_NOTIFY, &n->msg);
+    }
+    px_bfrops_buf_free(&n->msg);
+    free(n);
+}
+
+/* Is the tool that started us within an event's range? (Its namespace is not ours.) */
+static bool parent_in_range(const pmix_proc_t *parent, pmix_data_range_t range,
+                            const pmix_info_t info[], size_t ninfo)
+{
+    return range != PMIX_RANGE_PROC_LOCAL && range != PMIX_RANGE_NAMESPACE &&
+           px_cl_range_names(range, info, ninfo, parent);
+}
+
+void px_tool_parent_notify(const pmix_data_buffer_t *msg, pmix_data_range_t range,
+                           const pmix_info_t info[], size_t ninfo)
+{
+    pmix_proc_t parent, primary;
+    pthread_mutex_lock(&tl.lock);
+    bool have = tl.have_parent;
+    parent = tl.parent;
+    pthread_mutex_unlock(&tl.lock);
+    /* it hears it from our primary server when that is it, or from our own server when
+     * it is connected there */
+    if (!have ||
+        (px_tool_primary(&primary) && PMIx_Check_procid(&primary, &parent) &&
+         primary.rank == parent.rank) ||
+        !parent_in_range(&parent, range, info, ninfo) || px_tool_srv_has(&parent)) {
+        return;
+    }
+    up_note_t *n = calloc(1, sizeof(*n));
+    if (n == NULL) {
+        return;
+    }
+    n->parent = parent;
+    px_bfrops_buf_init(&n->msg);
+    px_bfrops_buf_append(&n->msg, msg->base_ptr, msg->bytes_used);
+    if (px_progress_shift(px_cl.prog, parent_notify_on_loop, n) != 0) {
+        px_bfrops_buf_free(&n->msg);
+        free(n);
+    }
+}
+
+bool px_tool_parent(pmix_proc_t *parent)
+{
+    pthread_mutex_lock(&tl.lock);
+    bool have = tl.have_parent;
+    if (have) {
+        *parent = tl.parent;
+    }
+    pthread_mutex_unlock(&tl.lock);
+    return have;
+}
+
+bool px_tool_primary(pmix_proc_t *server)
+{
+    pthread_mutex_lock(&tl.lock);
+    bool any = tl.primary != NULL;
+    if (any) {
+        *server = tl.primary->server;
+    }
+    pthread_mutex_unlock(&tl.lock);
+    return any;
 }
 
 PMIX_EXPORT bool PMIx_tool_is_connected(void)

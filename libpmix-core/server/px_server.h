@@ -81,6 +81,19 @@ typedef struct px_pset {
     struct px_pset *next;
 } px_pset_t;
 
+/* A tool initialised with PMIX_LAUNCHER runs this server inside its own process
+ * (client/tool_srv.c), so that a launcher it starts can connect back to it. Its init
+ * info then holds PX_ATTR_SRV_EMBED (PMIX_POINTER to a px_srv_embed_t that outlives the
+ * server): no generic pmix.<host>.tool file is written (it would take the default search
+ * of every tool on the node), and what the server process's own handlers would get goes
+ * to deliver instead (the tool's event engine and cache), on the server's loop, no lock
+ * held, inputs borrowed for the call. */
+#define PX_ATTR_SRV_EMBED "px.srv.embed"
+typedef struct px_srv_embed {
+    void (*deliver)(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                    const pmix_info_t info[], size_t ninfo);
+} px_srv_embed_t;
+
 typedef struct px_server {
     pthread_mutex_t lock; /* recursive */
     px_progress_t *prog;
@@ -108,11 +121,16 @@ typedef struct px_server {
     char *tcp_uri;                        /* owned: its URI (rendezvous line 4), or NULL */
     char *launcher_rndz_uri;              /* owned: $PMIX_LAUNCHER_RNDZ_URI at init, or NULL */
     int keepalive_fd;                     /* $PMIX_KEEPALIVE_PIPE at init, or -1 */
+    /* owned: what this process inherited in $PMIX_LAUNCHER_RNDZ_FILE / $PMIX_KEEPALIVE_PIPE
+     * (NULL: nothing); setup_fork strips exactly these values (and launcher_rndz_uri's) */
+    char *launcher_rndz_file;
+    char *keepalive_str;
     bool msg_malformed;    /* the message being dispatched broke the protocol (px_srv_count) */
     struct px_grp *groups; /* owned: process groups with a member here (server_group.c) */
     struct px_conn *conns; /* owned: connect/disconnect operations (server_connect.c) */
 
-    struct px_srv_pmi *pmi; /* owned by server_pmi.c: PMI connections, node attributes */
+    struct px_srv_pmi *pmi;      /* owned by server_pmi.c: PMI connections, node attributes */
+    const px_srv_embed_t *embed; /* borrowed: set when a tool runs this server (see above) */
 } px_server_t;
 
 /* The one server of this process, NULL when not initialised. */
@@ -158,6 +176,8 @@ void px_srv_tool_listen(px_server_t *s);
 /* A hello of kind PX_HELLO_TOOL (cred NULL over TCP): a pending tool record. */
 pmix_status_t px_srv_tool_hello(int fd, const px_usock_cred_t *cred, const char *nspace,
                                 pmix_rank_t rank, const char *version);
+/* Is proc an approved tool connected here now? Lock held. */
+bool px_srv_tool_is_connected(const pmix_proc_t *proc);
 /* A tool's connection is gone (from the lost handler): off px_srv->tools. */
 void px_srv_tool_gone(px_srv_client_t *c);
 /* On the loop at finalize: drop the listener and every tool; free the tool fields. */
@@ -253,6 +273,39 @@ pmix_status_t px_srv_api_deregister(size_t id, pmix_op_cbfunc_t cbfunc, void *cb
 pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* An event the process around an embedded server raised itself (the tool's
+ * PMIx_Notify_event, which already ran its own handlers): relayed to the connected
+ * clients and tools in range, except skip (NULL: none), and cached; neither delivered
+ * here nor handed to the host. Any thread; info copied. */
+pmix_status_t px_srv_event_relay(pmix_status_t status, const pmix_proc_t *source,
+                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                 const pmix_proc_t *skip);
+
+/* An EVENT from the tool that started us (server_uplink.c), on the loop: to our own
+ * handlers and to our connections in range, as a connected tool's notification would
+ * go (never back to that tool), cached; not to the host. */
+void px_srv_event_from_uplink(pmix_data_buffer_t *payload);
+
+/* ---- server_uplink.c: a launcher's link back to the tool that started it ---- */
+/* At init, on the host's thread, after the listener: attach to $PMIX_LAUNCHER_RNDZ_URI
+ * (s->launcher_rndz_uri; nothing to do without it), register for its events, fetch the
+ * namespace it registered for us. PMIX_SUCCESS or the error (help message printed). */
+pmix_status_t px_srv_uplink_start(px_server_t *s);
+/* At init: watch $PMIX_KEEPALIVE_PIPE (s->keepalive_fd): its closure raises
+ * PMIX_EVENT_JOB_END for the namespace of the tool that started us (PMIX_NSPACE,
+ * PMIX_EVENT_AFFECTED_PROC) to our own handlers. */
+void px_srv_keepalive_start(px_server_t *s);
+/* At finalize, on the loop (the link's queued events are flushed first). */
+void px_srv_uplink_fini(void);
+/* The tool we are attached to (true), or false when none. Any thread. */
+bool px_srv_uplink_parent(pmix_proc_t *parent);
+/* Send it an event (the EVENT/NOTIFY payload). Loop. */
+void px_srv_uplink_send(const pmix_data_buffer_t *event);
+/* This process's own PMIx_Get (it is a server, not a client): a key of the namespace the
+ * tool that started us registered for us (PMIX_LAUNCH_DIRECTIVES...), and PMIX_PARENT_ID
+ * = that tool. *val new. PMIX_ERR_NOT_FOUND otherwise. Any thread. */
+pmix_status_t px_srv_uplink_get(const pmix_proc_t *proc, const char *key, pmix_value_t **val);
 
 /* ---- server_spawn.c: PMIx_Spawn requests ---- */
 void px_srv_spawn(px_srv_client_t *c, uint32_t seq, pmix_data_buffer_t *payload);

@@ -582,7 +582,10 @@ static void rndz_create(const char *launcher_file)
             rndz_write(path, true);
             free(path);
         }
-        if (asprintf(&path, "%s/pmix.%s.tool", px_srv->tmpdir, host) >= 0) {
+        /* the generic name is for servers; a tool's listener (embed) would take the
+         * default search of every tool on the node */
+        if (px_srv->embed == NULL &&
+            asprintf(&path, "%s/pmix.%s.tool", px_srv->tmpdir, host) >= 0) {
             rndz_write(path, false);
             free(path);
         }
@@ -662,6 +665,8 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
             base = in->value.data.ptr;
         } else if (PMIX_CHECK_KEY(in, PMIX_HOSTNAME) && in->value.type == PMIX_STRING) {
             hostname = in->value.data.string;
+        } else if (PMIX_CHECK_KEY(in, PX_ATTR_SRV_EMBED) && in->value.type == PMIX_POINTER) {
+            s->embed = in->value.data.ptr;
         }
     }
     PMIx_Load_procid(&s->myproc, nspace, rank);
@@ -717,9 +722,15 @@ static pmix_status_t server_init(const pmix_server_module_t *module, size_t modu
         goto error;
     }
     rndz_create(launcher_file);
-    free(env_launcher);
+    s->launcher_rndz_file = env_launcher; /* what setup_fork strips */
     px_srv_tool_env(s);
     px_debug(1, "server", "listening at %s", s->uri);
+    rc = px_srv_uplink_start(s); /* a launcher started by a tool connects back to it */
+    if (rc != PMIX_SUCCESS) {
+        PMIx_server_finalize();
+        return rc;
+    }
+    px_srv_keepalive_start(s);
     return PMIX_SUCCESS;
 error:
     free(env_launcher);
@@ -790,6 +801,7 @@ static void teardown_on_loop(void *arg)
         }
     }
     px_srv_iof_fini();
+    px_srv_uplink_fini();
     px_srv_tool_fini();
     px_srv_group_fini(); /* their parked requests hold clients */
     px_srv_connect_fini();

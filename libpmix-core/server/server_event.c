@@ -411,14 +411,26 @@ typedef struct {
 static void local_deliver(void *arg)
 {
     local_t *l = arg;
-    px_evt_deliver(l->status, &l->source, l->range, l->info, l->ninfo, NULL, NULL);
+    const px_srv_embed_t *embed = px_srv != NULL ? px_srv->embed : NULL;
+    if (embed != NULL) {
+        embed->deliver(l->status, &l->source, l->range, l->info, l->ninfo);
+    } else {
+        px_evt_deliver(l->status, &l->source, l->range, l->info, l->ninfo, NULL, NULL);
+    }
     px_bfrops_info_array_free(l->info, l->ninfo);
     free(l);
 }
 
+/* Does anyone here listen? An embedded server's process keeps every event for handlers
+ * it may register later (its tool's event cache), so it always does. */
+static bool heard_here(void)
+{
+    return px_srv->embed != NULL || (ev.bound && px_evt_count() > 0);
+}
+
 static void deliver_here(const px_srv_event_t *e)
 {
-    if (!ev.bound || px_evt_count() == 0) {
+    if (!heard_here()) {
         return;
     }
     bool mine;
@@ -456,7 +468,7 @@ static void deliver_here(const px_srv_event_t *e)
 void px_srv_event_local(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
                         size_t ninfo)
 {
-    if (!ev.bound || px_evt_count() == 0) {
+    if (!heard_here()) {
         return;
     }
     local_t *l = calloc(1, sizeof(*l));
@@ -549,12 +561,32 @@ static void upcall(const px_srv_event_t *e)
     }
 }
 
-/* Deliver, relay, hand up, cache: the common path of every event the server sees. */
-static void process(px_srv_event_t *e, bool to_host)
+/* A launcher started by a tool (server_uplink.c) tells that tool what is in its range
+ * and did not come from it, while the tool is not connected to us itself (then it
+ * registered here for what it wants, and gets it as any tool). */
+static void to_uplink(const px_srv_event_t *e)
+{
+    pmix_proc_t parent;
+    if (!px_srv_uplink_parent(&parent) || !in_range(e, &parent) ||
+        (e->has_origin && PMIx_Check_procid(&e->origin, &parent) &&
+         e->origin.rank == parent.rank)) {
+        return;
+    }
+    if (!px_srv_tool_is_connected(&parent)) {
+        px_srv_uplink_send(&e->wire);
+    }
+}
+
+/* Deliver, relay, hand up, cache: the common path of every event the server sees
+ * (here: to this process's handlers; false for an event they already had). */
+static void process(px_srv_event_t *e, bool to_host, bool here)
 {
     relay_to(px_srv->clients, e);
     relay_to(px_srv->tools, e);
-    deliver_here(e);
+    to_uplink(e);
+    if (here) {
+        deliver_here(e);
+    }
     if (to_host && beyond_node(e->range)) {
         upcall(e);
     }
@@ -969,8 +1001,32 @@ void px_srv_notify(px_srv_client_t *c, pmix_data_buffer_t *payload)
     if (e != NULL) {
         e->has_origin = true;
         e->origin = c->proc;
-        process(e, true);
+        process(e, true, true);
     }
+}
+
+void px_srv_event_from_uplink(pmix_data_buffer_t *payload)
+{
+    pmix_status_t status;
+    pmix_proc_t source, parent;
+    pmix_data_range_t range;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (unpack_event(payload, &status, &source, &range, &info, &ninfo) != PMIX_SUCCESS ||
+        !px_srv_uplink_parent(&parent)) {
+        px_debug(1, "server", "malformed event from the tool that started us");
+        return;
+    }
+    px_debug(2, "server", "event %s from the tool that started us (range %s)",
+             PMIx_Error_string(status), PMIx_Data_range_string(range));
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_event_t *e = event_new(status, &source, range, info, ninfo);
+    if (e != NULL) {
+        e->has_origin = true;
+        e->origin = parent;
+        process(e, false, true);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
 }
 
 /* ---- events of the server process ---- */
@@ -980,12 +1036,13 @@ typedef struct {
     bool to_host;
     pmix_op_cbfunc_t cbfunc;
     void *cbdata;
+    bool relay_only; /* px_srv_event_relay: not here, not to the host */
 } api_notify_t;
 
 static void api_notify_on_loop(void *arg)
 {
     api_notify_t *a = arg;
-    process(a->e, a->to_host);
+    process(a->e, a->to_host && !a->relay_only, !a->relay_only);
     if (a->cbfunc != NULL) {
         a->cbfunc(PMIX_SUCCESS, a->cbdata);
     }
@@ -1030,6 +1087,38 @@ pmix_status_t px_srv_api_notify(pmix_status_t status, const pmix_proc_t *source,
     return PMIX_SUCCESS;
 }
 
+pmix_status_t px_srv_event_relay(pmix_status_t status, const pmix_proc_t *source,
+                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                 const pmix_proc_t *skip)
+{
+    pmix_info_t *copy = NULL;
+    if (ninfo > 0 && px_info_array_dup(info, ninfo, &copy) != PMIX_SUCCESS) {
+        return PMIX_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    px_srv_event_t *e = event_new(status, source, range, copy, ninfo);
+    pthread_mutex_unlock(&px_srv->lock);
+    if (e == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (skip != NULL) {
+        e->has_origin = true; /* relay_to never sends an event back to its origin */
+        e->origin = *skip;
+    }
+    api_notify_t *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        event_free(e);
+        return PMIX_ERR_NOMEM;
+    }
+    *a = (api_notify_t){.e = e, .relay_only = true};
+    if (px_srv_shift(api_notify_on_loop, a) != 0) {
+        event_free(e);
+        free(a);
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    return PMIX_SUCCESS;
+}
+
 void px_srv_event_raise(pmix_status_t status, pmix_data_range_t range, const pmix_info_t info[],
                         size_t ninfo)
 {
@@ -1065,7 +1154,7 @@ void px_srv_event_emit(pmix_status_t status, const pmix_proc_t *source, const pm
     copy[ninfo].value.data.darray = da;
     px_srv_event_t *e = event_new(status, source, PMIX_RANGE_CUSTOM, copy, ninfo + 1);
     if (e != NULL) {
-        process(e, needs_host(e));
+        process(e, needs_host(e), true);
     }
 }
 

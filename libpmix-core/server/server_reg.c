@@ -356,15 +356,26 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     for (size_t i = 0; x != NULL && i < x->nenvs && rc == PMIX_SUCCESS; i++) {
         rc = apply_env_directive(&x->envs[i], env);
     }
-    /* Launcher rendezvous variables are for this process, never for its children. */
+    /* The launcher rendezvous variables this process inherited are its own, never its
+     * children's; the same names with other values were put in the app's environment by
+     * the requester (a tool starting a launcher through us) and stay. */
     const char *private_vars[] = {PMIX_LAUNCHER_RNDZ_URI, PMIX_LAUNCHER_RNDZ_FILE,
                                   PMIX_KEEPALIVE_PIPE};
+    const char *inherited[] = {px_srv->launcher_rndz_uri, px_srv->launcher_rndz_file,
+                               px_srv->keepalive_str};
     for (size_t i = 0; i < 3 && rc == PMIX_SUCCESS; i++) {
-        pmix_info_t un;
-        PMIx_Info_construct(&un);
-        PMIx_Info_load(&un, PMIX_UNSET_ENVAR, private_vars[i], PMIX_STRING);
-        rc = apply_env_directive(&un, env);
-        PMIx_Info_destruct(&un);
+        size_t len = strlen(private_vars[i]);
+        for (size_t k = 0; inherited[i] != NULL && (*env)[k] != NULL; k++) {
+            if (strncmp((*env)[k], private_vars[i], len) == 0 && (*env)[k][len] == '=' &&
+                strcmp((*env)[k] + len + 1, inherited[i]) == 0) {
+                pmix_info_t un;
+                PMIx_Info_construct(&un);
+                PMIx_Info_load(&un, PMIX_UNSET_ENVAR, private_vars[i], PMIX_STRING);
+                rc = apply_env_directive(&un, env);
+                PMIx_Info_destruct(&un);
+                break;
+            }
+        }
     }
     pthread_mutex_unlock(&px_srv->lock);
     return rc;

@@ -22,10 +22,11 @@ void px_srv_tool_env(px_server_t *s)
 {
     const char *v = getenv(PMIX_LAUNCHER_RNDZ_URI);
     if (v != NULL && *v != '\0') {
-        s->launcher_rndz_uri = strdup(v); /* for the launcher work (a later issue) */
+        s->launcher_rndz_uri = strdup(v); /* connected back to: server_uplink.c */
     }
     v = getenv(PMIX_KEEPALIVE_PIPE);
     if (v != NULL && *v != '\0') {
+        s->keepalive_str = strdup(v);
         char *end;
         long fd = strtol(v, &end, 10);
         s->keepalive_fd = (*end == '\0' && fd >= 0 && fd < 1 << 20) ? (int)fd : -1;
@@ -96,6 +97,17 @@ void px_srv_tool_listen(px_server_t *s)
         px_tcp_listener_destroy(s->tcp_listener);
         s->tcp_listener = NULL;
     }
+}
+
+bool px_srv_tool_is_connected(const pmix_proc_t *proc)
+{
+    for (px_srv_client_t *c = px_srv->tools; c != NULL; c = c->next) {
+        if (c->approved && c->peer != NULL && PMIx_Check_procid(&c->proc, proc) &&
+            c->proc.rank == proc->rank) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- a tool's connection ---- */
@@ -364,4 +376,8 @@ void px_srv_tool_fini(void)
     s->tcp_uri = NULL;
     free(s->launcher_rndz_uri);
     s->launcher_rndz_uri = NULL;
+    free(s->launcher_rndz_file);
+    s->launcher_rndz_file = NULL;
+    free(s->keepalive_str);
+    s->keepalive_str = NULL;
 }

@@ -330,3 +330,21 @@ int px_env_unset(char ***env, const char *name)
     }
     return 0;
 }
+
+int px_env_merge(char ***env, char *const add[])
+{
+    for (size_t i = 0; add != NULL && add[i] != NULL; i++) {
+        const char *eq = strchr(add[i], '=');
+        if (eq == NULL) {
+            continue;
+        }
+        char *name = strndup(add[i], (size_t)(eq - add[i]));
+        pmix_status_t rc = name != NULL ? PMIx_Setenv(name, eq + 1, true, env) : PMIX_ERR_NOMEM;
+        free(name);
+        if (rc != PMIX_SUCCESS) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -506,6 +506,7 @@ static const struct px_abi_name px_abi_status_names[] = {
     {"PMIX_DVM_IS_READY", -195, true},
     {"PMIX_ERR_LOST_PRECISION", -202, true},
     {"PMIX_ERR_CHANGE_SIGN", -203, true},
+    {"PMIX_LAUNCH_DIRECTIVE", -154, true},
 };
 
 const struct px_abi_enum px_abi_status = {"pmix_status_t", px_abi_status_names,

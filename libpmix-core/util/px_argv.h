@@ -29,4 +29,9 @@ const char *px_env_get(char **env, const char *name);
  * name that is empty or contains '='. */
 int px_env_unset(char ***env, const char *name);
 
+/* Set each "name=value" entry of add (an app's env: NULL-terminated, may be NULL) in
+ * *env, replacing an entry of the same name; entries without '=' are skipped. 0, or -1
+ * with errno ENOMEM (*env then holds what was set so far). */
+int px_env_merge(char ***env, char *const add[]);
+
 #endif /* PX_ARGV_H */

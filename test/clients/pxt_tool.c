@@ -24,6 +24,22 @@
  *     --late-event CODE                  a default handler first; once it got an event,
  *                                        register for CODE: it must arrive (once) all the
  *                                        same, from the tool's own event cache
+ *     --print-uri                        print PMIx_Get(PMIX_MYSERVER_URI) after init
+ *                                        (a tool with --launcher has a listener)
+ *     --notify CODE                      after init, PMIx_Notify_event(CODE), range
+ *                                        session, before --wait-event
+ *     --reply CODE                       the same after --wait-event
+ *     --end-until FILE                   before finalizing, wait until FILE exists (30 s
+ *                                        at most: then fail)
+ *     --parent                           print PMIx_Get(&me, PMIX_PARENT_ID)
+ *     --directives                       print PMIx_Get(&me, PMIX_LAUNCH_DIRECTIVES)
+ *                                        ("directive KEY=VALUE") and PMIX_PARENT_ID
+ *     --local-output                     with --self-spawn: PMIX_IOF_LOCAL_OUTPUT too
+ *     --self-spawn -- PROG ARGS...       (last option) PMIx_Spawn PROG with
+ *                                        PMIX_FWD_STDOUT, PMIX_LAUNCH_DIRECTIVES
+ *                                        {PMIX_TIMEOUT=7, PMIX_MAPBY=slot} and our URI as
+ *                                        PMIX_LAUNCHER_RNDZ_URI in its env; wait (30 s)
+ *                                        for its PMIX_EVENT_JOB_END; print both
  *     --upcalls                          publish, lookup and unpublish a key, query
  *                                        pxhost.qry.test, register and deregister a handler
  *                                        for host-only code -3005: the upcalls that carry
@@ -282,6 +298,140 @@ static int upcalls(void)
     return fail;
 }
 
+static int notify(int code)
+{
+    pmix_info_t ni;
+    PMIx_Info_load(&ni, PMIX_EVENT_TEXT_MESSAGE, "from pxt_tool", PMIX_STRING);
+    pmix_status_t rc = PMIx_Notify_event(code, NULL, PMIX_RANGE_SESSION, &ni, 1, NULL, NULL);
+    PMIx_Info_destruct(&ni);
+    printf("pxt_tool: notify %d: %s\n", code, PMIx_Error_string(rc));
+    return rc == PMIX_SUCCESS ? 0 : 1;
+}
+
+static int print_uri(const pmix_proc_t *me)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_MYSERVER_URI, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_STRING) {
+        printf("pxt_tool: PMIx_Get(PMIX_MYSERVER_URI): %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    printf("pxt_tool: my server uri %s\n", v->data.string);
+    PMIx_Value_free(v, 1);
+    return 0;
+}
+
+static int print_parent(const pmix_proc_t *me);
+
+static int directives(const pmix_proc_t *me)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_LAUNCH_DIRECTIVES, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_DATA_ARRAY || v->data.darray->type != PMIX_INFO) {
+        printf("pxt_tool: PMIx_Get(PMIX_LAUNCH_DIRECTIVES): %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    pmix_info_t *d = v->data.darray->array;
+    for (size_t i = 0; i < v->data.darray->size; i++) {
+        char *val = PMIx_Value_string(&d[i].value);
+        printf("pxt_tool: directive %s=%s\n", d[i].key, val ? val : "?");
+        free(val);
+    }
+    PMIx_Value_free(v, 1);
+    return print_parent(me);
+}
+
+static int print_parent(const pmix_proc_t *me)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_PARENT_ID, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_PROC) {
+        printf("pxt_tool: PMIx_Get(PMIX_PARENT_ID): %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    printf("pxt_tool: parent %s:%u\n", v->data.proc->nspace, v->data.proc->rank);
+    PMIx_Value_free(v, 1);
+    return 0;
+}
+
+/* --self-spawn: the job-end event's exit code */
+static int end_code = -1;
+static pmix_nspace_t end_ns;
+
+static void end_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)results, (void)nresults;
+    pthread_mutex_lock(&ev_lock);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE))
+            PMIx_Value_get_number(&info[i].value, &end_code, PMIX_INT);
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING)
+            PMIX_LOAD_NSPACE(end_ns, info[i].value.data.string);
+    }
+    ev_count++;
+    pthread_cond_broadcast(&ev_cond);
+    pthread_mutex_unlock(&ev_lock);
+    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static bool local_output;
+
+static int self_spawn(const pmix_proc_t *me, char **prog)
+{
+    pmix_value_t *u = NULL;
+    pmix_status_t rc = PMIx_Get(me, PMIX_MYSERVER_URI, NULL, 0, &u);
+    if (rc != PMIX_SUCCESS) {
+        printf("pxt_tool: no URI of my own: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, end_handler, NULL, NULL);
+    char *env = NULL;
+    if (asprintf(&env, "PMIX_LAUNCHER_RNDZ_URI=%s", u->data.string) < 0)
+        return 1;
+    PMIx_Value_free(u, 1);
+    char *envv[] = {env, NULL};
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(prog[0]);
+    for (int i = 0; prog[i] != NULL; i++)
+        PMIx_Argv_append_nosize(&app.argv, prog[i]);
+    app.env = PMIx_Argv_copy(envv);
+    app.maxprocs = 1;
+    free(env);
+    void *dl = PMIx_Info_list_start(), *jl = PMIx_Info_list_start();
+    int t = 7;
+    bool yes = true;
+    PMIx_Info_list_add(dl, PMIX_TIMEOUT, &t, PMIX_INT);
+    PMIx_Info_list_add(dl, PMIX_MAPBY, "slot", PMIX_STRING);
+    pmix_data_array_t da;
+    PMIx_Info_list_convert(dl, &da);
+    PMIx_Info_list_add(jl, PMIX_LAUNCH_DIRECTIVES, &da, PMIX_DATA_ARRAY);
+    PMIx_Info_list_add(jl, PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    if (local_output)
+        PMIx_Info_list_add(jl, PMIX_IOF_LOCAL_OUTPUT, &yes, PMIX_BOOL);
+    pmix_data_array_t ja;
+    PMIx_Info_list_convert(jl, &ja);
+    PMIx_Info_list_release(dl);
+    PMIx_Info_list_release(jl);
+    PMIX_DATA_ARRAY_DESTRUCT(&da);
+    pmix_nspace_t ns;
+    rc = PMIx_Spawn(ja.array, ja.size, &app, 1, ns);
+    printf("pxt_tool: spawned %s: %s\n", rc == PMIX_SUCCESS ? ns : "-", PMIx_Error_string(rc));
+    PMIX_DATA_ARRAY_DESTRUCT(&ja);
+    PMIX_APP_DESTRUCT(&app);
+    if (rc != PMIX_SUCCESS)
+        return 1;
+    if (wait_count(&ev_count, 1, 30000) == 0) {
+        printf("pxt_tool: no job end from %s\n", ns);
+        return 1;
+    }
+    printf("pxt_tool: job %s ended, exit code %d\n", end_ns, end_code);
+    return strcmp(end_ns, ns) != 0;
+}
+
 static pmix_info_t info[16];
 static size_t n;
 
@@ -294,12 +444,15 @@ static void free_info(void)
 int main(int argc, char **argv)
 {
     const char *expect = NULL, *get = NULL;
-    const char *until = NULL; /* --linger-until */
+    const char *until = NULL, *end_until = NULL; /* --linger-until, --end-until */
     bool check_env = false, yes = true;
     uint32_t u32;
     pid_t pid, second = 0;
     int timeout, linger_ms = 0, wait_code = 0;
-    bool wait_ev = false, late_ev = false, do_upcalls = false;
+    bool wait_ev = false, late_ev = false, do_upcalls = false, want_uri = false;
+    int notify_code = 0, reply_code = 0;
+    bool want_dirs = false, want_parent = false;
+    char **spawn_prog = NULL;
     const char *tmpdir = NULL;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -393,6 +546,28 @@ int main(int argc, char **argv)
             NEEDV();
             wait_code = atoi(v);
             late_ev = true;
+        } else if (!strcmp(a, "--end-until")) {
+            NEEDV();
+            end_until = v;
+        } else if (!strcmp(a, "--directives")) {
+            want_dirs = true;
+        } else if (!strcmp(a, "--local-output")) {
+            local_output = true;
+        } else if (!strcmp(a, "--parent")) {
+            want_parent = true;
+        } else if (!strcmp(a, "--self-spawn")) {
+            if (i + 2 >= argc || strcmp(argv[i + 1], "--") != 0)
+                die("%s needs -- PROG", a);
+            spawn_prog = &argv[i + 2];
+            break;
+        } else if (!strcmp(a, "--print-uri")) {
+            want_uri = true;
+        } else if (!strcmp(a, "--notify")) {
+            NEEDV();
+            notify_code = atoi(v);
+        } else if (!strcmp(a, "--reply")) {
+            NEEDV();
+            reply_code = atoi(v);
         } else if (!strcmp(a, "--upcalls")) {
             do_upcalls = true;
         } else if (!strcmp(a, "--raw-tcp")) {
@@ -431,12 +606,24 @@ int main(int argc, char **argv)
     printf("pxt_tool: id %s:%u connected %s\n", me.nspace, me.rank,
            PMIx_tool_is_connected() ? "yes" : "no");
     print_servers("after init");
+    int fail = 0;
+    if (want_uri && print_uri(&me) != 0)
+        fail = 1;
+    if (want_dirs && directives(&me) != 0)
+        fail = 1;
+    if (want_parent && print_parent(&me) != 0)
+        fail = 1;
+    if (spawn_prog != NULL && self_spawn(&me, spawn_prog) != 0)
+        fail = 1;
+    if (notify_code != 0 && notify(notify_code) != 0)
+        fail = 1;
     if (linger_ms > 0)
         usleep((useconds_t)linger_ms * 1000);
-    int fail = 0;
     if (until != NULL && linger_until(until) != 0)
         fail = 1;
     if (wait_ev && wait_event(wait_code) != 0)
+        fail = 1;
+    if (reply_code != 0 && notify(reply_code) != 0)
         fail = 1;
     if (late_ev && late_event(wait_code) != 0)
         fail = 1;
@@ -484,6 +671,8 @@ int main(int argc, char **argv)
         rc = PMIx_tool_disconnect(&srv);
         printf("pxt_tool: disconnect again: %s\n", PMIx_Error_string(rc));
     }
+    if (end_until != NULL && linger_until(end_until) != 0)
+        fail = 1;
     rc = PMIx_tool_finalize();
     printf("pxt_tool: finalize: %s\n", PMIx_Error_string(rc));
     return fail || rc != PMIX_SUCCESS;

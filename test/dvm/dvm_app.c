@@ -633,7 +633,7 @@ static void toolreqd(void)
     pmix_proc_t target;
     PMIx_Load_procid(&target, me.nspace, 0);
     const char *dbg[] = {PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_TARGET, PMIX_FORKEXEC_AGENT,
-                         PMIX_EXEC_AGENT, PMIX_SPAWN_TOOL};
+                         PMIX_EXEC_AGENT};
     for (size_t i = 0; i < sizeof(dbg) / sizeof(dbg[0]); i++) {
         if (strcmp(dbg[i], PMIX_DEBUG_TARGET) == 0) {
             PMIX_INFO_LOAD(&x, dbg[i], &target, PMIX_PROC);

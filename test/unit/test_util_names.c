@@ -25,6 +25,15 @@ Test(names, error_string_convention)
     cr_assert_str_eq(PMIx_Error_string(PMIX_DEBUG_WAITING_FOR_NOTIFY), "PMIX_READY_FOR_DEBUG");
 }
 
+/* OpenPMIx 3.x's event of the older "wait for directives" handshake (issue 16): kept
+ * in our headers (tools/headers/constants_compat.tsv) with its value and name. */
+Test(names, launch_directive_compat)
+{
+    cr_assert_eq(PMIX_LAUNCH_DIRECTIVE, -154);
+    cr_assert_str_eq(PMIx_Error_string(PMIX_LAUNCH_DIRECTIVE), "PMIX_LAUNCH_DIRECTIVE");
+    cr_assert_eq(PMIx_Error_code("PMIX_LAUNCH_DIRECTIVE"), -154);
+}
+
 Test(names, error_string_unknown)
 {
     cr_assert_str_eq(PMIx_Error_string(12345), "UNKNOWN STATUS");
