@@ -1,9 +1,10 @@
 /* examples: a debugger's fork/exec agent (PMIX_FORKEXEC_AGENT, prun --fork-exec-agent).
  * The node's daemon starts it in place of one application process:
  *
- * 1. PMIx_tool_init connects back to the daemon (the daemon put its address in
- *    PMIX_LAUNCHER_RNDZ_URI, which the tool library reads and clears) and the daemon
- *    gives the agent its identity: rank R of the agents' namespace "<job>.fea".
+ * 1. PMIx_tool_init connects to the daemon as its server (PMIX_SERVER_URI: the address
+ *    the daemon put in PMIX_LAUNCHER_RNDZ_URI, taken out of the environment first, as
+ *    the library would otherwise attach there beside a server it finds itself) and the
+ *    daemon gives the agent its identity: rank R of the agents' namespace "<job>.fea".
  * 2. PMIx_Get of its own PMIX_DEBUG_TARGET: the process it stands for; of its own
  *    "px.fea.app": that process's description, one pmix_app_t (cmd, argv, env, cwd).
  * 3. Prints "fea R pid P host H target NS:R cmd CMD cwd DIR" (where a debugger would set up
@@ -41,7 +42,17 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    pmix_status_t rc = PMIx_tool_init(&me, NULL, 0);
+    const char *env = getenv(PMIX_LAUNCHER_RNDZ_URI);
+    char *uri = env != NULL ? strdup(env) : NULL;
+    if (uri == NULL) {
+        die("$" PMIX_LAUNCHER_RNDZ_URI, PMIX_ERR_NOT_FOUND);
+    }
+    unsetenv(PMIX_LAUNCHER_RNDZ_URI);
+    pmix_info_t server;
+    PMIX_INFO_LOAD(&server, PMIX_SERVER_URI, uri, PMIX_STRING);
+    pmix_status_t rc = PMIx_tool_init(&me, &server, 1);
+    PMIX_INFO_DESTRUCT(&server);
+    free(uri);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_tool_init", rc);
     }
