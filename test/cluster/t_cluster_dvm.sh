@@ -9,41 +9,10 @@
 # code from another node; kill -9 of node3's prted ends its job with a message naming
 # node3 and its ranks; pterm during a job leaves no process in any namespace and no
 # file. Needs root (skips with 77 otherwise, with a SKIP line).
-set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter python3 timeout; do
-    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
-done
 NAME=pxd$$
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-. "$SRC/test/dvm/lib.sh"
-export PXCLUSTER_OWNER=$$
-teardown() {
-    cleanup # lib.sh: what is left of ours is killed, $T removed
-    "$CL" -n "$NAME" down
-}
-trap teardown EXIT
-A=$(run_to 60 "$CL" -n "$NAME" up 3) || fail "cluster up failed"
+. "$(dirname "$0")/lib_cluster.sh"
 NODES=(node1 node2 node3)
-
-# on HOST WORDS... : run on a node, as ssh would (words joined, run by sh)
-on() {
-    local h=$1
-    shift
-    run_to 60 "$A" "$h" "$*"
-}
-P() { on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR "$@"; }
-
-on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
-    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" >"$T/prte.out" 2>&1 ||
-    fail "prte on node1: $(cat "$T/prte.out")"
-DVM_PID=$(cat "$T/pid")
+cluster_prte node1:2,node2:2,node3:2
 
 check_map() {
     local out=$1 n=$2 r h lr
@@ -105,15 +74,7 @@ rm -rf "$TMPDIR/pmix-$prted3.sock" "$TMPDIR"/prte."$prted3".*
 on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 4 --map-by node "$APP" sleep 60 >"$T/term" 2>&1 &
 p=$!
 wait_app_pids sleep 4
-on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
+cluster_pterm
 wait $p && fail "the job outlived pterm: $(cat "$T/term")"
-poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
-DVM_PID=""
-ns_empty() {
-    local i
-    for i in 1 2 3; do
-        [ -z "$(ip netns pids "$NAME-node$i")" ] || return 1
-    done
-}
-poll_until ns_empty || fail "processes left in the nodes: $(for i in 1 2 3; do ip netns pids "$NAME-node$i"; done | tr '\n' ' ')"
+cluster_gone
 pass
