@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -689,7 +690,14 @@ static void px_odls_child(const px_odls_exec_t *x)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    setpgid(0, 0);
+    /* Its own session, hence its own process group (pgid = pid), as Hydra's proxy does:
+     * with the kernel's autogroup scheduling each session is one group of the CPUs' fair
+     * share, and a job's processes in the daemon's session would share one share with
+     * the daemon and every other job on the node (MPICH's MPI_Init took 2-3x as long as
+     * under Hydra on a loaded node, bench/README.md). setsid fails only for a process
+     * group leader, which the child of vfork is not; setpgid is the fallback. */
+    if (setsid() < 0)
+        setpgid(0, 0);
     /* Tie the child's life to the daemon's: SIGKILL when the thread that forked it (the
      * loop thread) ends, even when the daemon itself is SIGKILLed. Set before exec, and
      * then the parent is checked: had it died before the prctl, nothing would fire. This
@@ -910,6 +918,24 @@ void *px_child_user(const px_child_t *c)
     return c->user;
 }
 
+/* Whether pid catches or ignores sig (its /proc status masks); false when unknown. */
+static bool handles_signal(pid_t pid, int sig)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    bool handled = false;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        if (strncmp(line, "SigCgt:", 7) == 0 || strncmp(line, "SigIgn:", 7) == 0) {
+            unsigned long long mask = strtoull(line + 7, NULL, 16);
+            handled = handled || (mask >> (sig - 1) & 1) != 0;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return handled;
+}
+
 int px_odls_signal(px_child_t *c, int sig)
 {
     if (c == NULL) {
@@ -920,6 +946,12 @@ int px_odls_signal(px_child_t *c, int sig)
         errno = ESRCH; /* its pid may already belong to someone else */
         return -1;
     }
+    /* The child leads a session of its own, so its process group is orphaned: there the
+     * kernel discards SIGTSTP, SIGTTIN and SIGTTOU whose action is the default, to stop.
+     * To a child that neither catches nor ignores it, such a signal goes as SIGSTOP,
+     * which is what its default action does. */
+    if ((sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) && !handles_signal(c->pid, sig))
+        sig = SIGSTOP;
     if (kill(-c->pid, sig) == 0)
         return 0;
     return kill(c->pid, sig); /* it may not have its group yet */

@@ -98,7 +98,10 @@ void px_odls_free_cands(char **cands);
 pid_t px_child_pid(const px_child_t *c);
 void *px_child_user(const px_child_t *c);
 
-/* Signal the child's process group (kill(-pid, sig)). 0, or -1 + errno. */
+/* Signal the child's process group (kill(-pid, sig)). The child leads a session of its
+ * own (its own share of the CPUs under autogroup scheduling), which orphans its group:
+ * SIGTSTP/SIGTTIN/SIGTTOU go as SIGSTOP to a child that does not catch or ignore them,
+ * since the kernel would discard them. 0, or -1 + errno. */
 int px_odls_signal(px_child_t *c, int sig);
 
 /* Stop (pause true) or resume reading the child's stdout and stderr pipes: flow

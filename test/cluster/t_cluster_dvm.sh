@@ -9,17 +9,10 @@
 # code from another node; kill -9 of node3's prted ends its job with a message naming
 # node3 and its ranks; pterm during a job leaves no process in any namespace and no
 # file. Needs root (skips with 77 otherwise, with a SKIP line).
-set -u
 NAME=pxd$$
-. "$(dirname "$0")/cluster_lib.sh" 3
+. "$(dirname "$0")/lib_cluster.sh"
 NODES=(node1 node2 node3)
-
-P() { on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR "$@"; }
-
-on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
-    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" >"$T/prte.out" 2>&1 ||
-    fail "prte on node1: $(cat "$T/prte.out")"
-DVM_PID=$(cat "$T/pid")
+cluster_prte node1:2,node2:2,node3:2
 
 check_map() {
     local out=$1 n=$2 r h lr
@@ -81,9 +74,7 @@ rm -rf "$TMPDIR/pmix-$prted3.sock" "$TMPDIR"/prte."$prted3".*
 on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 4 --map-by node "$APP" sleep 60 >"$T/term" 2>&1 &
 p=$!
 wait_app_pids sleep 4
-on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
+cluster_pterm
 wait $p && fail "the job outlived pterm: $(cat "$T/term")"
-poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
-DVM_PID=""
-nodes_empty
+cluster_gone
 pass

@@ -8,46 +8,16 @@
 # between the namespaces), MPI_Allreduce and hello up to 16 ranks over 3 nodes;
 # PMI_process_mapping as the map says; MPI_Abort on another node ends the job with its
 # code; pterm leaves no process in any namespace. Needs root (skips with 77 otherwise).
-set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter python3 timeout; do
-    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
-done
 NAME=pxm$$
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-. "$SRC/test/dvm/lib.sh"
+ON_TIMEOUT=120
+. "$(dirname "$0")/lib_cluster.sh"
 . "$SRC/test/ompi/lib_ompi.sh"
 . "$SRC/test/ompi/lib_nodes.sh"
 MPI=${PX_MPICH_APP:-}
 [ -x "$MPI" ] || fail "test/pmi/mpich_app was not built: mpicc.mpich was not found when the build was configured; install Debian's mpich and libmpich-dev (scripts/install-deps.sh) and reconfigure"
 RAW=$B/test/pmi/pmi_raw
-export PXCLUSTER_OWNER=$$
-teardown() {
-    cleanup # lib.sh: what is left of ours is killed, $T removed
-    "$CL" -n "$NAME" down
-}
-trap teardown EXIT
-A=$(run_to 60 "$CL" -n "$NAME" up 3) || fail "cluster up failed"
 HOSTS=(node1 node2 node3)
-
-# on HOST WORDS... : run on a node, as ssh would (words joined, run by sh)
-on() {
-    local h=$1
-    shift
-    run_to 120 "$A" "$h" "$*"
-}
-P() { on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR "$@"; }
-
-on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
-    --host node1:6,node2:5,node3:5 --prtemca plm_ssh_agent "$A" >"$T/prte.out" 2>&1 ||
-    fail "prte on node1: $(cat "$T/prte.out")"
-DVM_PID=$(cat "$T/pid")
+cluster_prte node1:6,node2:5,node3:5
 
 # MAP N EXPR MAPPING: the node of rank r under --map-by MAP, the PMI_process_mapping
 for spec in "node 6 r%3 (vector,(0,3,1))" "slot 16 (r<6?0:r<11?1:2) (vector,(0,1,6),(1,2,5))"; do
@@ -89,14 +59,6 @@ rc=$?
 [ $rc = 5 ] || fail "MPICH's MPI_Abort(5) on node3 gave $rc: $(cat "$T/out")"
 expect_in "$T/out" "node3"
 
-on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
-poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
-DVM_PID=""
-ns_empty() {
-    local i
-    for i in 1 2 3; do
-        [ -z "$(ip netns pids "$NAME-node$i")" ] || return 1
-    done
-}
-poll_until ns_empty || fail "processes left in the nodes: $(for i in 1 2 3; do ip netns pids "$NAME-node$i"; done | tr '\n' ' ')"
+cluster_pterm
+cluster_gone
 pass

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Signals to prun reach the job (SIGINT, SIGHUP forwarded; SIGTERM ends it); a second
-# SIGINT kills it; killing prun kills its job. Each signal is sent once every rank has
+# SIGINT kills it; SIGTSTP stops the job (caught, it is delivered); killing prun kills
+# its job. Each signal is sent once every rank has
 # printed "ready" (its handlers are installed), and each step waits for what it checks.
 . "$(dirname "$0")/lib.sh"
 start_dvm
@@ -39,6 +40,16 @@ kill -TSTP $p
 poll_until all_in = || fail "SIGTSTP did not stop the job"
 kill -CONT $p
 poll_until all_in != || fail "SIGCONT did not resume the job"
+kill -TERM $p
+wait $p
+# a process that catches SIGTSTP gets SIGTSTP (each process leads its own session, where
+# only a default SIGTSTP would be discarded: that one goes as SIGSTOP, above)
+"$PRUN" $RR -n 1 sh -c 'trap "echo got TSTP" TSTP; echo ready; while :; do sleep 0.05; done' \
+    >"$T/out" 2>"$T/err" &
+p=$!
+wait_for "$T/out" "ready"
+kill -TSTP $p
+wait_for "$T/out" "got TSTP"
 kill -TERM $p
 wait $p
 # prun dies: its job dies (killed once pps lists both processes: the job runs)

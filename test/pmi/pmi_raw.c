@@ -300,6 +300,20 @@ static void wait_published(const char *prefix, int n, int gone)
     }
 }
 
+/* The parent's side of a spawn test: until each of n children published "<done><rank>",
+ * then publish release (they wait for it) and wait until their names are withdrawn —
+ * their job ended (this job's end would kill them first). */
+static void release_children(const char *done, int n, const char *release)
+{
+    wait_published(done, n, 0);
+    if (wire == 1) {
+        ask("publish_result", 1, "cmd=publish_name service=%s port=yes", release);
+    } else {
+        ask("name-publish-response", 1, "cmd=name-publish;name=%s;port=yes;", release);
+    }
+    wait_published(done, n, 1);
+}
+
 /* A new TCP connection to PMI_PORT ("a.b.c.d:port"). */
 static int port_connect(void)
 {
@@ -471,11 +485,7 @@ int main(int argc, char **argv)
                 "arg1=child\narg2=b\n%s\ninfo_num=0\nendcmd",
                 me, pre);
             printf("parent 0 spawned\n");
-            /* the children are done, then told to go: their job ends, which withdraws
-             * what they published (this job's end would kill them first) */
-            wait_published("child-done-", 3, 0);
-            ask("publish_result", 1, "cmd=publish_name service=release port=yes");
-            wait_published("child-done-", 3, 1);
+            release_children("child-done-", 3, "release");
         }
         ask("barrier_out", 1, "cmd=barrier_in");
         ask("finalize_ack", 1, "cmd=finalize");
@@ -548,9 +558,7 @@ int main(int argc, char **argv)
                               self_exe());
                 const char *j = val(r, "jobid");
                 printf("spawned jobid %s\n", j ? j : "(none)");
-                wait_published("child2-done-", 2, 0);
-                ask("name-publish-response", 1, "cmd=name-publish;name=release2;port=yes;");
-                wait_published("child2-done-", 2, 1);
+                release_children("child2-done-", 2, "release2");
             }
             ask("kvs-fence-response", 1, "cmd=kvs-fence;");
         }

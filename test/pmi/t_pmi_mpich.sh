@@ -11,6 +11,12 @@ need_prog "$MPI" "test/pmi/mpich_app" \
     "mpicc.mpich was not found when the build was configured; install Debian's mpich and libmpich-dev (scripts/install-deps.sh) and reconfigure"
 
 start_dvm
+# each process leads a session of its own, as under Hydra: under the kernel's autogroup
+# scheduling it then has its own share of the CPUs, not one share with the daemon and
+# every other process of the DVM (MPICH's MPI_Init took 2-3x Hydra's on a loaded node)
+run_job "$T/sid" 0 "$PRUN" $RR -n 3 sh -c 'echo "session $(cut -d" " -f6 /proc/$$/stat) pid $$"'
+[ "$(awk '$1 == "session" && $2 == $4' "$T/sid" | wc -l)" = 3 ] ||
+    fail "each process must lead its own session: $(cat "$T/sid")"
 bystander_start # a PMIx program shares the DVM with the MPICH jobs
 
 for n in 1 2 5 16; do
