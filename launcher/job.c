@@ -1103,9 +1103,9 @@ char *px_job_debug_support(void)
     return support(true);
 }
 
-/* The first directive of info[] at level `where` the DVM will not act on: a debugger
- * attribute (any), or a required one the table does not list. NULL if none. */
-static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned where, bool *debugger)
+/* The first directive of info[] at level `where` the DVM will not act on: a required one
+ * the table does not list. NULL if none. */
+static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned where)
 {
     const char *honoured[sizeof(spawn_attrs) / sizeof(spawn_attrs[0]) + 1];
     size_t n = 0;
@@ -1115,7 +1115,6 @@ static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned wh
         }
     }
     honoured[n] = NULL;
-    *debugger = false;
     return px_info_unhonoured(info, ninfo, honoured);
 }
 
@@ -1124,16 +1123,14 @@ static const char *unhonoured(const pmix_info_t *info, size_t ninfo, unsigned wh
 static pmix_status_t check_directives(px_job_t *j, const pmix_info_t *info, size_t ninfo,
                                       const pmix_app_t *apps, size_t napps, char **msg)
 {
-    bool debugger = false;
-    const char *key = unhonoured(info, ninfo, PX_AT_JOB, &debugger);
+    const char *key = unhonoured(info, ninfo, PX_AT_JOB);
     for (size_t a = 0; key == NULL && a < napps; a++) {
-        key = unhonoured(apps[a].info, apps[a].ninfo, PX_AT_APP, &debugger);
+        key = unhonoured(apps[a].info, apps[a].ninfo, PX_AT_APP);
     }
     if (key == NULL) {
         return PMIX_SUCCESS;
     }
-    *msg = px_help_render("help-prte.txt", debugger ? "spawn-debugger" : "spawn-unsupported",
-                          j->nspace, key);
+    *msg = px_help_render("help-prte.txt", "spawn-unsupported", j->nspace, key);
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
