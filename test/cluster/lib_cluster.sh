@@ -1,5 +1,5 @@
 # lib_cluster.sh - sourced by the DVM tests on scripts/cluster.sh's nodes (t_cluster_dvm.sh,
-# t_cluster_mpi.sh) with NAME set (the run's name, unique to the test): skips (77, with
+# t_cluster_mpi.sh, t_cluster_debug.sh) with NAME set (the run's name, unique to the test): skips (77, with
 # a SKIP line) where the cluster cannot be made (not root, a tool missing, no network
 # namespaces); then ../dvm/lib.sh (private TMPDIR, the leftover checks), 3 nodes up
 # (node1..node3; A is their agent), taken down at exit. Gives:

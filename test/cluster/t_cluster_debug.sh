@@ -9,15 +9,11 @@
 # process in any namespace. Needs root (skips with 77 otherwise, with a SKIP line).
 set -u
 NAME=pxg$$
-. "$(dirname "$0")/cluster_lib.sh" 3
+ON_TIMEOUT=120
+. "$(dirname "$0")/lib_cluster.sh"
 NODES=(node1 node2 node3)
 . "$SRC/test/dvm/dbg_lib.sh"
-
-
-on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
-    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" >"$T/prte.out" 2>&1 ||
-    fail "prte on node1: $(cat "$T/prte.out")"
-DVM_PID=$(cat "$T/pid")
+cluster_prte node1:2,node2:2,node3:2
 
 # co-spawn, one daemon per node
 on node1 "$DBG" cospawn 6/node node:1 "$DBG" target -- "$DD" >"$T/cospawn" 2>&1 ||
@@ -28,12 +24,9 @@ per_node "$T/cospawn" 6 "$ns"
 expect_in "$T/cospawn" "jobend $ns status=PMIX_SUCCESS exit=0"
 
 # fork/exec agents on every node, each connecting back to its own node's daemon
-on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 6 --map-by node --fork-exec-agent "$FEA" \
-    "$DBG" whoami >"$T/fea" 2>&1 || fail "fork/exec agents over the cluster: $(cat "$T/fea")"
+P -n 6 --map-by node --fork-exec-agent "$FEA" "$DBG" whoami >"$T/fea" 2>&1 || fail "fork/exec agents over the cluster: $(cat "$T/fea")"
 fea_children "$T/fea" 6
 
-on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
-poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
-DVM_PID=""
-nodes_empty
+cluster_pterm
+cluster_gone
 pass
