@@ -16,46 +16,18 @@
 # Without heartbeats, 1-3 wait forever (each wait below is bounded: the test fails).
 # Needs root (skips with 77 otherwise).
 set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter python3 timeout; do
-    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not installed (scripts/install-deps.sh)"; exit 1; }
-done
 NAME=pxf$$
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-. "$SRC/test/dvm/lib.sh"
-export PXCLUSTER_OWNER=$$
 export PXCLUSTER_NET=10.215.$(($$ % 250))
-teardown() {
-    cleanup # lib.sh: what is left of ours is killed, $T removed
-    "$CL" -n "$NAME" down
-}
-trap teardown EXIT
-A=$(run_to 60 "$CL" -n "$NAME" up 4) || fail "cluster up failed"
+CLUSTER_N=4
+ON_TIMEOUT=90
+. "$(dirname "$0")/lib_cluster.sh"
 HB="--prtemca dvm_heartbeat_interval 0.5 --prtemca dvm_heartbeat_timeout 3"
 
-on() {
-    local h=$1
-    shift
-    run_to 90 "$A" "$h" "$*"
-}
-P() { on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR "$@"; }
 
 # the pid of the prted in node N's namespace (argv[0] .../prted)
 prted_of() {
     ip netns pids "$NAME-node$1" | while read -r q; do
         [ "$(tr '\0' '\n' <"/proc/$q/cmdline" 2>/dev/null | head -1 | sed 's|.*/||')" = prted ] && echo "$q"
-    done
-}
-ns_empty() {
-    local i
-    for i in "$@"; do
-        [ -z "$(ip netns pids "$NAME-node$i")" ] || return 1
     done
 }
 # check_silence FILE REGEX: the silence the first line matching REGEX reports ("for X s

@@ -11,30 +11,16 @@
 # Needs root; fails when a Slurm or munge program is missing (scripts/install-deps.sh);
 # skips (77) saying why when slurmd cannot run in this environment.
 set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter timeout munged slurmctld slurmd srun salloc sbatch sinfo squeue; do
-    command -v "$t" >/dev/null 2>&1 ||
-        { echo "FAIL: $t not installed (scripts/install-deps.sh: slurmctld slurmd slurm-client munge)"; exit 1; }
-done
 NAME=pxl$$
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-. "$SRC/test/dvm/lib.sh"
-export PXCLUSTER_OWNER=$$
 export PXCLUSTER_NET=10.219.$(($$ % 250))
-S=$T/slurm # state of this test's Slurm (munge key, spool, logs)
-teardown() {
-    [ -s "$S/munged.pid" ] && kill "$(cat "$S/munged.pid")" 2>/dev/null
-    cleanup # lib.sh: what is left of ours is killed, $T removed
-    "$CL" -n "$NAME" down
+# (packages: slurmctld slurmd slurm-client munge)
+CLUSTER_TOOLS="munged slurmctld slurmd srun salloc sbatch sinfo squeue"
+ON_TIMEOUT=120
+cluster_teardown() {
+    [ -n "${S:-}" ] && [ -s "$S/munged.pid" ] && kill "$(cat "$S/munged.pid")" 2>/dev/null
 }
-trap teardown EXIT
-A=$(run_to 60 "$CL" -n "$NAME" up 3) || fail "cluster up failed"
+. "$(dirname "$0")/lib_cluster.sh"
+S=$T/slurm # state of this test's Slurm (munge key, spool, logs)
 mkdir -p "$S/munge" "$S/ctld" "$S/spool"
 chmod 755 "$T" "$S"
 
@@ -73,11 +59,6 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 printf 'CgroupPlugin=cgroup/v1\n' >"$S/cgroup.conf"
 export SLURM_CONF=$S/slurm.conf
-on() {
-    local h=$1
-    shift
-    run_to 120 "$A" "$h" "$*"
-}
 on node1 slurmctld || fail "slurmctld did not start: $(tail -20 "$S/slurmctld.log" 2>/dev/null)"
 for n in 1 2 3; do
     mkdir -p "$S/spool/node$n"
