@@ -11,44 +11,12 @@
 # version is refused with both versions named.
 # HOME is the test's own directory: the real user's keys are never read. Needs root.
 set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-BUILD=${PX_BUILD:?PX_BUILD must name the build directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter timeout ssh-keygen; do
-    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not installed (scripts/install-deps.sh)"; exit 1; }
-done
 NAME=pxs$$
-export PXCLUSTER_OWNER=$$
 # this machine gets an address on the bridge (NET.254): a /24 of its own, apart from
 # the default 10.211.0 of t_cluster.sh (which checks that no such address exists here)
 export PXCLUSTER_NET=10.212.$(($$ % 250))
-T=$(mktemp -d "${TMPDIR:-/tmp}/pxssh.XXXXXX")
-PRTE=$BUILD/cli/prte
-PTERM=$BUILD/cli/pterm
-cleanup() {
-    # a prte left in the background by a failed check
-    [ -n "${DDPID:-}" ] && kill -9 "$DDPID" 2>/dev/null
-    "$CL" -n "$NAME" down
-    rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-unset SSH_AUTH_SOCK PRTE_MCA_plm_ssh_agent PRTE_PREFIX
-export PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$T/tmp"
-export TMPDIR=$T/tmp
-
-timeout 60 "$CL" -n "$NAME" up 3 >/dev/null || fail "cluster up failed"
-H=$(timeout 60 "$CL" -n "$NAME" ssh) || fail "cluster ssh failed"
+SSH_NODES=3
+. "$(dirname "$0")/lib_ssh.sh"
 
 # a home per case: its .ssh/ from the cluster's, then changed
 mkhome() {

@@ -8,43 +8,12 @@
 # Then node4's sshd is down: node1 reports the failed start (CHILD_END), prte's start
 # fails naming node4 and node1, no hang and nothing left. Needs root.
 set -u
-SRC=${PX_SRC:?PX_SRC must name the source directory}
-BUILD=${PX_BUILD:?PX_BUILD must name the build directory}
-CL=$SRC/scripts/cluster.sh
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip unshare nsenter timeout ssh-keygen ss; do
-    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t not installed (scripts/install-deps.sh)"; exit 1; }
-done
 NAME=pxr$$
-export PXCLUSTER_OWNER=$$
 export PXCLUSTER_NET=10.217.$(($$ % 250))
-T=$(mktemp -d "${TMPDIR:-/tmp}/pxtree.XXXXXX")
-PRTE=$BUILD/cli/prte
-PRUN=$BUILD/cli/prun
-PTERM=$BUILD/cli/pterm
+SSH_NODES=4
+SSH_TOOLS=ss
 PPID_=""
-cleanup() {
-    [ -n "$PPID_" ] && kill -9 "$PPID_" 2>/dev/null
-    "$CL" -n "$NAME" down
-    rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
-if ! ip netns add "$NAME-probe" 2>/dev/null; then
-    echo "SKIP: cannot create network namespaces here"
-    exit 77
-fi
-ip netns delete "$NAME-probe"
-unset SSH_AUTH_SOCK PRTE_MCA_plm_ssh_agent PRTE_PREFIX
-export PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$T/tmp"
-export TMPDIR=$T/tmp
-
-timeout 60 "$CL" -n "$NAME" up 4 >/dev/null || fail "cluster up failed"
-H=$(timeout 60 "$CL" -n "$NAME" ssh) || fail "cluster ssh failed"
+. "$(dirname "$0")/lib_ssh.sh"
 N=$PXCLUSTER_NET
 
 wait_for() { # FILE TEXT: bounded (60 s)
