@@ -101,17 +101,16 @@ static void registered(pmix_status_t status, size_t ref, void *cbdata)
     }
 }
 
-/* A forwarded signal the DVM did not take is said, never silently lost. cbdata: the
- * signal number (0: the kill request). */
+/* A forwarded signal the DVM did not take is said, never silently lost (sig 0: the kill
+ * request). jctl_done's cbdata carries sig. */
 static void jctl_refused(int sig, pmix_status_t status)
 {
-    char name[32];
-    snprintf(name, sizeof(name), "%s", sig > 0 ? sigabbrev_np(sig) : "KILL");
+    const char *name = sig > 0 ? sigabbrev_np(sig) : "KILL";
     pthread_mutex_lock(&lock);
     pmix_nspace_t ns;
     PMIX_LOAD_NSPACE(ns, job_nspace);
     pthread_mutex_unlock(&lock);
-    px_show_help("help-prte.txt", "signal-not-forwarded", "prun", name, ns,
+    px_show_help("help-prte.txt", "signal-not-forwarded", "prun", name != NULL ? name : "?", ns,
                  PMIx_Error_string(status));
 }
 
