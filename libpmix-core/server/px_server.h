@@ -36,8 +36,8 @@ typedef struct px_srv_client {
     bool departed;   /* connection gone (after finalize or not) */
     bool registered; /* still in the list */
     int refs;
-    char **cleanup_files; /* owned argv: PMIX_REGISTER_CLEANUP */
-    char **cleanup_dirs;  /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
+    char **cleanup_files;  /* owned argv: PMIX_REGISTER_CLEANUP */
+    char **cleanup_dirs;   /* owned argv: PMIX_REGISTER_CLEANUP_DIR */
     char **cleanup_ignore; /* owned argv: PMIX_CLEANUP_IGNORE (names or absolute paths) */
     bool cleanup_recursive, cleanup_empty, cleanup_leave_top;
     bool is_tool;  /* a tool connection (server_tool.c); lives on px_srv->tools */
