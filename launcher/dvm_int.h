@@ -296,11 +296,15 @@ void px_job_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Send a message to the daemon of rank (WILDCARD: to every daemon up). */
 void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint32_t tag,
                        const pmix_data_buffer_t *buf);
-/* The spawn directives the DVM honours, comma-separated (PMIX_QUERY_SPAWN_SUPPORT);
- * owned by the caller, NULL on ENOMEM. */
+/* job_directives.c: the spawn directives the DVM honours, comma-separated
+ * (PMIX_QUERY_SPAWN_SUPPORT); owned by the caller, NULL on ENOMEM. */
 char *px_job_spawn_support(void);
 /* The debugger directives among them (PMIX_QUERY_DEBUG_SUPPORT lists them). */
 char *px_job_debug_support(void);
+/* job_directives.c: refuse (PMIX_ERR_NOT_SUPPORTED, *msg rendered) a request carrying
+ * a required directive, in the job info or an app's, the table does not list. */
+pmix_status_t px_job_check_directives(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                      const pmix_app_t *apps, size_t napps, char **msg);
 /* job_parent.c: jobs spawned by an application process */
 /* The process that spawned j when it is a process of another job of this DVM, else NULL
  * (a tool, or this process). */
