@@ -251,7 +251,7 @@ pmix_status_t px_dpi_ctl_decode_more(uint32_t tag, pmix_data_buffer_t *payload, 
     case PX_DP_EVENT:
         return event_unpack(payload, &m->status, &m->source, &m->range, &m->info, &m->ninfo);
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        return px_dpi_ctl_decode_grp(tag, payload, m);
     }
 }
 
@@ -430,7 +430,7 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
     case PX_DP_EVENT:
         return event_unpack(payload, &m->status, &m->proc, &m->range, &m->info, &m->ninfo);
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        return px_dpi_dmn_decode_grp(tag, payload, m);
     }
 }
 
@@ -458,5 +458,13 @@ void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m)
     free(m->procs);
     free(m->msg);
     px_bfrops_info_array_free(m->info, m->ninfo);
+    free(m->key);
+    free(m->file);
+    free(m->topic);
+    free(m->text);
+    if (m->apps != NULL) {
+        PMIx_App_free(m->apps, m->napps);
+    }
+    PMIx_Argv_free(m->keys);
     memset(m, 0, sizeof(*m));
 }

@@ -356,60 +356,94 @@ static void dmx_serve(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
     }
 }
 
-/* ---- job control: a request to the controller ---- */
+/* ---- requests answered with a status and results: job control, groups, connect ---- */
 
 typedef struct {
+    uint32_t tag; /* PX_DP_JOBCTL, PX_DP_GROUP_UP or PX_DP_PUBSUB */
     pmix_data_buffer_t buf;
-    pmix_info_cbfunc_t cbfunc;
+    pmix_info_cbfunc_t icb;   /* job control, group construct/destruct */
+    pmix_op_cbfunc_t ocb;     /* connect, disconnect, publish, unpublish */
+    pmix_lookup_cbfunc_t lcb; /* lookup */
     void *cbdata;
     pmix_info_t *info; /* owned: the answer's results, until the library releases them */
     size_t ninfo;
-} jctl_t;
+} req_t;
 
-static void jctl_release(void *arg)
+static void req_release(void *arg)
 {
-    jctl_t *c = arg;
+    req_t *c = arg;
     px_bfrops_info_array_free(c->info, c->ninfo);
     free(c);
 }
 
-static void jctl_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* The answer (or st without one) to the library's callback. */
+static void req_answer(req_t *c, pmix_status_t st)
+{
+    if (c->lcb != NULL) {
+        c->lcb(st, NULL, 0, c->cbdata);
+        req_release(c);
+    } else if (c->ocb != NULL) {
+        c->ocb(st, c->cbdata);
+        req_release(c);
+    } else {
+        c->icb(st, c->info, c->ninfo, c->cbdata, req_release, c);
+    }
+}
+
+static void req_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
     (void)p;
-    jctl_t *c = cbdata;
+    req_t *c = cbdata;
     pmix_status_t st = status;
-    if (status == PMIX_SUCCESS &&
-        px_dp_status_info_unpack(reply, &st, &c->info, &c->ninfo) != PMIX_SUCCESS) {
+    if (status == PMIX_SUCCESS && c->tag == PX_DP_PUBSUB) {
+        pmix_pdata_t *d = NULL;
+        size_t n = 0;
+        if (px_dp_pubsub_reply_unpack(reply, &st, &d, &n) != PMIX_SUCCESS) {
+            st = PMIX_ERR_UNPACK_FAILURE;
+        } else if (c->lcb != NULL) {
+            c->lcb(st, d, n, c->cbdata); /* the library copies what it keeps */
+            if (d != NULL) {
+                PMIx_Pdata_free(d, n);
+            }
+            req_release(c);
+            return;
+        }
+    } else if (status == PMIX_SUCCESS &&
+               px_dp_status_info_unpack(reply, &st, &c->info, &c->ninfo) != PMIX_SUCCESS) {
         st = PMIX_ERR_UNPACK_FAILURE;
     }
-    c->cbfunc(st, c->info, c->ninfo, c->cbdata, jctl_release, c);
+    req_answer(c, st);
 }
 
-static void jctl_on_loop(void *arg)
+static void req_on_loop(void *arg)
 {
-    jctl_t *c = arg;
+    req_t *c = arg;
     px_peer_t *p = peer();
-    int rc = p != NULL ? px_peer_send_request(p, PX_DP_JOBCTL, &c->buf, jctl_reply, c) : -1;
+    int rc = p != NULL ? px_peer_send_request(p, c->tag, &c->buf, req_reply, c) : -1;
     px_bfrops_buf_free(&c->buf);
     if (rc != 0) {
-        c->cbfunc(PMIX_ERR_UNREACH, NULL, 0, c->cbdata, jctl_release, c);
+        req_answer(c, PMIX_ERR_UNREACH);
     }
 }
 
-static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
-                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
-                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+static req_t *req_new(uint32_t tag, pmix_info_cbfunc_t icb, pmix_op_cbfunc_t ocb, void *cbdata)
 {
-    jctl_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        return PMIX_ERR_NOMEM;
+    req_t *c = calloc(1, sizeof(*c));
+    if (c != NULL) {
+        px_bfrops_buf_init(&c->buf);
+        c->tag = tag;
+        c->icb = icb;
+        c->ocb = ocb;
+        c->cbdata = cbdata;
     }
-    px_bfrops_buf_init(&c->buf);
-    c->cbfunc = cbfunc;
-    c->cbdata = cbdata;
-    pmix_status_t rc = px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs);
+    return c;
+}
+
+/* c's message is packed (or not: rc): to the loop. Library thread. */
+static pmix_status_t req_shift(req_t *c, pmix_status_t rc)
+{
     if (rc == PMIX_SUCCESS &&
-        (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
+        (srv == NULL || px_progress_shift(srv->o.prog, req_on_loop, c) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
     }
     if (rc != PMIX_SUCCESS) {
@@ -417,6 +451,74 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
         free(c);
     }
     return rc;
+}
+
+static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                               size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                               pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    req_t *c = req_new(PX_DP_JOBCTL, cbfunc, NULL, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return req_shift(c,
+                     px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs));
+}
+
+/* Group construct/destruct, connect, disconnect: one contribution of this server to the
+ * controller's collective (launcher/dvm_group.c), answered by GROUP_REL. */
+static pmix_status_t up_collective(uint8_t kind, const char *key, const pmix_proc_t procs[],
+                                   size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                   pmix_info_cbfunc_t icb, pmix_op_cbfunc_t ocb, void *cbdata)
+{
+    req_t *c = req_new(PX_DP_GROUP_UP, icb, ocb, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return req_shift(c, px_dp_group_up_pack(&c->buf, kind, key, procs, nprocs, info, ninfo));
+}
+
+static pmix_status_t up_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                              size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (op != PMIX_GROUP_CONSTRUCT && op != PMIX_GROUP_DESTRUCT) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (grp == NULL || grp[0] == '\0' || cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return up_collective(op == PMIX_GROUP_CONSTRUCT ? PX_DP_GRP_CONSTRUCT : PX_DP_GRP_DESTRUCT, grp,
+                         procs, nprocs, directives, ndirs, cbfunc, NULL, cbdata);
+}
+
+static pmix_status_t up_connect_any(uint8_t kind, const pmix_proc_t procs[], size_t nprocs,
+                                    const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                    void *cbdata)
+{
+    if (procs == NULL || nprocs == 0 || cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    char *sig = px_dp_fence_sig(procs, nprocs);
+    if (sig == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_status_t rc = up_collective(kind, sig, procs, nprocs, info, ninfo, NULL, cbfunc, cbdata);
+    free(sig);
+    return rc;
+}
+
+static pmix_status_t up_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_connect_any(PX_DP_GRP_CONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+static pmix_status_t up_disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                   void *cbdata)
+{
+    return up_connect_any(PX_DP_GRP_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
 /* ---- spawn: not from a remote node yet ---- */
@@ -436,6 +538,41 @@ static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
+/* ---- the name service: the controller's datastore serves every node ---- */
+
+static pmix_status_t up_pubsub(uint8_t kind, const pmix_proc_t *proc, char **keys,
+                               const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t ocb,
+                               pmix_lookup_cbfunc_t lcb, void *cbdata)
+{
+    req_t *c = req_new(PX_DP_PUBSUB, NULL, ocb, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    c->lcb = lcb;
+    return req_shift(c, px_dp_pubsub_pack(&c->buf, kind, proc, keys, info, ninfo));
+}
+
+static pmix_status_t up_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_pubsub(PX_DP_PS_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    if (keys == NULL || keys[0] == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return up_pubsub(PX_DP_PS_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+static pmix_status_t up_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_pubsub(PX_DP_PS_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+}
+
 static pmix_server_module_t module = {
     .client_connected = up_connected,
     .client_finalized = up_finalized,
@@ -445,6 +582,12 @@ static pmix_server_module_t module = {
     .spawn = up_spawn,
     .notify_event = up_notify,
     .job_control = up_jobctl,
+    .group = up_group,
+    .connect = up_connect,
+    .disconnect = up_disconnect,
+    .publish = up_publish,
+    .lookup = up_lookup,
+    .unpublish = up_unpublish,
 };
 
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)

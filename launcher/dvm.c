@@ -696,6 +696,7 @@ void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *
 void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
                   pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
 {
+    px_dvm_group_event(dvm, code, info, ninfo); /* a group's decision (dvm_group.c) */
     if (from != 0) {
         /* not this server's own source: delivered here, not sent up again */
         PMIx_Notify_event(code, source, range, (pmix_info_t *)info, ninfo, NULL, NULL);

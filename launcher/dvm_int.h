@@ -315,7 +315,9 @@ char **px_dvm_pubsub_keys(int kind);
  * them at the host level. After PMIx_server_init; PMIX_SUCCESS or the first error. */
 pmix_status_t px_dvm_attrs_register(void);
 
-/* dvm_pubsub.c: the host's name service upcalls (any thread) */
+/* dvm_pubsub.c: the host's name service upcalls (any thread), and another daemon's
+ * PUBSUB request (seq; loop), answered the same way */
+void px_dvm_pubsub_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
 pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                              pmix_op_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
@@ -336,6 +338,13 @@ void px_dvm_connected(px_dvm_t *dvm, const pmix_proc_t *procs, size_t nprocs, co
                       bool connect);
 /* A process ended (loop); failed_job: its end is what fails its job. */
 void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed_job);
+/* Daemon id's GROUP_UP request (seq): its server's contribution, answered by GROUP_REL. */
+void px_dvm_group_up(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
+/* An event on its way through the DVM (px_dvm_event): a member's PMIX_GROUP_CONSTRUCT_ABORT
+ * ends the group's collective here (every server waiting for it is answered so). */
+void px_dvm_group_event(px_dvm_t *dvm, pmix_status_t code, const pmix_info_t *info, size_t ninfo);
+/* Daemon id is lost: the collectives waiting for it fail (PMIX_ERR_LOST_CONNECTION). */
+void px_dvm_group_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Before the server is finalized: answer what waits, forget the connected sets. */
 void px_dvm_group_fini(px_dvm_t *dvm);
 

@@ -221,6 +221,12 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_EVENT:
         px_dvm_event(dvm, id, m.status, &m.proc, m.range, m.info, m.ninfo);
         break;
+    case PX_DP_GROUP_UP:
+        px_dvm_group_up(dvm, id, seq, &m);
+        break;
+    case PX_DP_PUBSUB:
+        px_dvm_pubsub_remote(dvm, id, seq, &m);
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }
@@ -334,6 +340,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 void px_job_daemon_lost(px_dvm_t *dvm, unsigned id)
 {
     px_fence_daemon_lost(dvm, id);
+    px_dvm_group_daemon_lost(dvm, id);
     for (px_job_t *j = dvm->jobs, *next; j != NULL; j = next) {
         next = j->next;
         char *list = alive_ranks(j, id);
