@@ -9,6 +9,7 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
 #include "daemon/px_dproto.h"
 #include "daemon/px_dsrv.h"
 #include "help/px_help.h"
@@ -640,6 +641,18 @@ pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
          * (it does not send it back up: the source is not this server) */
         PMIx_Notify_event(m->status, &m->source, m->range, m->info, m->ninfo, NULL, NULL);
         return PMIX_SUCCESS;
+    case PX_DP_PSET: {
+        /* the DVM's process sets, as the controller's server has them: our server
+         * answers its processes' gets and queries, and raises the define/delete events
+         * to them */
+        pmix_status_t rc = m->define ? PMIx_server_define_process_set(m->procs, m->nprocs, m->name)
+                                     : PMIx_server_delete_process_set(m->name);
+        if (rc != PMIX_SUCCESS) {
+            px_debug(1, "prted", "process set %s: %s %s", m->name, m->define ? "define" : "delete",
+                     PMIx_Error_string(rc));
+        }
+        return PMIX_SUCCESS;
+    }
     default:
         return PMIX_ERR_NOT_SUPPORTED;
     }

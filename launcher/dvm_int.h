@@ -348,6 +348,13 @@ void px_dvm_group_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Before the server is finalized: answer what waits, forget the connected sets. */
 void px_dvm_group_fini(px_dvm_t *dvm);
 
+/* dvm_remote.c: process sets on every daemon (loop). Define: this process's server
+ * (PMIx_server_define_process_set's status), then every other daemon up (PSET, in order
+ * before anything sent after it); delete likewise. */
+pmix_status_t px_dvm_pset_define(px_dvm_t *dvm, const pmix_proc_t *members, size_t n,
+                                 const char *name);
+void px_dvm_pset_delete(px_dvm_t *dvm, const char *name);
+
 /* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */
 typedef void (*px_job_setup_done_t)(px_job_t *j, pmix_status_t status, pmix_info_t *info,

@@ -649,7 +649,7 @@ static void job_free(px_job_t *j)
     while (j->psets != NULL) {
         px_pset_t *s = j->psets;
         j->psets = s->next;
-        PMIx_server_delete_process_set(s->name);
+        px_dvm_pset_delete(j->dvm, s->name); /* dvm_remote.c: on every daemon */
         free(s->name);
         free(s);
     }
@@ -930,8 +930,7 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
         px_pset_t *s = calloc(1, sizeof(*s));
         pmix_status_t rc = pset_members(j, apps, name, &members);
         if (rc == PMIX_SUCCESS) {
-            rc = s ? PMIx_server_define_process_set(members.array, members.size, name)
-                   : PMIX_ERR_NOMEM;
+            rc = s ? px_dvm_pset_define(j->dvm, members.array, members.size, name) : PMIX_ERR_NOMEM;
             PMIx_Data_array_destruct(&members);
         }
         if (rc == PMIX_EXISTS) { /* defined since check_request (not by a job of ours) */

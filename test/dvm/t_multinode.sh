@@ -10,7 +10,8 @@
 # PMIx_Job_control from another node signals a rank here; output from every node arrives byte-exact (per-rank
 # files) and nothing is lost at exit; stdin reaches a rank on another node; exit codes,
 # signals and PMIx_Abort from another node end the job with the node named; signals
-# forwarded by prun reach every node; a prted killed with kill -9 ends its job with a
+# forwarded by prun reach every node; process sets and their events on every node
+# (dvm_pset); a prted killed with kill -9 ends its job with a
 # message naming the node and the ranks, and the DVM goes on without that node; pterm
 # during a job on several nodes ends it and leaves no process.
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +69,25 @@ for who in 2 0; do
     done
     expect_in "$T/ev" "xevent rank $who jobctl PMIX_SUCCESS"
     expect_in "$T/ev" "xevent rank 0 got SIGUSR1"
+done
+
+# process sets on every node (PSET): a job's --pset is seen by each of its processes,
+# wherever it runs, through PMIx_Get(PMIX_PSET_NAMES) and the pset queries; a job already
+# running on every node hears PMIX_PROCESS_SET_DEFINE and _DELETE on each node
+PSET=$B/test/dvm/dvm_pset
+"$PRUN" $RR -n 3 --map-by node "$PSET" watch ocean >"$T/watch" 2>&1 &
+w=$!
+wait_for "$T/watch" "ready" 3
+P -n 3 --map-by node --pset ocean "$PSET" names >"$T/names" 2>&1 || fail "pset job: $(cat "$T/names")"
+for r in 0 1 2; do
+    expect_in "$T/names" "names rank $r host ${NODES[$r]} get=ocean query="
+    grep "names rank $r " "$T/names" | grep -q "query=[^ ]*ocean[^ ]* members=0,1,2$" ||
+        fail "rank $r's pset queries: $(cat "$T/names")"
+done
+wait $w || fail "the pset watchers: $(cat "$T/watch")"
+for r in 0 1 2; do
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} define ocean members=3"
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} delete ocean"
 done
 
 # output: byte-exact per rank from every node, nothing lost at exit, stdin to fake1
