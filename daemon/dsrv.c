@@ -522,21 +522,64 @@ static pmix_status_t up_disconnect(const pmix_proc_t procs[], size_t nprocs,
     return up_connect_any(PX_DP_GRP_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
-/* ---- spawn: not from a remote node yet ---- */
+/* ---- spawn: the controller starts the job (as for a process of its own node) ---- */
+
+typedef struct {
+    pmix_data_buffer_t buf;
+    pmix_spawn_cbfunc_t cbfunc;
+    void *cbdata;
+} spawn_t;
+
+static void spawn_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)p;
+    spawn_t *x = cbdata;
+    pmix_status_t st = status;
+    char *ns = NULL;
+    if (status == PMIX_SUCCESS && px_dp_spawn_reply_unpack(reply, &st, &ns) != PMIX_SUCCESS) {
+        st = PMIX_ERR_UNPACK_FAILURE;
+    }
+    x->cbfunc(st, st == PMIX_SUCCESS ? ns : NULL, x->cbdata); /* the library copies it */
+    free(ns);
+    free(x);
+}
+
+static void spawn_on_loop(void *arg)
+{
+    spawn_t *x = arg;
+    px_peer_t *p = peer();
+    int rc = p != NULL ? px_peer_send_request(p, PX_DP_SPAWN, &x->buf, spawn_reply, x) : -1;
+    px_bfrops_buf_free(&x->buf);
+    if (rc != 0) {
+        x->cbfunc(PMIX_ERR_UNREACH, NULL, x->cbdata);
+        free(x);
+    }
+}
 
 static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
                               const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void)job_info;
-    (void)ninfo;
-    (void)apps;
-    (void)napps;
-    (void)cbfunc;
-    (void)cbdata;
-    px_show_help("help-prted.txt", "daemon-spawn", srv ? srv->o.id : 0u, srv ? srv->node : "?",
-                 proc->nspace, proc->rank);
-    return PMIX_ERR_NOT_SUPPORTED;
+    if (napps == 0 || apps == NULL || cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    spawn_t *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    px_bfrops_buf_init(&x->buf);
+    x->cbfunc = cbfunc;
+    x->cbdata = cbdata;
+    pmix_status_t rc = px_dp_spawn_pack(&x->buf, proc, job_info, ninfo, apps, napps);
+    if (rc == PMIX_SUCCESS &&
+        (srv == NULL || px_progress_shift(srv->o.prog, spawn_on_loop, x) != 0)) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_bfrops_buf_free(&x->buf);
+        free(x);
+    }
+    return rc;
 }
 
 /* ---- the name service: the controller's datastore serves every node ---- */

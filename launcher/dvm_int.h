@@ -96,6 +96,8 @@ struct px_job {
     size_t nstarting;       /* processes forked whose exec is not confirmed yet */
     size_t nalive;          /* processes forked and not reaped yet */
     bool launched;          /* its LAUNCH went to the daemons (JOB_CLEANUP follows) */
+    bool adopt_pending;     /* its parent job's output sinks are not known yet: its output
+                               is held until they are (job_parent.c) */
     bool waiting_dvm;       /* asked for before the DVM was up: mapped once it is */
     bool *node_over;        /* owned, by daemon id: the node has more processes than slots */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
@@ -262,6 +264,9 @@ void px_job_adopt(px_job_t *j);
 void px_job_end_delivered(px_dvm_t *dvm, const char *nspace);
 /* Free the job ends still waiting (px_dvm_destroy, after the loop's last shift). */
 void px_job_local_ends_free(px_dvm_t *dvm);
+/* pj's spawn was answered (its requester is now a sink of its output): the jobs its
+ * processes spawned before that inherit those sinks now, and their held output goes. */
+void px_job_adopt_pending(px_job_t *pj);
 /* pj is ending: the jobs it spawned end too, unless spawned with PMIX_NOHUP. */
 void px_job_end_children(px_job_t *pj);
 
@@ -348,12 +353,16 @@ void px_dvm_group_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Before the server is finalized: answer what waits, forget the connected sets. */
 void px_dvm_group_fini(px_dvm_t *dvm);
 
-/* dvm_remote.c: process sets on every daemon (loop). Define: this process's server
+/* dvm_remote.c (loop): process sets on every daemon. Define: this process's server
  * (PMIx_server_define_process_set's status), then every other daemon up (PSET, in order
  * before anything sent after it); delete likewise. */
 pmix_status_t px_dvm_pset_define(px_dvm_t *dvm, const pmix_proc_t *members, size_t n,
                                  const char *name);
 void px_dvm_pset_delete(px_dvm_t *dvm, const char *name);
+/* Daemon id's SPAWN request (seq) for one of its processes: px_job_spawn as for this
+ * server's spawn upcall, the answer (status, namespace) sent back once the job started or
+ * failed. Takes m's apps and info (left NULL). */
+void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg_t *m);
 
 /* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */

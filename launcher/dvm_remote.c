@@ -1,7 +1,10 @@
-/* launcher: what the controller keeps the same on every daemon for the other nodes'
- * processes — process sets (PSET to every prted, after this process's own server has the
- * set). Controller loop only.
+/* launcher: what the controller does for the other nodes' processes beyond their jobs'
+ * messages — process sets kept the same on every daemon (PSET to every prted, after this
+ * process's own server has the set), and a prted's process's PMIx_Spawn (SPAWN: the same
+ * px_job_spawn as this server's spawn upcall). Controller loop only.
  */
+#include <stdlib.h>
+
 #include <pmix.h>
 #include <pmix_server.h>
 
@@ -42,5 +45,68 @@ void px_dvm_pset_delete(px_dvm_t *dvm, const char *name)
 {
     if (PMIx_server_delete_process_set((char *)name) == PMIX_SUCCESS) {
         pset_to_daemons(dvm, false, name, NULL, 0);
+    }
+}
+
+/* ---- spawn from a process of another node ---- */
+
+typedef struct {
+    px_dvm_t *dvm;
+    unsigned id;
+    uint32_t seq;
+    pmix_app_t *apps; /* owned: borrowed by the job until the spawn is answered */
+    size_t napps;
+    pmix_info_t *info; /* owned, likewise */
+    size_t ninfo;
+} rspawn_t;
+
+static void rspawn_done(pmix_status_t status, char nspace[], void *cbdata)
+{
+    rspawn_t *x = cbdata;
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (px_dp_spawn_reply_pack(&b, status, status == PMIX_SUCCESS ? nspace : NULL) !=
+            PMIX_SUCCESS ||
+        px_daemons_reply(x->dvm->daemons, x->id, x->seq, PX_DP_SPAWN, &b) != 0) {
+        px_dvm_log(x->dvm, 1, "spawn: the answer to daemon %u was not sent", x->id);
+    }
+    px_bfrops_buf_free(&b);
+    PMIx_App_free(x->apps, x->napps);
+    px_bfrops_info_array_free(x->info, x->ninfo);
+    free(x);
+}
+
+void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg_t *m)
+{
+    rspawn_t *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        if (px_dp_spawn_reply_pack(&b, PMIX_ERR_NOMEM, NULL) == PMIX_SUCCESS) {
+            px_daemons_reply(dvm->daemons, id, seq, PX_DP_SPAWN, &b);
+        }
+        px_bfrops_buf_free(&b);
+        return;
+    }
+    /* the request's arrays are the job's now: taken from the message */
+    *x = (rspawn_t){.dvm = dvm,
+                    .id = id,
+                    .seq = seq,
+                    .apps = m->apps,
+                    .napps = m->napps,
+                    .info = m->info,
+                    .ninfo = m->ninfo};
+    m->apps = NULL;
+    m->napps = 0;
+    m->info = NULL;
+    m->ninfo = 0;
+    px_dvm_log(dvm, 2, "spawn from %s:%u on daemon %u", m->proc.nspace, m->proc.rank, id);
+    pmix_status_t rc = PMIX_ERR_NO_PERMISSIONS;
+    if (px_dvm_auth_may_act(dvm, &m->proc, "spawn")) {
+        rc =
+            px_job_spawn(dvm, &m->proc, NULL, x->info, x->ninfo, x->apps, x->napps, rspawn_done, x);
+    }
+    if (rc != PMIX_SUCCESS) {
+        rspawn_done(rc, NULL, x);
     }
 }

@@ -227,6 +227,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_PUBSUB:
         px_dvm_pubsub_remote(dvm, id, seq, &m);
         break;
+    case PX_DP_SPAWN:
+        px_dvm_spawn_remote(dvm, id, seq, &m); /* takes the apps and job info */
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }
@@ -722,13 +725,16 @@ static void job_launched(px_job_t *j)
         pmix_spawn_cbfunc_t cb = j->spawn_cb;
         j->spawn_cb = NULL;
         cb(PMIX_SUCCESS, j->nspace, j->spawn_cbdata);
+        px_job_adopt_pending(j); /* children spawned before this (job_parent.c) */
     }
     if (j->local_cb.started != NULL) {
         j->local_cb.started(j->nspace, j->local_cb.arg);
     }
     notify_simple(j, PMIX_EVENT_JOB_START);
     notify_simple(j, PMIX_LAUNCH_COMPLETE);
-    px_out_flush_held(j, false);
+    if (!j->adopt_pending) { /* else once its parent job's output has sinks */
+        px_out_flush_held(j, false);
+    }
 }
 
 bool px_job_ending(const px_job_t *j)

@@ -22,10 +22,32 @@ void px_job_adopt(px_job_t *j)
         return;
     }
     /* the output goes where the parent job's goes: this process's own stdout/stderr
-     * (prterun), else to whoever takes the parent's output (prun) */
+     * (prterun), else to whoever takes the parent's output (prun). A parent whose own
+     * spawn is not answered yet (one of its processes spawned while another had not
+     * started: likelier across nodes) has no sinks yet: the child's output waits. */
     j->out_here = pj->local || pj->out_here;
-    px_srv_iof_inherit(pj->nspace, j->nspace);
-    px_dvm_log(j->dvm, 1, "%s: spawned by %s:%u", j->nspace, parent->nspace, parent->rank);
+    if (pj->spawn_cb != NULL) {
+        j->adopt_pending = true;
+    } else {
+        px_srv_iof_inherit(pj->nspace, j->nspace);
+    }
+    px_dvm_log(j->dvm, 1, "%s: spawned by %s:%u%s", j->nspace, parent->nspace, parent->rank,
+               j->adopt_pending ? " (before its job was launched)" : "");
+}
+
+void px_job_adopt_pending(px_job_t *pj)
+{
+    for (px_job_t *j = pj->dvm->jobs; j != NULL; j = j->next) {
+        const pmix_proc_t *parent = px_job_parent(j);
+        if (!j->adopt_pending || parent == NULL || !PMIx_Check_nspace(parent->nspace, pj->nspace)) {
+            continue;
+        }
+        j->adopt_pending = false;
+        px_srv_iof_inherit(pj->nspace, j->nspace); /* after the parent's spawn reply */
+        if (j->spawn_cb == NULL) {
+            px_out_flush_held(j, false); /* launched meanwhile */
+        }
+    }
 }
 
 void px_job_end_children(px_job_t *pj)

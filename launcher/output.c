@@ -328,7 +328,7 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
         sink_push(sink, d);
         return;
     }
-    if (j->spawn_cb != NULL) {
+    if (j->spawn_cb != NULL || j->adopt_pending) { /* (job_parent.c) */
         d->next = NULL;
         if (j->held_tail != NULL) {
             j->held_tail->next = d;

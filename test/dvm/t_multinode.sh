@@ -11,7 +11,8 @@
 # files) and nothing is lost at exit; stdin reaches a rank on another node; exit codes,
 # signals and PMIx_Abort from another node end the job with the node named; signals
 # forwarded by prun reach every node; process sets and their events on every node
-# (dvm_pset); a prted killed with kill -9 ends its job with a
+# (dvm_pset); PMIx_Spawn from a process on another node (dvm_grp); a prted killed with
+# kill -9 ends its job with a
 # message naming the node and the ranks, and the DVM goes on without that node; pterm
 # during a job on several nodes ends it and leaves no process.
 . "$(dirname "$0")/lib.sh"
@@ -89,6 +90,23 @@ for r in 0 1 2; do
     expect_in "$T/watch" "watch rank $r host ${NODES[$r]} define ocean members=3"
     expect_in "$T/watch" "watch rank $r host ${NODES[$r]} delete ocean"
 done
+
+# PMIx_Spawn from a process on fake1 (rank 1; SPAWN through the controller): the children
+# (mapped by node) know their parent, their output reaches the parent's prun, the parent
+# hears their JOB_END; a child that cannot start is the spawn's error
+GRP=$B/test/dvm/dvm_grp
+P -n 2 --map-by node "$GRP" @1/job @1/env:PX_PRTED_TEST_NODENAME @1/'spawn:2:mapby=node:job+parent+env%PX_PRTED_TEST_NODENAME' \
+    @1/waitend @1/'spawn:1:-:exit%0%3' @1/waitend @1/'spawn:1:bad:-' >"$T/sp" 2>&1 ||
+    fail "a spawn from fake1: $(cat "$T/sp")"
+p=$(sed -n 's/^rank 1 job: //p' "$T/sp" | head -1)
+c=$(sed -n 's/.*spawn:2:mapby=node:.*: PMIX_SUCCESS child=\([0-9]*\)$/\1/p' "$T/sp")
+[ -n "$p" ] && [ -n "$c" ] && [ "$p" != "$c" ] || fail "parent and child jobs: $(cat "$T/sp")"
+[ "$(grep -c "parent: parent=$p:1 spawned=true" "$T/sp")" = 2 ] || fail "the children's parent: $(cat "$T/sp")"
+# the parent's rank 1 and the child's rank 1 run on fake1
+[ "$(grep -c "rank 1 env:PX_PRTED_TEST_NODENAME: fake1" "$T/sp")" = 2 ] || fail "placement: $(cat "$T/sp")"
+expect_in "$T/sp" "rank 1 jobend child=$c status=PMIX_SUCCESS exit=0"
+expect_in "$T/sp" "status=PMIX_ERR_JOB_NON_ZERO_TERM exit=3"
+expect_in "$T/sp" "rank 1 spawn:1:bad:-: PMIX_ERR_JOB_EXE_NOT_FOUND child=-"
 
 # output: byte-exact per rank from every node, nothing lost at exit, stdin to fake1
 N=20000000

@@ -918,13 +918,13 @@ Test(dproto, report_and_spawn)
 {
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
-    cr_assert_eq(px_dp_report_pack(&b, "help-prted.txt", "daemon-spawn", "text\n"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_report_pack(&b, "help-prted.txt", "iof-file", "text\n"), PMIX_SUCCESS);
     cut_tag = PX_DP_REPORT;
     every_cut_refused(&b, decode_dmn);
     px_dp_dmn_msg_t m;
     cr_assert_eq(px_dp_dmn_decode(PX_DP_REPORT, &b, &m), PMIX_SUCCESS);
     cr_assert_str_eq(m.file, "help-prted.txt");
-    cr_assert_str_eq(m.topic, "daemon-spawn");
+    cr_assert_str_eq(m.topic, "iof-file");
     cr_assert_str_eq(m.text, "text\n");
     px_dp_dmn_msg_free(&m);
     px_bfrops_buf_free(&b);
