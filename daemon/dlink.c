@@ -29,7 +29,7 @@ static void on_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer
 {
     (void)peer;
     px_dlink_t *l = cbdata;
-    if (l->failed) {
+    if (l->failed || l->agent == NULL) {
         return;
     }
     px_dp_ctl_msg_t m;
@@ -105,6 +105,18 @@ px_dlink_t *px_dlink_create(px_progress_t *prog, int fd, const px_nagent_opts_t 
         return NULL;
     }
     return l;
+}
+
+void px_dlink_stop_agent(px_dlink_t *l, double deadline_ms)
+{
+    if (l == NULL || l->agent == NULL) {
+        return;
+    }
+    if (!l->failed && px_peer_flush(l->peer, deadline_ms) != 0) {
+        return; /* output still queued: px_dlink_destroy releases it first */
+    }
+    px_nagent_destroy(l->agent); /* what it reports now is queued, maybe not written */
+    l->agent = NULL;
 }
 
 void px_dlink_destroy(px_dlink_t *l)

@@ -4,14 +4,17 @@
  * PMIx server (daemon/dsrv.c) and runs the node agent on the controller's job messages
  * (daemon/dlink.c, nagent.c); it exits on PX_DP_EXIT or when the controller is gone,
  * killing its processes. Everything runs on the main thread's libevent loop (the PMIx
- * server's upcalls are shifted onto it) (docs/PROTOCOL.md).
+ * server's upcalls are shifted onto it) (docs/PROTOCOL.md). Once connected, its user
+ * messages (px_show_help) go to the controller's terminal as REPORT messages.
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +44,8 @@ typedef struct {
     char node[HOST_NAME_MAX + 1];
     unsigned id;
     int verbose;
-    int status; /* exit status of the daemon */
+    int status;         /* exit status of the daemon */
+    pthread_t loop_tid; /* the main thread, which runs the loop */
 } prted_t;
 
 static void dlog(const prted_t *d, const char *fmt, const char *arg)
@@ -118,7 +122,67 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     (void)what;
     prted_t *d = arg;
     dlog(d, "signal %s", strsignal((int)sig));
+    px_show_help("help-prted.txt", "daemon-signal", d->id, d->node, strsignal((int)sig));
     stop(d, 1);
+}
+
+/* ---- our messages on the controller's terminal (REPORT) ---- */
+
+/* Loop thread. 0 when sent (queued on the connection), -1 when there is no controller to
+ * send it to or it does not fit a REPORT (then it goes to our stderr). */
+static int send_report(prted_t *d, const char *file, const char *topic, const char *text)
+{
+    px_peer_t *p = d->link != NULL ? px_dlink_peer(d->link) : NULL;
+    if (p == NULL || strlen(file) > PX_DP_NAME_MAX || strlen(topic) > PX_DP_NAME_MAX ||
+        strlen(text) > PX_DP_REPORT_MAX) {
+        return -1;
+    }
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    int rc = px_dp_report_pack(&b, file, topic, text) == PMIX_SUCCESS &&
+                     px_peer_send(p, PX_DP_REPORT, &b) == 0
+                 ? 0
+                 : -1;
+    px_bfrops_buf_free(&b);
+    return rc;
+}
+
+typedef struct {
+    prted_t *d;
+    char *file, *topic, *text; /* owned */
+} report_t;
+
+static void report_on_loop(void *arg)
+{
+    report_t *r = arg;
+    if (send_report(r->d, r->file, r->topic, r->text) != 0) {
+        px_help_fput(stderr, r->text);
+    }
+    free(r->file);
+    free(r->topic);
+    free(r->text);
+    free(r);
+}
+
+/* px_show_help's sink: the message to the controller, from the loop thread. */
+static int report_sink(const char *file, const char *topic, const char *text, void *arg)
+{
+    prted_t *d = arg;
+    if (pthread_equal(pthread_self(), d->loop_tid)) {
+        return send_report(d, file, topic, text);
+    }
+    report_t *r = calloc(1, sizeof(*r));
+    if (r == NULL || (r->file = strdup(file)) == NULL || (r->topic = strdup(topic)) == NULL ||
+        (r->text = strdup(text)) == NULL || px_progress_shift(d->prog, report_on_loop, r) != 0) {
+        if (r != NULL) {
+            free(r->file);
+            free(r->topic);
+            free(r->text);
+        }
+        free(r);
+        return -1;
+    }
+    return 0;
 }
 
 /* Up to PX_TCP_SECRET_HEX hex digits and a newline (or EOF) from fd. */
@@ -325,6 +389,8 @@ int main(int argc, char **argv)
     }
     if (d.link != NULL) {
         dlog(&d, "connected, topology %s", d.sig);
+        d.loop_tid = pthread_self();
+        px_help_set_sink(report_sink, &d);
         int signos[3] = {SIGTERM, SIGINT, SIGHUP};
         for (int i = 0; i < 3; i++) {
             sigs[i] = evsignal_new(d.base, signos[i], on_signal, &d);
@@ -339,8 +405,19 @@ int main(int argc, char **argv)
             event_free(sigs[i]);
         }
     }
-    px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
+    /* What we told the controller (a last message before stopping) reaches it; our
+     * processes are killed, their directories and our server's socket removed while the
+     * connection is still open (a controller ends what is left of a daemon whose
+     * connection closed); then the connection closes. */
+    px_help_set_sink(NULL, NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    px_dlink_stop_agent(d.link, (double)now.tv_sec * 1e3 + now.tv_nsec / 1e6 + 2000.0);
+    if (d.srv != NULL) {
+        px_dsrv_attach(d.srv, NULL);
+    }
     px_dsrv_stop(d.srv);
+    px_dlink_destroy(d.link); /* (what px_dlink_stop_agent did not do is done here) */
     px_progress_destroy(d.prog);
     if (d.base != NULL) {
         event_base_free(d.base);

@@ -32,6 +32,12 @@ typedef struct {
  * (the PMIx server must be up). NULL + errno on failure. */
 px_dlink_t *px_dlink_create(px_progress_t *prog, int fd, const px_nagent_opts_t *ao,
                             const px_dlink_cbs_t *cbs);
+/* Before px_dlink_destroy, with the loop stopped: write what is queued on the connection
+ * (until deadline_ms, CLOCK_MONOTONIC ms), then kill and reap the agent's processes and
+ * remove its jobs' directories while the connection stays open, so a controller that
+ * ends the daemon once its connection closes finds that done. Without the flush nothing
+ * is done here (px_dlink_destroy does it). NULL ok. */
+void px_dlink_stop_agent(px_dlink_t *l, double deadline_ms);
 /* The agent's processes are killed and reaped, the connection closed. NULL ok. */
 void px_dlink_destroy(px_dlink_t *l);
 /* The connection (send requests, replies, messages of the daemon's own). */

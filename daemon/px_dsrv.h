@@ -37,7 +37,8 @@ void px_dsrv_attach(px_dsrv_t *s, px_dlink_t *link);
  * PMIX_ERR_NOT_SUPPORTED for another tag. */
 pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq);
 /* Answer what waits for the controller with PMIX_ERR_LOST_CONNECTION, finalize the
- * server, free. Call after the loop stopped and the link is gone. NULL ok. */
+ * server (its socket is removed), free. Call after the loop stopped, with the link gone
+ * or detached (px_dsrv_attach NULL). NULL ok. */
 void px_dsrv_stop(px_dsrv_t *s);
 
 #endif /* PX_DSRV_H */

@@ -1238,6 +1238,7 @@ void px_dvm_destroy(px_dvm_t *dvm)
     }
     served = NULL;
     px_dvm_auth_fini(dvm);
+    px_dvm_remote_fini(dvm); /* the daemons' repeated messages, counted */
     px_out_fini(dvm);
     px_progress_destroy(dvm->progress); /* shifts that never ran are dropped */
     px_job_local_ends_free(dvm);        /* local job ends whose shift was dropped */

@@ -174,6 +174,7 @@ struct px_dvm {
     struct px_coll *colls;         /* owned: group/connect collectives (dvm_group.c) */
     struct px_connset *connsets;   /* owned: connected sets (dvm_group.c) */
     size_t next_ctxid;             /* the last group context id given (dvm_group.c) */
+    struct px_help_dedup *reports; /* owned: the daemons' messages shown (dvm_remote.c) */
 };
 
 /* dvm.c */
@@ -363,6 +364,11 @@ void px_dvm_pset_delete(px_dvm_t *dvm, const char *name);
  * server's spawn upcall, the answer (status, namespace) sent back once the job started or
  * failed. Takes m's apps and info (left NULL). */
 void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg_t *m);
+/* Daemon id's REPORT: its rendered message on our stderr, each (file, topic) once; the
+ * repeats are counted and summed up at px_dvm_remote_fini. */
+void px_dvm_report(px_dvm_t *dvm, unsigned id, const px_dp_dmn_msg_t *m);
+/* The summary of repeated reports (stderr), then free what dvm_remote.c holds. */
+void px_dvm_remote_fini(px_dvm_t *dvm);
 
 /* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */

@@ -1,8 +1,10 @@
-/* launcher: what the controller does for the other nodes' processes beyond their jobs'
- * messages — process sets kept the same on every daemon (PSET to every prted, after this
- * process's own server has the set), and a prted's process's PMIx_Spawn (SPAWN: the same
- * px_job_spawn as this server's spawn upcall). Controller loop only.
+/* launcher: what the controller does for the other nodes beyond their jobs' messages —
+ * process sets kept the same on every daemon (PSET to every prted, after this process's
+ * own server has the set), a prted's process's PMIx_Spawn (SPAWN: the same px_job_spawn
+ * as this server's spawn upcall), and the daemons' own messages on our terminal (REPORT,
+ * each (file, topic) shown once, repeats counted). Controller loop only.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <pmix.h>
@@ -10,6 +12,7 @@
 
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
+#include "help/px_help.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
 
@@ -108,5 +111,28 @@ void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg
     }
     if (rc != PMIX_SUCCESS) {
         rspawn_done(rc, NULL, x);
+    }
+}
+
+/* ---- the daemons' messages ---- */
+
+void px_dvm_report(px_dvm_t *dvm, unsigned id, const px_dp_dmn_msg_t *m)
+{
+    if (dvm->reports == NULL) {
+        dvm->reports = px_help_dedup_create(0);
+    }
+    px_dvm_log(dvm, 2, "daemon %u reports %s / %s", id, m->file, m->topic);
+    if (dvm->reports == NULL ||
+        px_help_dedup_show_text(dvm->reports, stderr, m->file, m->topic, m->text) < 0) {
+        px_help_fput(stderr, m->text); /* shown, if not counted */
+    }
+}
+
+void px_dvm_remote_fini(px_dvm_t *dvm)
+{
+    if (dvm->reports != NULL) {
+        px_help_dedup_flush(dvm->reports, stderr);
+        px_help_dedup_destroy(dvm->reports);
+        dvm->reports = NULL;
     }
 }

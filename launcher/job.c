@@ -227,6 +227,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_PUBSUB:
         px_dvm_pubsub_remote(dvm, id, seq, &m);
         break;
+    case PX_DP_REPORT:
+        px_dvm_report(dvm, id, &m);
+        break;
     case PX_DP_SPAWN:
         px_dvm_spawn_remote(dvm, id, seq, &m); /* takes the apps and job info */
         break;

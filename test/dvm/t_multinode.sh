@@ -14,7 +14,8 @@
 # (dvm_pset); PMIx_Spawn from a process on another node (dvm_grp); a prted killed with
 # kill -9 ends its job with a
 # message naming the node and the ranks, and the DVM goes on without that node; pterm
-# during a job on several nodes ends it and leaves no process.
+# during a job on several nodes ends it and leaves no process; a prted's own message
+# (SIGTERM) reaches prterun's terminal through the controller, counted when repeated.
 . "$(dirname "$0")/lib.sh"
 export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 export PX_AGENT_PIDS=$T/pids
@@ -187,4 +188,29 @@ pids_gone() {
     for f in "$PX_AGENT_PIDS"/*.pid; do gone "$(cat "$f")" || return 1; done
 }
 poll_until pids_gone || fail "prted left after pterm"
+
+# a prted's own messages reach the controller's terminal (REPORT), not its stderr (which
+# this agent discards): SIGTERM to one daemon of a prte (not daemonized: its terminal is a
+# file) during a job, then to another; the message shows once and names the daemon and
+# its node, the repeat is counted in the summary at the end; the job ends naming the node
+rm -f "$PX_AGENT_PIDS"/*.pid
+PX_AGENT_NO_STDERR=1 "$PRTE" --report-uri "$T/uri" --report-pid "$T/pid" $RR \
+    --host "$HERE:2,rep1:2,rep2:2" >"$T/rep" 2>&1 &
+wait_for "$T/rep" "DVM ready"
+DVM_PID=$(cat "$T/pid")
+"$PRUN" $RR --dvm-uri "file:$T/uri" -n 3 --map-by node "$APP" sleep 60 >"$T/repjob" 2>&1 &
+p=$!
+wait_app_pids sleep 3
+kill -TERM "$(cat "$PX_AGENT_PIDS/rep1.pid")"
+wait $p && fail "the job survived the loss of rep1's daemon: $(cat "$T/repjob")"
+expect_in "$T/repjob" "the daemon on node rep1 (daemon 1) was lost while ranks 1 of the job ran"
+expect_in "$T/rep" 'prted (daemon 1 on node rep1) got the signal "Terminated" and stops'
+kill -TERM "$(cat "$PX_AGENT_PIDS/rep2.pid")"
+wait_for "$T/rep" "lost the daemon 2 on host rep2"
+stop_dvm
+[ "$(grep -c 'got the signal "Terminated" and stops' "$T/rep")" = 1 ] ||
+    fail "one daemon-signal message expected on prte's terminal: $(cat "$T/rep")"
+expect_in "$T/rep" "1 more process sent help message help-prted.txt / daemon-signal"
+poll_until app_none sleep || fail "processes left: $(app_pids sleep)"
+poll_until pids_gone || fail "prted left"
 pass
