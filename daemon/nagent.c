@@ -537,6 +537,7 @@ px_nagent_t *px_nagent_create(const px_nagent_opts_t *o, const px_nagent_cbs_t *
     }
     a->o = *o;
     a->cbs = *cbs;
+    px_na_sweep_stale_dirs(); /* a killed daemon's leftovers on this node */
     a->node = strdup(o->node);
     a->o.node = a->node;
     px_odls_cbs_t ocbs = {.started = on_started, .output = on_output, .exited = on_exited};

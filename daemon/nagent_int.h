@@ -48,7 +48,6 @@ struct px_nagent {
     na_job_t *jobs;                    /* owned list */
     struct na_stdin_wait *stdin_waits; /* owned: STDIN requests waiting for room */
     unsigned ndirs;                    /* job directories made so far (their names) */
-    bool swept_stale_dirs;             /* the dead daemons' job directories were removed */
 };
 
 /* nagent_reg.c */
@@ -61,5 +60,8 @@ int px_na_bind_later(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
 pmix_status_t px_na_register(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
 /* Deregister what px_na_register registered, remove the job's directory. */
 void px_na_deregister(na_job_t *j);
+/* Remove the job directories ("prte.<pid>.<n>" in $TMPDIR) of daemons whose pid is gone
+ * (killed without cleaning up): what a new agent on the node does first. */
+void px_na_sweep_stale_dirs(void);
 
 #endif /* PX_NAGENT_INT_H */

@@ -168,9 +168,12 @@ rc=$?
 [ $rc != 0 ] || fail "the job survived the loss of a node's daemon"
 expect_in "$T/lost" "the daemon on node fake1 (daemon 1) was lost while ranks 1,4 of the job ran"
 poll_until app_none sleep || fail "processes left after the loss of fake1: $(app_pids sleep)"
-# a daemon killed with SIGKILL cannot remove its server's socket and its job's directory;
-# on a real node the next daemon there removes them (their pid is gone)
-rm -rf "$TMPDIR/pmix-$dead.sock" "$TMPDIR"/prte."$dead".*
+# a daemon killed with SIGKILL cannot remove its server's socket and its job's directory:
+# the next daemon that starts on that node removes them (below: every fake node shares
+# this TMPDIR)
+poll_until gone "$dead" || fail "fake1's prted survived kill -9"
+[ -S "$TMPDIR/pmix-$dead.sock" ] && ls -d "$TMPDIR"/prte."$dead".* >/dev/null 2>&1 ||
+    fail "the killed prted's socket and job directory were expected: $(ls -A "$TMPDIR")"
 # the DVM goes on without that node
 P -n 4 "$APP" xnode >"$T/after" 2>&1 || fail "a job after the loss: $(cat "$T/after")"
 grep -q "host fake1" "$T/after" && fail "a job was placed on the lost node: $(cat "$T/after")"
@@ -198,6 +201,10 @@ PX_AGENT_NO_STDERR=1 "$PRTE" --report-uri "$T/uri" --report-pid "$T/pid" $RR \
     --host "$HERE:2,rep1:2,rep2:2" >"$T/rep" 2>&1 &
 wait_for "$T/rep" "DVM ready"
 DVM_PID=$(cat "$T/pid")
+# the daemons that just started removed what the prted killed with SIGKILL left behind
+[ -z "$(ls -A "$TMPDIR" | grep -E "^(pmix-$dead\.sock|prte\.$dead\.)")" ] ||
+    fail "the killed prted's files outlived the next daemons' start: $(ls -lA "$TMPDIR")"
+
 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 3 --map-by node "$APP" sleep 60 >"$T/repjob" 2>&1 &
 p=$!
 wait_app_pids sleep 3
