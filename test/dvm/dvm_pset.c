@@ -75,7 +75,7 @@ static void names(void)
         strings(v, get, sizeof(get));
         PMIx_Value_free(v, 1);
     }
-    char first[256];
+    char first[sizeof(get)];
     snprintf(first, sizeof(first), "%s", get);
     char *comma = strchr(first, ',');
     if (comma != NULL) {
