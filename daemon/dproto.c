@@ -594,6 +594,7 @@ void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
         px_bfrops_info_array_free(m->info, m->ninfo);
         free(m->name);
         free(m->procs);
+        px_dp_tree_free(&m->tree);
         memset(m, 0, sizeof(*m));
     }
 }

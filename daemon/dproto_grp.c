@@ -100,7 +100,7 @@ static pmix_status_t pset_unpack(pmix_data_buffer_t *buf, px_dp_ctl_msg_t *m)
 
 pmix_status_t px_dpi_ctl_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m)
 {
-    return tag == PX_DP_PSET ? pset_unpack(payload, m) : PMIX_ERR_NOT_SUPPORTED;
+    return tag == PX_DP_PSET ? pset_unpack(payload, m) : px_dpi_ctl_decode_tree(tag, payload, m);
 }
 
 /* ---- REPORT ---- */
@@ -290,6 +290,6 @@ pmix_status_t px_dpi_dmn_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, p
     case PX_DP_PUBSUB:
         return pubsub_unpack(payload, m);
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        return px_dpi_dmn_decode_tree(tag, payload, m);
     }
 }

@@ -41,4 +41,7 @@ pmix_status_t px_dpi_ctl_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, p
 /* The same for the daemon -> controller messages of dproto_grp.c (GROUP_UP, SPAWN,
  * REPORT). */
 pmix_status_t px_dpi_dmn_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
+/* The tree's messages (dproto_tree.c): TREE, XCAST; ADDR, TREE_UP. */
+pmix_status_t px_dpi_ctl_decode_tree(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m);
+pmix_status_t px_dpi_dmn_decode_tree(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
 #endif /* PX_DPROTO_INT_H */

@@ -466,5 +466,6 @@ void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m)
         PMIx_App_free(m->apps, m->napps);
     }
     PMIx_Argv_free(m->keys);
+    free(m->addr);
     memset(m, 0, sizeof(*m));
 }

@@ -28,7 +28,7 @@ enum {
     PX_DP_TOPO_ASK = 1,     /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
     PX_DP_TOPO = 2,         /* daemon -> ctl, the reply: str signature, str XML */
     PX_DP_EXIT = 3,         /* ctl -> daemon: i32 reason; kill your processes and exit */
-    PX_DP_XCAST = 4,        /* specified: envelope relayed down the tree */
+    PX_DP_XCAST = 4,        /* down the tree: a message for every daemon, relayed */
     PX_DP_LAUNCH = 5,       /* ctl -> daemon: one per job, the map (px_dp_launch_t) */
     PX_DP_PSTATE = 6,       /* daemon -> ctl: processes started / exited (px_dp_pstate_t) */
     PX_DP_SIGNAL = 7,       /* ctl -> daemon: nspace, rank, i32 signal */
@@ -47,6 +47,9 @@ enum {
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
     PX_DP_SPAWN = 21,       /* daemon -> ctl, request: a local process's PMIx_Spawn */
     PX_DP_PUBSUB = 22,      /* daemon -> ctl, request: PMIx_Publish / Lookup / Unpublish */
+    PX_DP_ADDR = 23,        /* daemon -> ctl: where its tree listener is */
+    PX_DP_TREE = 24,        /* ctl -> daemon: the routing tree (radix, every address) */
+    PX_DP_TREE_UP = 25,     /* daemon -> ctl: its children in the tree are connected */
     PX_DP_GROUP_UP = 40,    /* daemon -> ctl, request: a group / connect contribution */
     PX_DP_GROUP_REL = 41,   /* its reply: status and the collective's results */
 };
@@ -313,6 +316,29 @@ pmix_status_t px_dp_pubsub_reply_pack(pmix_data_buffer_t *buf, pmix_status_t sta
 pmix_status_t px_dp_pubsub_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
                                         pmix_pdata_t **data, size_t *n);
 
+/* ---- The routing tree (dproto_tree.c). ADDR (daemon -> controller): STRING "a.b.c.d:port"
+ * (1..PX_DP_NAME_MAX bytes) of its tree listener. TREE (controller -> every daemon):
+ * UINT32 radix (1..PX_DP_RADIX_MAX), UINT32 n (the daemons, 1..PX_DP_NODES_MAX), then n
+ * STRING addresses (each NULL or 1..PX_DP_NAME_MAX bytes: NULL for daemon 0, whose
+ * children use their controller connection). TREE_UP (daemon -> controller): no fields.
+ * XCAST (down the tree): UINT32 inner tag, BYTE_OBJECT the inner message's payload. A
+ * child's hello on its parent's listener (the handshake's payload after the secret):
+ * UINT32 PX_DP_VERSION, UINT32 its id. ---- */
+#define PX_DP_RADIX_MAX 4096
+typedef struct {
+    uint32_t radix;
+    uint32_t n;
+    char **addrs; /* owned, n entries (NULL allowed) */
+} px_dp_tree_t;
+pmix_status_t px_dp_addr_pack(pmix_data_buffer_t *buf, const char *addr);
+pmix_status_t px_dp_tree_pack(pmix_data_buffer_t *buf, const px_dp_tree_t *t);
+void px_dp_tree_free(px_dp_tree_t *t); /* accepts NULL; leaves *t zeroed */
+pmix_status_t px_dp_xcast_pack(pmix_data_buffer_t *buf, uint32_t tag,
+                               const pmix_data_buffer_t *inner);
+pmix_status_t px_dp_child_hello_pack(pmix_data_buffer_t *buf, uint32_t id);
+/* Refuses another version and an id of 0 (the controller's). */
+pmix_status_t px_dp_child_hello_unpack(pmix_data_buffer_t *buf, uint32_t *id);
+
 /* A controller -> daemon message as the daemon decodes it (tag and contents). */
 typedef struct {
     uint32_t tag;
@@ -333,6 +359,8 @@ typedef struct {
     char *name;         /* PX_DP_PSET: owned */
     pmix_proc_t *procs; /* PX_DP_PSET: owned, nprocs members */
     size_t nprocs;
+    px_dp_tree_t tree; /* PX_DP_TREE (owned) */
+    uint32_t inner;    /* PX_DP_XCAST: the inner tag; data is its payload (a view) */
 } px_dp_ctl_msg_t;
 
 /* The daemon's decoder of everything the controller sends: a known tag with a
@@ -367,10 +395,12 @@ typedef struct {
     pmix_app_t *apps; /* PX_DP_SPAWN: owned, napps (PMIx_App_free) */
     size_t napps;
     char **keys; /* PX_DP_PUBSUB: owned, NULL-terminated (NULL for a publish) */
+    char *addr;  /* PX_DP_ADDR: owned */
 } px_dp_dmn_msg_t;
 
 /* The controller's decoder of what daemons send (PSTATE, IOF, FENCE_UP, DMODEX_REQ,
- * ABORT, JOBCTL, EVENT, SPAWN, GROUP_UP, REPORT, PUBSUB), with the same contract as
+ * ABORT, JOBCTL, EVENT, SPAWN, GROUP_UP, REPORT, PUBSUB, ADDR, TREE_UP, and FENCE_UP from
+ * a child daemon), with the same contract as
  * px_dp_ctl_decode. A view in *m points into payload: use it before payload goes. Fuzzed with
  * px_dp_ctl_decode. */
 pmix_status_t px_dp_dmn_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);

@@ -165,7 +165,7 @@ Test(dproto, ctl_decode_refusals)
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_ADDR, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(9999, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     /* exit without its reason, with an unknown reason, with trailing bytes */
     cr_assert_neq(px_dp_ctl_decode(PX_DP_EXIT, &b, &m), PMIX_SUCCESS);
@@ -977,5 +977,98 @@ Test(dproto, report_and_spawn)
     px_dp_spawn_reply_pack(&b, PMIX_SUCCESS, "");
     cr_assert_eq(px_dp_spawn_reply_unpack(&b, &st, &ns), PMIX_ERR_UNPACK_FAILURE);
     cr_assert_null(ns);
+    px_bfrops_buf_free(&b);
+}
+
+/* ---- the routing tree (dproto_tree.c) ---- */
+
+Test(dproto, tree_messages)
+{
+    char *addrs[3] = {NULL, "10.0.0.2:4000", "10.0.0.3:4001"};
+    px_dp_tree_t t = {.radix = 2, .n = 3, .addrs = addrs};
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_tree_pack(&b, &t), PMIX_SUCCESS);
+    cut_tag = PX_DP_TREE;
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.tree.radix == 2 && m.tree.n == 3 && m.tree.addrs[0] == NULL);
+    cr_assert_str_eq(m.tree.addrs[2], "10.0.0.3:4001");
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* radix 0, an empty address, more addresses than bytes */
+    t.radix = 0;
+    px_bfrops_buf_init(&b);
+    px_dp_tree_pack(&b, &t);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    t.radix = 2;
+    addrs[1] = "";
+    px_bfrops_buf_init(&b);
+    px_dp_tree_pack(&b, &t);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    uint32_t radix = 2, huge = 60000;
+    px_bfrops_pack(&b, &radix, 1, PMIX_UINT32);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_neq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+
+    /* XCAST: the inner message's tag and payload */
+    pmix_data_buffer_t inner;
+    px_bfrops_buf_init(&inner);
+    px_dp_cleanup_pack(&inner, "dvm@4");
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_xcast_pack(&b, PX_DP_JOB_CLEANUP, &inner), PMIX_SUCCESS);
+    cut_tag = PX_DP_XCAST;
+    every_cut_refused(&b, decode_ctl);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.inner == PX_DP_JOB_CLEANUP && m.data.size == inner.bytes_used);
+    cr_assert(memcmp(m.data.bytes, inner.base_ptr, inner.bytes_used) == 0);
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no envelope in an envelope */
+    px_bfrops_buf_init(&b);
+    px_dp_xcast_pack(&b, PX_DP_XCAST, &inner);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_free(&inner);
+
+    /* ADDR, TREE_UP */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_addr_pack(&b, "10.0.0.2:4000"), PMIX_SUCCESS);
+    px_dp_dmn_msg_t d;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ADDR, &b, &d), PMIX_SUCCESS);
+    cr_assert_str_eq(d.addr, "10.0.0.2:4000");
+    px_dp_dmn_msg_free(&d);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_addr_pack(&b, NULL);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ADDR, &b, &d), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_TREE_UP, &b, &d), PMIX_SUCCESS);
+    px_bfrops_pack(&b, &radix, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_TREE_UP, &b, &d), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+
+    /* a child's hello: its id, not 0, this version */
+    uint32_t id = 0;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_hello_pack(&b, 5), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_SUCCESS);
+    cr_assert_eq(id, 5);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_child_hello_pack(&b, 0);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    uint32_t v = PX_DP_VERSION + 1;
+    px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+    px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_ERR_NOT_SUPPORTED);
     px_bfrops_buf_free(&b);
 }
