@@ -601,6 +601,8 @@ void px_opts_fini(px_cmd_t *cmd)
     free(cmd->report_pid);
     free(cmd->plm_ssh_agent);
     cmd->plm_ssh_agent = NULL;
+    free(cmd->routed_radix);
+    cmd->routed_radix = NULL;
     free(cmd->job_nspace);
     free(cmd->node);
     PMIx_Argv_free(cmd->functions);

@@ -14,10 +14,26 @@
 typedef struct {
     const char *key;
     size_t field; /* offset of the char * in px_cmd_t */
+    /* NULL, or what else the value sets (0), after checking it (-1: message shown) */
+    int (*check)(px_cmd_t *cmd, const char *from, const char *value);
 } px_prtemca_key_t;
 
+/* routed_radix: a whole number of children per daemon in the routing tree. */
+static int px_prtemca_radix(px_cmd_t *cmd, const char *from, const char *value)
+{
+    char *end = NULL;
+    unsigned long v = strtoul(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || v < 1 || v > 4096) {
+        px_show_help("help-prte-cli.txt", "bad-routed-radix", cmd->prog, from, value);
+        return -1;
+    }
+    cmd->radix = (unsigned)v;
+    return 0;
+}
+
 static const px_prtemca_key_t px_prtemca_keys[] = {
-    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent)},
+    {"plm_ssh_agent", offsetof(px_cmd_t, plm_ssh_agent), NULL},
+    {"routed_radix", offsetof(px_cmd_t, routed_radix), px_prtemca_radix},
 };
 #define PX_PRTEMCA_NKEYS (sizeof(px_prtemca_keys) / sizeof(px_prtemca_keys[0]))
 
@@ -35,6 +51,9 @@ static int px_prtemca_set(px_cmd_t *cmd, const px_prtemca_key_t *k, const char *
 
     if (value[strspn(value, " \t")] == '\0') {
         px_show_help("help-prte-cli.txt", "bad-prtemca-value", cmd->prog, from, k->key);
+        return -1;
+    }
+    if (k->check != NULL && k->check(cmd, from, value) != 0) {
         return -1;
     }
     if ((copy = strdup(value)) == NULL)

@@ -160,6 +160,7 @@ int main(int argc, char **argv)
         .hosts = cmd.hosts,
         .nhosts = cmd.nhosts,
         .ssh_agent = cmd.plm_ssh_agent,
+        .radix = cmd.radix,
         .allow_uids = cmd.allow_uids,
         .nallow_uids = cmd.nallow_uids,
         .allow_gids = cmd.allow_gids,

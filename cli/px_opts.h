@@ -79,6 +79,10 @@ typedef struct {
      * line>": --prtemca plm_ssh_agent <cmd>, else $PRTE_MCA_plm_ssh_agent (the command
      * line wins); NULL when neither is given (the built-in ssh client). Not empty. */
     char *plm_ssh_agent;
+    /* --prtemca routed_radix N, else $PRTE_MCA_routed_radix: the routing tree's radix
+     * (1..4096; 0 when not given: the default); routed_radix is the text as given. */
+    char *routed_radix;
+    unsigned radix;
 
     /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
     bool parsable;    /* --parsable: colon-separated lines for scripts */

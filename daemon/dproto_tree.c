@@ -110,6 +110,8 @@ pmix_status_t px_dpi_ctl_decode_tree(uint32_t tag, pmix_data_buffer_t *payload, 
 {
     pmix_status_t rc;
     switch (tag) {
+    case PX_DP_ADDR:
+        return PMIX_SUCCESS; /* the request: no fields */
     case PX_DP_TREE:
         return tree_unpack(payload, &m->tree);
     case PX_DP_XCAST:

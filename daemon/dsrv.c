@@ -11,6 +11,7 @@
 #include "bfrops/px_bfrops.h"
 #include "common/px_common.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_droute.h"
 #include "daemon/px_dsrv.h"
 #include "help/px_help.h"
 
@@ -24,9 +25,10 @@ typedef struct dfence {
 
 struct px_dsrv {
     px_dsrv_opts_t o;
-    char *node;       /* owned: o.node */
-    px_dlink_t *link; /* borrowed */
-    dfence_t *fences; /* owned */
+    char *node;         /* owned: o.node */
+    px_dlink_t *link;   /* borrowed */
+    px_droute_t *route; /* borrowed: the routing tree (fences go up it once it is made) */
+    dfence_t *fences;   /* owned */
 };
 
 /* The server library's upcalls carry no host context: the one server of this process. */
@@ -162,11 +164,14 @@ static void fence_on_loop(void *arg)
     pmix_status_t rc = t != NULL && (t->sig = px_dp_fence_sig(f->procs, f->nprocs)) != NULL
                            ? PMIX_SUCCESS
                            : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && px_droute_active(srv->route)) {
+        /* up the tree, with the rest of this daemon's subtree */
+        rc = px_droute_fence(srv->route, f->procs, f->nprocs, f->collect, f->data, f->ndata);
+    } else if (rc == PMIX_SUCCESS) {
         rc = px_dp_fence_up_pack(&b, f->procs, f->nprocs, f->collect, f->data, f->ndata);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = up(PX_DP_FENCE_UP, &b);
+        if (rc == PMIX_SUCCESS) {
+            rc = up(PX_DP_FENCE_UP, &b);
+        }
     }
     if (rc == PMIX_SUCCESS) {
         t->cbfunc = f->cbfunc;
@@ -668,6 +673,11 @@ px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
 void px_dsrv_attach(px_dsrv_t *s, px_dlink_t *link)
 {
     s->link = link;
+}
+
+void px_dsrv_route(px_dsrv_t *s, px_droute_t *route)
+{
+    s->route = route;
 }
 
 pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)

@@ -11,6 +11,9 @@
 
 typedef struct na_job na_job_t;
 
+/* How many cleaned-up jobs an agent remembers (px_nagent_launch_due). */
+#define PX_NA_CLEANED 256
+
 typedef struct {
     na_job_t *job;    /* borrowed: the owner */
     pmix_rank_t rank; /* in the job */
@@ -18,6 +21,7 @@ typedef struct {
     bool registered;  /* PMIx_server_register_client done */
     char *cpuset;     /* owned: "hwloc:<list>" it is bound to, NULL = unbound (local only) */
     uint16_t node_rank;
+    uint32_t daemon;   /* the daemon of its node */
     px_child_t *child; /* borrowed from odls until exited(); NULL = not (or no more) here */
     size_t inflight;   /* output bytes handed to the link and not written yet */
     bool paused_ctl;   /* the controller asked to stop reading its output (IOF_FLOW) */
@@ -45,9 +49,11 @@ struct px_nagent {
     char *node;      /* owned: o.node */
     px_odls_t *odls; /* owned */
     px_nagent_cbs_t cbs;
-    na_job_t *jobs;                    /* owned list */
-    struct na_stdin_wait *stdin_waits; /* owned: STDIN requests waiting for room */
-    unsigned ndirs;                    /* job directories made so far (their names) */
+    na_job_t *jobs;                       /* owned list */
+    struct na_stdin_wait *stdin_waits;    /* owned: STDIN requests waiting for room */
+    unsigned ndirs;                       /* job directories made so far (their names) */
+    pmix_nspace_t cleaned[PX_NA_CLEANED]; /* the jobs cleaned last (a ring) */
+    size_t ncleaned;                      /* cleaned so far */
 };
 
 /* nagent_reg.c */

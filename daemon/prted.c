@@ -25,6 +25,7 @@
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dlink.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_droute.h"
 #include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
 #include "help/px_help.h"
@@ -37,8 +38,14 @@
 typedef struct {
     struct event_base *base;
     px_progress_t *prog;
-    px_dlink_t *link; /* the controller connection and the node agent */
-    px_dsrv_t *srv;   /* the PMIx server of this node's processes */
+    px_dlink_t *link;   /* the controller connection and the node agent */
+    px_dsrv_t *srv;     /* the PMIx server of this node's processes */
+    px_droute_t *route; /* its place in the routing tree */
+    /* test-only (PX_PRTED_TEST_RELAY_DELAY_MS): XCASTs relayed this much later, in order,
+     * so job messages straight from the controller overtake a relayed LAUNCH */
+    int relay_delay_ms;
+    struct event *relay_ev;
+    struct relay *relays, **relays_tail;
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
@@ -98,9 +105,100 @@ static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
         dlog(d, "%s", "told to exit");
         stop(d, m->reason == PX_DP_EXIT_NORMAL ? 0 : 1);
         return PMIX_SUCCESS;
+    case PX_DP_ADDR: {
+        /* where our children in the routing tree are to connect */
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        pmix_status_t rc = d->route != NULL ? px_dp_addr_pack(&b, px_droute_addr(d->route))
+                                            : PMIX_ERR_NOT_SUPPORTED;
+        if (rc == PMIX_SUCCESS &&
+            (px_dlink_peer(d->link) == NULL ||
+             px_peer_send_reply(px_dlink_peer(d->link), seq, PX_DP_ADDR, &b) != 0)) {
+            rc = PMIX_ERR_UNREACH;
+        }
+        px_bfrops_buf_free(&b);
+        return rc;
+    }
+    case PX_DP_TREE:
+        return d->route != NULL ? px_droute_tree(d->route, &m->tree) : PMIX_ERR_NOT_SUPPORTED;
+    case PX_DP_FENCE_REL:
+        px_droute_fence_rel(d->route, m); /* to the children that took part first */
+        return px_dsrv_ctl(d->srv, m, seq);
     default:
         return px_dsrv_ctl(d->srv, m, seq);
     }
+}
+
+/* ---- the routing tree (droute.c) ---- */
+
+static pmix_status_t route_deliver(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+{
+    prted_t *d = arg;
+    return px_dlink_deliver(d->link, tag, payload);
+}
+
+static bool route_where(const pmix_proc_t *procs, size_t nprocs, bool *mark, size_t n, void *arg)
+{
+    prted_t *d = arg;
+    return px_nagent_where(px_dlink_agent(d->link), procs, nprocs, mark, n);
+}
+
+/* The parent daemon is gone: as if the controller were (our subtree is lost with it;
+ * the controller reports each daemon it loses). */
+static void route_lost(const char *why, void *arg)
+{
+    prted_t *d = arg;
+    dlog(d, "leaving the routing tree: %s", why);
+    stop(d, 1);
+}
+
+typedef struct relay {
+    struct relay *next;
+    uint32_t tag;
+    pmix_byte_object_t bo; /* owned copy */
+} relay_t;
+
+static void relay_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    prted_t *d = arg;
+    while (d->relays != NULL) {
+        relay_t *x = d->relays;
+        d->relays = x->next;
+        px_droute_xcast(d->route, x->tag, &x->bo);
+        free(x->bo.bytes);
+        free(x);
+    }
+    d->relays_tail = &d->relays;
+}
+
+static void route_xcast(uint32_t tag, const pmix_byte_object_t *payload, void *arg)
+{
+    prted_t *d = arg;
+    relay_t *x = d->relay_delay_ms > 0 ? calloc(1, sizeof(*x)) : NULL;
+    if (x != NULL && (payload->size == 0 || (x->bo.bytes = malloc(payload->size)) != NULL)) {
+        x->tag = tag;
+        if (payload->size > 0) {
+            memcpy(x->bo.bytes, payload->bytes, payload->size);
+        }
+        x->bo.size = payload->size;
+        *d->relays_tail = x;
+        d->relays_tail = &x->next;
+        struct timeval tv = {d->relay_delay_ms / 1000, (d->relay_delay_ms % 1000) * 1000};
+        if (!evtimer_pending(d->relay_ev, NULL)) {
+            evtimer_add(d->relay_ev, &tv);
+        }
+        return;
+    }
+    free(x);
+    px_droute_xcast(d->route, tag, payload);
+}
+
+static bool route_indirect(void *arg)
+{
+    prted_t *d = arg;
+    return px_droute_indirect(d->route);
 }
 
 static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
@@ -360,7 +458,6 @@ int main(int argc, char **argv)
     evthread_use_pthreads();
     d.base = event_base_new();
     int fd = d.base != NULL ? connect_back(&d, &a, secret) : -1;
-    memset(secret, 0, sizeof(secret));
     struct event *sigs[3] = {NULL, NULL, NULL};
     if (fd >= 0) {
         d.prog = px_progress_create(d.base);
@@ -378,7 +475,11 @@ int main(int argc, char **argv)
             close(fd);
         } else {
             px_nagent_opts_t ao = {.base = d.base, .topo = d.topo, .self = d.id, .node = d.node};
-            px_dlink_cbs_t cbs = {.other = on_other, .failed = on_failed, .arg = &d};
+            px_dlink_cbs_t cbs = {.other = on_other,
+                                  .failed = on_failed,
+                                  .xcast = route_xcast,
+                                  .indirect = route_indirect,
+                                  .arg = &d};
             d.link = px_dlink_create(d.prog, fd, &ao, &cbs);
             if (d.link == NULL) {
                 px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,
@@ -387,6 +488,29 @@ int main(int argc, char **argv)
             px_dsrv_attach(d.srv, d.link);
         }
     }
+    if (d.link != NULL) {
+        px_droute_opts_t ro = {.prog = d.prog,
+                               .self = d.id,
+                               .secret = secret,
+                               .link = d.link,
+                               .deliver = route_deliver,
+                               .where = route_where,
+                               .lost = route_lost,
+                               .arg = &d};
+        const char *delay = getenv("PX_PRTED_TEST_RELAY_DELAY_MS");
+        d.relays_tail = &d.relays;
+        d.relay_ev = evtimer_new(d.base, relay_later, &d);
+        d.relay_delay_ms = delay != NULL && d.relay_ev != NULL ? atoi(delay) : 0;
+        d.route = px_droute_create(&ro);
+        if (d.route == NULL) {
+            px_show_help("help-prted.txt", "daemon-tree", d.id, d.node, strerror(errno));
+            px_dlink_destroy(d.link);
+            d.link = NULL;
+        } else {
+            px_dsrv_route(d.srv, d.route);
+        }
+    }
+    memset(secret, 0, sizeof(secret));
     if (d.link != NULL) {
         dlog(&d, "connected, topology %s", d.sig);
         d.loop_tid = pthread_self();
@@ -415,8 +539,19 @@ int main(int argc, char **argv)
     px_dlink_stop_agent(d.link, (double)now.tv_sec * 1e3 + now.tv_nsec / 1e6 + 2000.0);
     if (d.srv != NULL) {
         px_dsrv_attach(d.srv, NULL);
+        px_dsrv_route(d.srv, NULL);
     }
     px_dsrv_stop(d.srv);
+    px_droute_destroy(d.route); /* our children see us go */
+    while (d.relays != NULL) {
+        relay_t *x = d.relays;
+        d.relays = x->next;
+        free(x->bo.bytes);
+        free(x);
+    }
+    if (d.relay_ev != NULL) {
+        event_free(d.relay_ev);
+    }
     px_dlink_destroy(d.link); /* (what px_dlink_stop_agent did not do is done here) */
     px_progress_destroy(d.prog);
     if (d.base != NULL) {

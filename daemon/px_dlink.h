@@ -25,6 +25,13 @@ typedef struct {
      * the controller sent something malformed or not taken (tag and rc say what). The
      * daemon stops; the link sends nothing more. */
     void (*failed)(int err, uint32_t tag, pmix_status_t rc, void *arg);
+    /* Optional: an XCAST arrived (its inner tag and payload, borrowed for the call):
+     * relay it down the tree; then the inner message is handled here. */
+    void (*xcast)(uint32_t tag, const pmix_byte_object_t *payload, void *arg);
+    /* Optional: whether messages from the controller may come another way than this
+     * connection (the tree): a job message (SIGNAL, STDIN, IOF_FLOW, DMODEX_REQ) about a
+     * job whose LAUNCH has not come yet (px_nagent_launch_due) then waits for it. */
+    bool (*indirect)(void *arg);
     void *arg;
 } px_dlink_cbs_t;
 
@@ -40,6 +47,10 @@ px_dlink_t *px_dlink_create(px_progress_t *prog, int fd, const px_nagent_opts_t 
 void px_dlink_stop_agent(px_dlink_t *l, double deadline_ms);
 /* The agent's processes are killed and reaped, the connection closed. NULL ok. */
 void px_dlink_destroy(px_dlink_t *l);
+/* A controller message that came another way (the tree: from the parent daemon), handled
+ * as if it had come on the connection. PMIX_SUCCESS, or the error that makes the link
+ * unusable (the caller stops the daemon). */
+pmix_status_t px_dlink_deliver(px_dlink_t *l, uint32_t tag, pmix_data_buffer_t *payload);
 /* The connection (send requests, replies, messages of the daemon's own). */
 px_peer_t *px_dlink_peer(px_dlink_t *l);
 px_nagent_t *px_dlink_agent(px_dlink_t *l);

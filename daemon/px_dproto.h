@@ -47,7 +47,7 @@ enum {
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
     PX_DP_SPAWN = 21,       /* daemon -> ctl, request: a local process's PMIx_Spawn */
     PX_DP_PUBSUB = 22,      /* daemon -> ctl, request: PMIx_Publish / Lookup / Unpublish */
-    PX_DP_ADDR = 23,        /* daemon -> ctl: where its tree listener is */
+    PX_DP_ADDR = 23,        /* ctl -> daemon, request: where is your tree listener */
     PX_DP_TREE = 24,        /* ctl -> daemon: the routing tree (radix, every address) */
     PX_DP_TREE_UP = 25,     /* daemon -> ctl: its children in the tree are connected */
     PX_DP_GROUP_UP = 40,    /* daemon -> ctl, request: a group / connect contribution */
@@ -316,14 +316,14 @@ pmix_status_t px_dp_pubsub_reply_pack(pmix_data_buffer_t *buf, pmix_status_t sta
 pmix_status_t px_dp_pubsub_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
                                         pmix_pdata_t **data, size_t *n);
 
-/* ---- The routing tree (dproto_tree.c). ADDR (daemon -> controller): STRING "a.b.c.d:port"
- * (1..PX_DP_NAME_MAX bytes) of its tree listener. TREE (controller -> every daemon):
- * UINT32 radix (1..PX_DP_RADIX_MAX), UINT32 n (the daemons, 1..PX_DP_NODES_MAX), then n
- * STRING addresses (each NULL or 1..PX_DP_NAME_MAX bytes: NULL for daemon 0, whose
- * children use their controller connection). TREE_UP (daemon -> controller): no fields.
- * XCAST (down the tree): UINT32 inner tag, BYTE_OBJECT the inner message's payload. A
- * child's hello on its parent's listener (the handshake's payload after the secret):
- * UINT32 PX_DP_VERSION, UINT32 its id. ---- */
+/* ---- The routing tree (dproto_tree.c). ADDR (controller -> daemon, request; no fields),
+ * its reply: STRING "a.b.c.d:port" (1..PX_DP_NAME_MAX bytes) of the daemon's tree listener
+ * (px_dp_addr_pack; the controller's decoder takes it as an ADDR message). TREE (controller ->
+ * every daemon): UINT32 radix (1..PX_DP_RADIX_MAX), UINT32 n (the daemons, 1..PX_DP_NODES_MAX),
+ * then n STRING addresses (each NULL or 1..PX_DP_NAME_MAX bytes: NULL for daemon 0, whose children
+ * use their controller connection). TREE_UP (daemon -> controller): no fields. XCAST (down the
+ * tree): UINT32 inner tag, BYTE_OBJECT the inner message's payload. A child's hello on its parent's
+ * listener (the handshake's payload after the secret): UINT32 PX_DP_VERSION, UINT32 its id. ---- */
 #define PX_DP_RADIX_MAX 4096
 typedef struct {
     uint32_t radix;

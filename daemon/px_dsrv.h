@@ -33,6 +33,10 @@ typedef struct {
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc);
 /* Where the upcalls' messages go (set once the link exists; NULL: nowhere, upcalls fail). */
 void px_dsrv_attach(px_dsrv_t *s, px_dlink_t *link);
+/* The routing tree: once it is made, fence contributions go up it (px_droute_fence)
+ * instead of straight to the controller. NULL: none. */
+struct px_droute;
+void px_dsrv_route(px_dsrv_t *s, struct px_droute *route);
 /* A controller message for the server: FENCE_REL, DMODEX_REQ (request seq), EVENT, PSET.
  * PMIX_ERR_NOT_SUPPORTED for another tag. */
 pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq);

@@ -11,6 +11,7 @@
 #ifndef PX_NAGENT_H
 #define PX_NAGENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <event2/event.h>
@@ -63,5 +64,13 @@ pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_
 
 /* Children of every job not yet through exited(). */
 size_t px_nagent_count(const px_nagent_t *a);
+
+/* Whether nspace's LAUNCH is still to come: a job the agent does not have and did not
+ * clean up lately. A message about it that came another way than the LAUNCH (the tree)
+ * waits for it. */
+bool px_nagent_launch_due(px_nagent_t *a, const char *nspace);
+/* Mark in mark[0..nd) the daemons whose nodes run any of procs (a wildcard: every rank of
+ * its job), from the jobs' LAUNCH maps; false when a job or rank is unknown here. */
+bool px_nagent_where(px_nagent_t *a, const pmix_proc_t *procs, size_t n, bool *mark, size_t nd);
 
 #endif /* PX_NAGENT_H */

@@ -49,6 +49,7 @@ typedef struct px_out_sink px_out_sink_t;     /* output.c: our own stdout or std
 typedef struct px_dvm_auth px_dvm_auth_t;     /* dvm_auth.c: who may use the DVM */
 typedef struct px_cfence px_cfence_t;         /* fence.c: a fence across daemons */
 typedef struct px_stdin_push px_stdin_push_t; /* job_stdin.c: a push on its way */
+typedef struct px_route px_route_t;           /* route.c: the routing tree */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -175,6 +176,7 @@ struct px_dvm {
     struct px_connset *connsets;   /* owned: connected sets (dvm_group.c) */
     size_t next_ctxid;             /* the last group context id given (dvm_group.c) */
     struct px_help_dedup *reports; /* owned: the daemons' messages shown (dvm_remote.c) */
+    px_route_t *route;             /* owned: the routing tree (route.c) */
 };
 
 /* dvm.c */
@@ -288,6 +290,24 @@ pmix_status_t px_dmodex_route(px_dvm_t *dvm, unsigned from, uint32_t seq, const 
                               const pmix_info_t *info, size_t ninfo, pmix_modex_cbfunc_t cb0,
                               void *cbdata0);
 void px_dmodex_req(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
+
+/* route.c: the routing tree over the daemons (controller loop) */
+/* The radix the options ask for (routed_radix), else PX_DP_RADIX_DEFAULT. */
+uint32_t px_route_radix(const px_dvm_opts_t *o);
+/* Once every daemon is up: make the tree (TREE to every daemon, wait for TREE_UP), then
+ * done(dvm, ok) on the loop, once (ok false: a message said why). With no more daemons
+ * beyond this node's than the radix there is nothing to make: done at once. */
+void px_route_start(px_dvm_t *dvm, void (*done)(px_dvm_t *dvm, bool ok));
+void px_route_tree_up(px_dvm_t *dvm, unsigned id); /* a daemon's TREE_UP */
+/* A daemon was lost: the tree being made cannot be. */
+void px_route_daemon_lost(px_dvm_t *dvm, unsigned id);
+/* The daemon whose subtree holds id among daemon 0's children in the tree (id itself
+ * without a tree, and for 0): the one whose fence contribution carries id's. */
+unsigned px_route_top(const px_dvm_t *dvm, unsigned id);
+/* A message for every daemon down the tree (XCAST to daemon 0's children; daemon 0 itself
+ * gets it plainly with to_self). 0, or -1 without a tree (the caller sends to each). */
+int px_route_xcast(px_dvm_t *dvm, uint32_t tag, const pmix_data_buffer_t *buf, bool to_self);
+void px_route_fini(px_dvm_t *dvm);
 
 /* pool.c: what the running jobs hold on each node, to map a new job onto the rest */
 typedef struct {

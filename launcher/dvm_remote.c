@@ -23,7 +23,9 @@ static void pset_to_daemons(px_dvm_t *dvm, bool define, const char *name,
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
     size_t nd = dvm->daemons != NULL ? px_daemons_count(dvm->daemons) : 0;
-    if (nd > 1 && px_dp_pset_pack(&b, define, name, members, n) == PMIX_SUCCESS) {
+    if (nd > 1 && px_dp_pset_pack(&b, define, name, members, n) == PMIX_SUCCESS &&
+        px_route_xcast(dvm, PX_DP_PSET, &b, false) != 0) {
+        /* no routing tree: to each */
         for (size_t id = 1; id < nd; id++) {
             if (px_daemons_up(dvm->daemons, (unsigned)id) &&
                 px_daemons_send(dvm->daemons, (unsigned)id, PX_DP_PSET, &b) != 0) {

@@ -62,6 +62,9 @@ const char *px_job_node_name(const px_job_t *j, pmix_rank_t rank)
 void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint32_t tag,
                        const pmix_data_buffer_t *buf)
 {
+    if (j == NULL && px_route_xcast(dvm, tag, buf, true) == 0) {
+        return; /* for every daemon: down the routing tree (route.c) */
+    }
     size_t n = px_daemons_count(dvm->daemons);
     for (size_t id = 0; id < n; id++) {
         if (j != NULL && rank != PMIX_RANK_WILDCARD && id != px_job_node(j, rank)) {
@@ -229,6 +232,9 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
         break;
     case PX_DP_REPORT:
         px_dvm_report(dvm, id, &m);
+        break;
+    case PX_DP_TREE_UP:
+        px_route_tree_up(dvm, id);
         break;
     case PX_DP_SPAWN:
         px_dvm_spawn_remote(dvm, id, seq, &m); /* takes the apps and job info */

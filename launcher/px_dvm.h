@@ -26,6 +26,9 @@ typedef struct {
      * <prted command line>": --prtemca plm_ssh_agent or PRTE_MCA_plm_ssh_agent); NULL:
      * none, every host must be this node */
     const char *ssh_agent;
+    /* The routing tree's radix (--prtemca routed_radix / PRTE_MCA_routed_radix; 0: the
+     * default, PX_DP_RADIX_DEFAULT = 64). */
+    unsigned radix;
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

@@ -9,6 +9,12 @@
 # controller through the protocol (REPORT).
 host=$1
 shift
+# PX_AGENT_SLOW_RELAY=HOST: that host's daemon relays messages down the routing tree
+# 300 ms late (PX_PRTED_TEST_RELAY_DELAY_MS), so messages straight from the controller
+# reach its children before the job's LAUNCH does
+if [ "${PX_AGENT_SLOW_RELAY:-}" = "$host" ]; then
+    export PX_PRTED_TEST_RELAY_DELAY_MS=300
+fi
 case $host in
 synth*) export PX_PRTED_TEST_SYNTHETIC="pack:2 core:2 pu:1" ;;
 esac

@@ -165,7 +165,7 @@ Test(dproto, ctl_decode_refusals)
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_ADDR, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE_UP, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(9999, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     /* exit without its reason, with an unknown reason, with trailing bytes */
     cr_assert_neq(px_dp_ctl_decode(PX_DP_EXIT, &b, &m), PMIX_SUCCESS);

@@ -709,12 +709,28 @@ Test(opts, prtemca_ssh_agent)
     /* refusals: an unknown key, an empty value, a missing value, the wrong command */
     EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
                "--prtemca", "plm_rsh_agent", "ssh");
-    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent.") != NULL, "%s", g_err);
+    cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent, routed_radix.") != NULL, "%s",
+              g_err);
     EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
                "plm_ssh_agent");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value", "--prtemca");
     EXPECT_ERR(PX_CMD_PRUN, "not an option of prun", "--prtemca", "plm_ssh_agent", "x", "./a");
+    /* routed_radix: a number of children, 1..4096 */
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "routed_radix", "2");
+    cr_assert_eq(c.radix, 2);
+    px_opts_fini(&c);
+    setenv("PRTE_MCA_routed_radix", "16", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    cr_assert_eq(c.radix, 16);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "routed_radix", "3");
+    cr_assert_eq(c.radix, 3); /* the command line wins */
+    px_opts_fini(&c);
+    unsetenv("PRTE_MCA_routed_radix");
+    EXPECT_ERR(PX_CMD_PRTE, "gives \"0\" for routed_radix: a whole number from 1 to 4096",
+               "--prtemca", "routed_radix", "0");
+    EXPECT_ERR(PX_CMD_PRTE, "gives \"12x\" for routed_radix", "--prtemca", "routed_radix", "12x");
     /* --help prtemca explains it */
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", "prtemca", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
