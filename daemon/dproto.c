@@ -197,7 +197,7 @@ pmix_status_t px_dpi_unpack_u8(pmix_data_buffer_t *buf, uint8_t *v)
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT8);
 }
 
-static pmix_status_t pack_u8(pmix_data_buffer_t *buf, uint8_t v)
+pmix_status_t px_dpi_pack_u8(pmix_data_buffer_t *buf, uint8_t v)
 {
     return px_bfrops_pack(buf, &v, 1, PMIX_UINT8);
 }
@@ -216,7 +216,7 @@ pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l
             rc = px_dpi_pack_u32(buf, l->nodes[i].daemon);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u8(buf, l->nodes[i].flags);
+            rc = px_dpi_pack_u8(buf, l->nodes[i].flags);
         }
     }
     if (rc == PMIX_SUCCESS) {
@@ -235,20 +235,20 @@ pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l
             rc = px_dpi_pack_u32(buf, p->app);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u8(buf, p->flags);
+            rc = px_dpi_pack_u8(buf, p->flags);
         }
         if (rc == PMIX_SUCCESS) {
             rc = px_dpi_pack_str(buf, p->cpuset);
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u8(buf, l->bind_obj);
+        rc = px_dpi_pack_u8(buf, l->bind_obj);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, &l->pe, 1, PMIX_UINT16);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u8(buf, l->flags);
+        rc = px_dpi_pack_u8(buf, l->flags);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_u32(buf, (uint32_t)l->napps);

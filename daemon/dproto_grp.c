@@ -13,35 +13,22 @@
 #include "daemon/dproto_int.h"
 #include "daemon/px_dproto.h"
 
-static pmix_status_t pack_u8(pmix_data_buffer_t *buf, uint8_t v)
-{
-    return px_bfrops_pack(buf, &v, 1, PMIX_UINT8);
-}
-
-static pmix_status_t pack_i32(pmix_data_buffer_t *buf, int32_t v)
-{
-    return px_bfrops_pack(buf, &v, 1, PMIX_INT32);
-}
-
-/* A whole PROC item of one, with a non-empty namespace. */
-static pmix_status_t unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p)
-{
-    int32_t one = 1;
-    memset(p, 0, sizeof(*p));
-    pmix_status_t rc = px_bfrops_unpack(buf, p, &one, PMIX_PROC);
-    if (rc == PMIX_SUCCESS && (one != 1 || p->nspace[0] == '\0')) {
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    }
-    return rc;
-}
-
 /* ---- GROUP_UP ---- */
+
+char *px_dp_connect_key(const pmix_proc_t *procs, size_t n, pmix_status_t *rc)
+{
+    char *sig = procs != NULL && n > 0 ? px_dp_fence_sig(procs, n) : NULL;
+    *rc = procs == NULL || n == 0 ? PMIX_ERR_BAD_PARAM
+          : sig == NULL           ? PMIX_ERR_NOMEM
+                                  : PMIX_SUCCESS;
+    return sig;
+}
 
 pmix_status_t px_dp_group_up_pack(pmix_data_buffer_t *buf, uint8_t kind, const char *key,
                                   const pmix_proc_t *procs, size_t n, const pmix_info_t *info,
                                   size_t ninfo)
 {
-    pmix_status_t rc = pack_u8(buf, kind);
+    pmix_status_t rc = px_dpi_pack_u8(buf, kind);
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_str(buf, key);
     }
@@ -71,7 +58,7 @@ static pmix_status_t group_up_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m
 pmix_status_t px_dp_pset_pack(pmix_data_buffer_t *buf, bool define, const char *name,
                               const pmix_proc_t *members, size_t n)
 {
-    pmix_status_t rc = pack_u8(buf, define ? 1 : 0);
+    pmix_status_t rc = px_dpi_pack_u8(buf, define ? 1 : 0);
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_str(buf, name);
     }
@@ -142,7 +129,7 @@ pmix_status_t px_dp_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *reque
 
 static pmix_status_t spawn_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
 {
-    pmix_status_t rc = unpack_proc(buf, &m->proc);
+    pmix_status_t rc = px_dpi_unpack_proc(buf, &m->proc);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_unpack_info_array(buf, &m->info, &m->ninfo);
     }
@@ -152,7 +139,7 @@ static pmix_status_t spawn_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
 pmix_status_t px_dp_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                      const char *nspace)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? px_dpi_pack_str(buf, nspace) : rc;
 }
 
@@ -187,7 +174,7 @@ pmix_status_t px_dp_pubsub_pack(pmix_data_buffer_t *buf, uint8_t kind, const pmi
     while (keys != NULL && keys[nkeys] != NULL) {
         nkeys++;
     }
-    pmix_status_t rc = pack_u8(buf, kind);
+    pmix_status_t rc = px_dpi_pack_u8(buf, kind);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, caller, 1, PMIX_PROC);
     }
@@ -208,7 +195,7 @@ static pmix_status_t pubsub_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_proc(buf, &m->proc);
+        rc = px_dpi_unpack_proc(buf, &m->proc);
     }
     if (rc == PMIX_SUCCESS) {
         /* each key is at least a whole (non-NULL) string item */
@@ -232,7 +219,7 @@ static pmix_status_t pubsub_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
 pmix_status_t px_dp_pubsub_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                       const pmix_pdata_t *data, size_t n)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_u32(buf, (uint32_t)n);
     }

@@ -20,6 +20,10 @@ pmix_status_t px_dpi_unpack_str(pmix_data_buffer_t *buf, size_t max, char **out)
 pmix_status_t px_dpi_unpack_u32(pmix_data_buffer_t *buf, uint32_t *v);
 pmix_status_t px_dpi_unpack_u16(pmix_data_buffer_t *buf, uint16_t *v);
 pmix_status_t px_dpi_unpack_u8(pmix_data_buffer_t *buf, uint8_t *v);
+pmix_status_t px_dpi_pack_u8(pmix_data_buffer_t *buf, uint8_t v);
+pmix_status_t px_dpi_pack_i32(pmix_data_buffer_t *buf, int32_t v);
+/* A whole PROC item of one, with a non-empty namespace. */
+pmix_status_t px_dpi_unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p);
 pmix_status_t px_dpi_pack_nspace(pmix_data_buffer_t *buf, const char *ns);
 /* A namespace, non-empty. */
 pmix_status_t px_dpi_unpack_nspace(pmix_data_buffer_t *buf, pmix_nspace_t ns);

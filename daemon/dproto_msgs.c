@@ -40,7 +40,7 @@ static pmix_status_t unpack_target(pmix_data_buffer_t *buf, pmix_proc_t *p)
 }
 
 /* A whole PROC item of one, with a non-empty namespace. */
-static pmix_status_t unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p)
+pmix_status_t px_dpi_unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p)
 {
     int32_t one = 1;
     memset(p, 0, sizeof(*p));
@@ -62,7 +62,7 @@ static pmix_status_t pack_bytes(pmix_data_buffer_t *buf, const void *data, size_
     return rc;
 }
 
-static pmix_status_t pack_i32(pmix_data_buffer_t *buf, int32_t v)
+pmix_status_t px_dpi_pack_i32(pmix_data_buffer_t *buf, int32_t v)
 {
     return px_bfrops_pack(buf, &v, 1, PMIX_INT32);
 }
@@ -138,7 +138,7 @@ pmix_status_t px_dp_fence_rel_pack(pmix_data_buffer_t *buf, const char *sig, pmi
 {
     pmix_status_t rc = px_dpi_pack_str(buf, sig);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_i32(buf, status);
+        rc = px_dpi_pack_i32(buf, status);
     }
     return rc == PMIX_SUCCESS ? pack_bytes(buf, data, len) : rc;
 }
@@ -155,7 +155,7 @@ static pmix_status_t dmodex_req_unpack(pmix_data_buffer_t *buf, pmix_proc_t *tar
 {
     *info = NULL;
     *ninfo = 0;
-    pmix_status_t rc = unpack_proc(buf, target);
+    pmix_status_t rc = px_dpi_unpack_proc(buf, target);
     if (rc == PMIX_SUCCESS && target->rank >= PMIX_RANK_VALID) {
         rc = PMIX_ERR_UNPACK_FAILURE; /* the data of one process */
     }
@@ -165,7 +165,7 @@ static pmix_status_t dmodex_req_unpack(pmix_data_buffer_t *buf, pmix_proc_t *tar
 pmix_status_t px_dp_dmodex_resp_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                      const void *data, size_t len)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? pack_bytes(buf, data, len) : rc;
 }
 
@@ -189,7 +189,7 @@ pmix_status_t px_dp_event_pack(pmix_data_buffer_t *buf, pmix_status_t code,
                                const pmix_info_t *info, size_t ninfo)
 {
     uint8_t r = (uint8_t)range;
-    pmix_status_t rc = pack_i32(buf, code);
+    pmix_status_t rc = px_dpi_pack_i32(buf, code);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, source, 1, PMIX_PROC);
     }
@@ -204,7 +204,7 @@ static pmix_status_t event_unpack(pmix_data_buffer_t *buf, int32_t *code, pmix_p
 {
     pmix_status_t rc = unpack_i32(buf, code);
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_proc(buf, source);
+        rc = px_dpi_unpack_proc(buf, source);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_unpack_u8(buf, range);
@@ -325,7 +325,7 @@ pmix_status_t px_dp_abort_pack(pmix_data_buffer_t *buf, const pmix_proc_t *calle
 {
     pmix_status_t rc = px_bfrops_pack(buf, caller, 1, PMIX_PROC);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_i32(buf, status);
+        rc = px_dpi_pack_i32(buf, status);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_str(buf, msg);
@@ -347,7 +347,7 @@ pmix_status_t px_dp_jobctl_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requ
 pmix_status_t px_dp_status_info_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                      const pmix_info_t *info, size_t ninfo)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? px_bfrops_pack_info_array(buf, info, ninfo) : rc;
 }
 
@@ -411,7 +411,7 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
     case PX_DP_DMODEX_REQ:
         return dmodex_req_unpack(payload, &m->proc, &m->info, &m->ninfo);
     case PX_DP_ABORT:
-        rc = unpack_proc(payload, &m->proc);
+        rc = px_dpi_unpack_proc(payload, &m->proc);
         if (rc == PMIX_SUCCESS) {
             rc = unpack_i32(payload, &m->status);
         }
@@ -422,7 +422,7 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
                    ? px_dpi_unpack_procs(payload, PX_DP_FENCE_PROCS_MAX, &m->procs, &m->nprocs)
                    : rc;
     case PX_DP_JOBCTL:
-        rc = unpack_proc(payload, &m->proc);
+        rc = px_dpi_unpack_proc(payload, &m->proc);
         if (rc == PMIX_SUCCESS) {
             rc = px_dpi_unpack_procs(payload, PX_DP_FENCE_PROCS_MAX, &m->procs, &m->nprocs);
         }

@@ -502,14 +502,12 @@ static pmix_status_t up_connect_any(uint8_t kind, const pmix_proc_t procs[], siz
                                     const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                     void *cbdata)
 {
-    if (procs == NULL || nprocs == 0 || cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    char *sig = px_dp_fence_sig(procs, nprocs);
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char *sig = cbfunc != NULL ? px_dp_connect_key(procs, nprocs, &rc) : NULL;
     if (sig == NULL) {
-        return PMIX_ERR_NOMEM;
+        return rc;
     }
-    pmix_status_t rc = up_collective(kind, sig, procs, nprocs, info, ninfo, NULL, cbfunc, cbdata);
+    rc = up_collective(kind, sig, procs, nprocs, info, ninfo, NULL, cbfunc, cbdata);
     free(sig);
     return rc;
 }

@@ -270,6 +270,10 @@ enum {
     PX_DP_GRP_DISCONNECT = 3,
 };
 #define PX_DP_KEY_MAX (64u * 1024 * 1024) /* a key's bytes (a signature of many procs) */
+/* The key of a connect or disconnect: its participants' signature (px_dp_fence_sig),
+ * the same on every server. malloc'd; NULL with *rc PMIX_ERR_BAD_PARAM (no participants)
+ * or PMIX_ERR_NOMEM. */
+char *px_dp_connect_key(const pmix_proc_t *procs, size_t n, pmix_status_t *rc);
 pmix_status_t px_dp_group_up_pack(pmix_data_buffer_t *buf, uint8_t kind, const char *key,
                                   const pmix_proc_t *procs, size_t n, const pmix_info_t *info,
                                   size_t ninfo);

@@ -656,16 +656,13 @@ static pmix_status_t post_connect(bool connect, const pmix_proc_t procs[], size_
                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata)
 {
-    if (procs == NULL || nprocs == 0 || cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    char *sig = px_dp_fence_sig(procs, nprocs);
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char *sig = cbfunc != NULL ? px_dp_connect_key(procs, nprocs, &rc) : NULL;
     if (sig == NULL) {
-        return PMIX_ERR_NOMEM;
+        return rc;
     }
     owed_t o = {.ocb = cbfunc, .cbdata = cbdata};
-    pmix_status_t rc =
-        post(connect ? COLL_CONNECT : COLL_DISCONNECT, sig, procs, nprocs, info, ninfo, o);
+    rc = post(connect ? COLL_CONNECT : COLL_DISCONNECT, sig, procs, nprocs, info, ninfo, o);
     free(sig);
     return rc;
 }

@@ -432,6 +432,18 @@ static int early(hwloc_topology_t topo)
     return 0;
 }
 
+/* The end of every mode: the exit status. */
+static int finish(hwloc_topology_t topo)
+{
+    event_base_free(base);
+    hwloc_topology_destroy(topo);
+    PMIx_server_finalize();
+    if (failures == 0) {
+        printf("ok\n");
+    }
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     bool facts_mode = argc > 2 && strcmp(argv[1], "facts") == 0;
@@ -451,13 +463,7 @@ int main(int argc, char **argv)
     base = event_base_new();
     if (early_mode) {
         early(topo);
-        event_base_free(base);
-        hwloc_topology_destroy(topo);
-        PMIx_server_finalize();
-        if (failures == 0) {
-            printf("ok\n");
-        }
-        return failures ? 1 : 0;
+        return finish(topo);
     }
     if (facts_mode) {
         px_nagent_cbs_t cbs = {.send = facts_send};
@@ -470,13 +476,7 @@ int main(int argc, char **argv)
         facts(argv[2]);
         facts_check(topo);
         px_nagent_destroy(agent);
-        event_base_free(base);
-        hwloc_topology_destroy(topo);
-        PMIx_server_finalize();
-        if (failures == 0) {
-            printf("ok\n");
-        }
-        return failures ? 1 : 0;
+        return finish(topo);
     }
     px_nagent_cbs_t cbs = {.send = on_send};
     px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
@@ -528,11 +528,5 @@ int main(int argc, char **argv)
     launch_buf(&buf); /* forgotten: the namespace may be launched again */
     deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
     px_nagent_destroy(agent); /* kills and reaps the relaunched ones */
-    event_base_free(base);
-    hwloc_topology_destroy(topo);
-    PMIx_server_finalize();
-    if (failures == 0) {
-        printf("ok\n");
-    }
-    return failures ? 1 : 0;
+    return finish(topo);
 }
