@@ -9,7 +9,8 @@
 # output from every node byte-exact; an exit
 # code from another node; kill -9 of node3's prted ends its job with a message naming
 # node3 and its ranks; pterm during a job leaves no process in any namespace and no
-# file. Needs root (skips with 77 otherwise, with a SKIP line).
+# file; a DVM with --prtemca routed_radix 1 (a chain of daemons between the nodes'
+# addresses) runs a job with a fence and direct modex. Needs root (skips with 77 otherwise, with a SKIP line).
 set -u
 SRC=${PX_SRC:?PX_SRC must name the source directory}
 CL=$SRC/scripts/cluster.sh
@@ -132,4 +133,20 @@ ns_empty() {
     done
 }
 poll_until ns_empty || fail "processes left in the nodes: $(for i in 1 2 3; do ip netns pids "$NAME-node$i"; done | tr '\n' ' ')"
+
+# the routing tree between the nodes' own addresses: radix 1 makes a chain (node3's
+# daemon joins node2's, which joins the controller); LAUNCH down it, the fence up it
+on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
+    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" --prtemca routed_radix 1 \
+    >"$T/prte2.out" 2>&1 || fail "prte with radix 1: $(cat "$T/prte2.out")"
+DVM_PID=$(cat "$T/pid")
+P -n 3 --map-by node "$APP" xnode >"$T/chain" 2>&1 || fail "a job down the chain: $(cat "$T/chain")"
+for r in 0 1 2; do
+    expect_in "$T/chain" "xnode rank $r host ${NODES[$r]} nodeid $r "
+    expect_in "$T/chain" "xnode rank $r exchanged with 3 ranks"
+done
+on node1 "$PTERM" --dvm-uri "file:$T/uri" $RR || fail "pterm failed"
+poll_until gone "$DVM_PID" || fail "prte still runs after pterm"
+DVM_PID=""
+poll_until ns_empty || fail "processes left in the nodes after the chain"
 pass
