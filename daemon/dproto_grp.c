@@ -1,5 +1,5 @@
 /* daemon: encode/decode of the protocol's group/connect, process-set, report, spawn and
- * name-service messages (docs/PROTOCOL.md: GROUP_UP/GROUP_REL, PSET, REPORT, SPAWN,
+ * name-service messages (docs/PROTOCOL.md: GROUP_UP/GROUP_REL, PSET, REPORT, PROC_SPAWN,
  * PUBSUB). Pure code on
  * bfrops; any thread. Counts go through px_bfrops_unpack_count (px_dpi_unpack_procs,
  * px_dpi_unpack_apps) before anything is allocated for them.
@@ -111,11 +111,11 @@ static pmix_status_t report_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
     return rc == PMIX_SUCCESS ? px_dpi_unpack_str(buf, PX_DP_REPORT_MAX, &m->text) : rc;
 }
 
-/* ---- SPAWN ---- */
+/* ---- PROC_SPAWN ---- */
 
-pmix_status_t px_dp_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
-                               const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
-                               size_t napps)
+pmix_status_t px_dp_proc_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                                    const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                                    size_t napps)
 {
     pmix_status_t rc = px_bfrops_pack(buf, requester, 1, PMIX_PROC);
     if (rc == PMIX_SUCCESS) {
@@ -136,15 +136,15 @@ static pmix_status_t spawn_unpack(pmix_data_buffer_t *buf, px_dp_dmn_msg_t *m)
     return rc == PMIX_SUCCESS ? px_dpi_unpack_apps(buf, &m->apps, &m->napps) : rc;
 }
 
-pmix_status_t px_dp_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
-                                     const char *nspace)
+pmix_status_t px_dp_proc_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                          const char *nspace)
 {
     pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? px_dpi_pack_str(buf, nspace) : rc;
 }
 
-pmix_status_t px_dp_spawn_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
-                                       char **nspace)
+pmix_status_t px_dp_proc_spawn_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                            char **nspace)
 {
     int32_t st = 0, one = 1;
     *nspace = NULL;
@@ -272,7 +272,7 @@ pmix_status_t px_dpi_dmn_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, p
         return group_up_unpack(payload, m);
     case PX_DP_REPORT:
         return report_unpack(payload, m);
-    case PX_DP_SPAWN:
+    case PX_DP_PROC_SPAWN:
         return spawn_unpack(payload, m);
     case PX_DP_PUBSUB:
         return pubsub_unpack(payload, m);

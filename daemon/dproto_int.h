@@ -42,7 +42,7 @@ pmix_status_t px_dpi_unpack_apps(pmix_data_buffer_t *buf, pmix_app_t **apps, siz
  * PMIX_ERR_NOT_SUPPORTED for another tag. */
 pmix_status_t px_dpi_ctl_decode_more(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m);
 pmix_status_t px_dpi_ctl_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, px_dp_ctl_msg_t *m);
-/* The same for the daemon -> controller messages of dproto_grp.c (GROUP_UP, SPAWN,
+/* The same for the daemon -> controller messages of dproto_grp.c (GROUP_UP, PROC_SPAWN,
  * REPORT). */
 pmix_status_t px_dpi_dmn_decode_grp(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
 /* The tree's messages (dproto_tree.c): TREE, XCAST; ADDR, TREE_UP. */

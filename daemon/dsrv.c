@@ -539,7 +539,7 @@ static void spawn_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *
     spawn_t *x = cbdata;
     pmix_status_t st = status;
     char *ns = NULL;
-    if (status == PMIX_SUCCESS && px_dp_spawn_reply_unpack(reply, &st, &ns) != PMIX_SUCCESS) {
+    if (status == PMIX_SUCCESS && px_dp_proc_spawn_reply_unpack(reply, &st, &ns) != PMIX_SUCCESS) {
         st = PMIX_ERR_UNPACK_FAILURE;
     }
     x->cbfunc(st, st == PMIX_SUCCESS ? ns : NULL, x->cbdata); /* the library copies it */
@@ -551,7 +551,7 @@ static void spawn_on_loop(void *arg)
 {
     spawn_t *x = arg;
     px_peer_t *p = peer();
-    int rc = p != NULL ? px_peer_send_request(p, PX_DP_SPAWN, &x->buf, spawn_reply, x) : -1;
+    int rc = p != NULL ? px_peer_send_request(p, PX_DP_PROC_SPAWN, &x->buf, spawn_reply, x) : -1;
     px_bfrops_buf_free(&x->buf);
     if (rc != 0) {
         x->cbfunc(PMIX_ERR_UNREACH, NULL, x->cbdata);
@@ -573,7 +573,7 @@ static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
     px_bfrops_buf_init(&x->buf);
     x->cbfunc = cbfunc;
     x->cbdata = cbdata;
-    pmix_status_t rc = px_dp_spawn_pack(&x->buf, proc, job_info, ninfo, apps, napps);
+    pmix_status_t rc = px_dp_proc_spawn_pack(&x->buf, proc, job_info, ninfo, apps, napps);
     if (rc == PMIX_SUCCESS &&
         (srv == NULL || px_progress_shift(srv->o.prog, spawn_on_loop, x) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;

@@ -45,7 +45,7 @@ enum {
     PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
     PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
-    PX_DP_SPAWN = 21,       /* daemon -> ctl, request: a local process's PMIx_Spawn */
+    PX_DP_PROC_SPAWN = 21,  /* daemon -> ctl, request: a local process's PMIx_Spawn */
     PX_DP_PUBSUB = 22,      /* daemon -> ctl, request: PMIx_Publish / Lookup / Unpublish */
     PX_DP_ADDR = 23,        /* ctl -> daemon, request: where is your tree listener */
     PX_DP_TREE = 24,        /* ctl -> daemon: the routing tree (radix, every address) */
@@ -291,17 +291,17 @@ pmix_status_t px_dp_pset_pack(pmix_data_buffer_t *buf, bool define, const char *
 pmix_status_t px_dp_report_pack(pmix_data_buffer_t *buf, const char *file, const char *topic,
                                 const char *text);
 
-/* ---- PX_DP_SPAWN (request, daemon -> controller): PROC requester, INFO array job info,
+/* ---- PX_DP_PROC_SPAWN (request, daemon -> controller): PROC requester, INFO array job info,
  * UINT32 napps (1..PX_DP_APPS_MAX) then one APP item of napps. The reply (same tag):
  * INT32 status, STRING the new job's namespace (NULL when it did not start). ---- */
-pmix_status_t px_dp_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
-                               const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
-                               size_t napps);
-pmix_status_t px_dp_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
-                                     const char *nspace);
+pmix_status_t px_dp_proc_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                                    const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                                    size_t napps);
+pmix_status_t px_dp_proc_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                          const char *nspace);
 /* *nspace malloc'd (NULL when none was sent); nothing held on error. */
-pmix_status_t px_dp_spawn_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
-                                       char **nspace);
+pmix_status_t px_dp_proc_spawn_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                            char **nspace);
 
 /* ---- PX_DP_PUBSUB (request, daemon -> controller): UINT8 kind (PX_DP_PS_*), PROC the
  * caller, UINT32 nkeys (at most PX_DP_KEYS_MAX; at least one for a lookup, none for a
@@ -389,21 +389,21 @@ typedef struct {
     int32_t status;    /* PX_DP_ABORT; PX_DP_EVENT: its code */
     uint8_t range;     /* PX_DP_EVENT */
     char *msg;         /* PX_DP_ABORT: owned, may be NULL */
-    pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT, GROUP_UP, SPAWN: owned, ninfo */
+    pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT, GROUP_UP, PROC_SPAWN: owned, ninfo */
     size_t ninfo;
     uint8_t kind;     /* PX_DP_GROUP_UP: PX_DP_GRP_* */
     char *key;        /* PX_DP_GROUP_UP: owned, the group id or participants' signature */
     char *file;       /* PX_DP_REPORT: owned, the help file */
     char *topic;      /* PX_DP_REPORT: owned */
     char *text;       /* PX_DP_REPORT: owned, the rendered message */
-    pmix_app_t *apps; /* PX_DP_SPAWN: owned, napps (PMIx_App_free) */
+    pmix_app_t *apps; /* PX_DP_PROC_SPAWN: owned, napps (PMIx_App_free) */
     size_t napps;
     char **keys; /* PX_DP_PUBSUB: owned, NULL-terminated (NULL for a publish) */
     char *addr;  /* PX_DP_ADDR: owned */
 } px_dp_dmn_msg_t;
 
 /* The controller's decoder of what daemons send (PSTATE, IOF, FENCE_UP, DMODEX_REQ,
- * ABORT, JOBCTL, EVENT, SPAWN, GROUP_UP, REPORT, PUBSUB, ADDR, TREE_UP, and FENCE_UP from
+ * ABORT, JOBCTL, EVENT, PROC_SPAWN, GROUP_UP, REPORT, PUBSUB, ADDR, TREE_UP, and FENCE_UP from
  * a child daemon), with the same contract as
  * px_dp_ctl_decode. A view in *m points into payload: use it before payload goes. Fuzzed with
  * px_dp_ctl_decode. */

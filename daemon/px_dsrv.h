@@ -2,7 +2,7 @@
  * with the host upcalls a daemon answers by asking the controller (docs/PROTOCOL.md):
  * client connected / finalized (PSTATE), abort (ABORT), fence_nb (FENCE_UP, answered
  * by FENCE_REL), direct_modex (DMODEX_REQ request), job_control (JOBCTL request),
- * notify_event beyond this node (EVENT), spawn (SPAWN request), group / connect /
+ * notify_event beyond this node (EVENT), spawn (PROC_SPAWN request), group / connect /
  * disconnect (GROUP_UP request, answered by GROUP_REL), publish / lookup / unpublish
  * (PUBSUB request). The controller's PSET messages define and delete process sets here.
  * The upcalls come on the library's thread and are shifted to the daemon's loop;

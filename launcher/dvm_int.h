@@ -380,7 +380,7 @@ void px_dvm_group_fini(px_dvm_t *dvm);
 pmix_status_t px_dvm_pset_define(px_dvm_t *dvm, const pmix_proc_t *members, size_t n,
                                  const char *name);
 void px_dvm_pset_delete(px_dvm_t *dvm, const char *name);
-/* Daemon id's SPAWN request (seq) for one of its processes: px_job_spawn as for this
+/* Daemon id's PROC_SPAWN request (seq) for one of its processes: px_job_spawn as for this
  * server's spawn upcall, the answer (status, namespace) sent back once the job started or
  * failed. Takes m's apps and info (left NULL). */
 void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg_t *m);

@@ -1,6 +1,6 @@
 /* launcher: what the controller does for the other nodes beyond their jobs' messages —
  * process sets kept the same on every daemon (PSET to every prted, after this process's
- * own server has the set), a prted's process's PMIx_Spawn (SPAWN: the same px_job_spawn
+ * own server has the set), a prted's process's PMIx_Spawn (PROC_SPAWN: the same px_job_spawn
  * as this server's spawn upcall), and the daemons' own messages on our terminal (REPORT,
  * each (file, topic) shown once, repeats counted). Controller loop only.
  */
@@ -70,9 +70,9 @@ static void rspawn_done(pmix_status_t status, char nspace[], void *cbdata)
     rspawn_t *x = cbdata;
     pmix_data_buffer_t b;
     px_bfrops_buf_init(&b);
-    if (px_dp_spawn_reply_pack(&b, status, status == PMIX_SUCCESS ? nspace : NULL) !=
+    if (px_dp_proc_spawn_reply_pack(&b, status, status == PMIX_SUCCESS ? nspace : NULL) !=
             PMIX_SUCCESS ||
-        px_daemons_reply(x->dvm->daemons, x->id, x->seq, PX_DP_SPAWN, &b) != 0) {
+        px_daemons_reply(x->dvm->daemons, x->id, x->seq, PX_DP_PROC_SPAWN, &b) != 0) {
         px_dvm_log(x->dvm, 1, "spawn: the answer to daemon %u was not sent", x->id);
     }
     px_bfrops_buf_free(&b);
@@ -87,8 +87,8 @@ void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg
     if (x == NULL) {
         pmix_data_buffer_t b;
         px_bfrops_buf_init(&b);
-        if (px_dp_spawn_reply_pack(&b, PMIX_ERR_NOMEM, NULL) == PMIX_SUCCESS) {
-            px_daemons_reply(dvm->daemons, id, seq, PX_DP_SPAWN, &b);
+        if (px_dp_proc_spawn_reply_pack(&b, PMIX_ERR_NOMEM, NULL) == PMIX_SUCCESS) {
+            px_daemons_reply(dvm->daemons, id, seq, PX_DP_PROC_SPAWN, &b);
         }
         px_bfrops_buf_free(&b);
         return;

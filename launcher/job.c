@@ -236,7 +236,7 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_TREE_UP:
         px_route_tree_up(dvm, id);
         break;
-    case PX_DP_SPAWN:
+    case PX_DP_PROC_SPAWN:
         px_dvm_spawn_remote(dvm, id, seq, &m); /* takes the apps and job info */
         break;
     }

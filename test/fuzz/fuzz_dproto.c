@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     px_bfrops_buf_free(&b);
     char *ns = NULL;
     load(&b, data, size);
-    if (px_dp_spawn_reply_unpack(&b, &st, &ns) == PMIX_SUCCESS)
+    if (px_dp_proc_spawn_reply_unpack(&b, &st, &ns) == PMIX_SUCCESS)
         free(ns);
     px_bfrops_buf_free(&b);
     pmix_pdata_t *pd = NULL;

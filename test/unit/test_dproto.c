@@ -943,10 +943,10 @@ Test(dproto, report_and_spawn)
     pmix_info_t dir[1];
     PMIX_INFO_LOAD(&dir[0], PMIX_MAPBY, "node", PMIX_STRING);
     px_bfrops_buf_init(&b);
-    cr_assert_eq(px_dp_spawn_pack(&b, &req, dir, 1, apps, 2), PMIX_SUCCESS);
-    cut_tag = PX_DP_SPAWN;
+    cr_assert_eq(px_dp_proc_spawn_pack(&b, &req, dir, 1, apps, 2), PMIX_SUCCESS);
+    cut_tag = PX_DP_PROC_SPAWN;
     every_cut_refused(&b, decode_dmn);
-    cr_assert_eq(px_dp_dmn_decode(PX_DP_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_PROC_SPAWN, &b, &m), PMIX_SUCCESS);
     cr_assert(m.proc.rank == 1 && m.ninfo == 1 && m.napps == 2);
     cr_assert_str_eq(m.apps[1].cmd, "/bin/false");
     cr_assert_eq(m.apps[0].maxprocs, 2);
@@ -954,8 +954,8 @@ Test(dproto, report_and_spawn)
     px_bfrops_buf_free(&b);
     /* no app */
     px_bfrops_buf_init(&b);
-    px_dp_spawn_pack(&b, &req, dir, 1, apps, 0);
-    cr_assert_eq(px_dp_dmn_decode(PX_DP_SPAWN, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_dp_proc_spawn_pack(&b, &req, dir, 1, apps, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_PROC_SPAWN, &b, &m), PMIX_ERR_UNPACK_FAILURE);
     px_bfrops_buf_free(&b);
     PMIx_App_free(apps, 2);
     PMIX_INFO_DESTRUCT(&dir[0]);
@@ -963,19 +963,19 @@ Test(dproto, report_and_spawn)
     pmix_status_t st;
     char *ns;
     px_bfrops_buf_init(&b);
-    cr_assert_eq(px_dp_spawn_reply_pack(&b, PMIX_SUCCESS, "dvm@9"), PMIX_SUCCESS);
-    cr_assert_eq(px_dp_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_proc_spawn_reply_pack(&b, PMIX_SUCCESS, "dvm@9"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
     cr_assert(st == PMIX_SUCCESS && strcmp(ns, "dvm@9") == 0);
     free(ns);
     px_bfrops_buf_free(&b);
     px_bfrops_buf_init(&b);
-    px_dp_spawn_reply_pack(&b, PMIX_ERR_JOB_EXE_NOT_FOUND, NULL);
-    cr_assert_eq(px_dp_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
+    px_dp_proc_spawn_reply_pack(&b, PMIX_ERR_JOB_EXE_NOT_FOUND, NULL);
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
     cr_assert(st == PMIX_ERR_JOB_EXE_NOT_FOUND && ns == NULL);
     px_bfrops_buf_free(&b);
     px_bfrops_buf_init(&b);
-    px_dp_spawn_reply_pack(&b, PMIX_SUCCESS, "");
-    cr_assert_eq(px_dp_spawn_reply_unpack(&b, &st, &ns), PMIX_ERR_UNPACK_FAILURE);
+    px_dp_proc_spawn_reply_pack(&b, PMIX_SUCCESS, "");
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_ERR_UNPACK_FAILURE);
     cr_assert_null(ns);
     px_bfrops_buf_free(&b);
 }
