@@ -620,6 +620,8 @@ void px_opts_fini(px_cmd_t *cmd)
     free(cmd->prefix);
     cmd->prefix = NULL;
     cmd->hb_interval = cmd->hb_timeout = NULL;
+    free(cmd->routed_radix);
+    cmd->routed_radix = NULL;
     free(cmd->job_nspace);
     free(cmd->node);
     PMIx_Argv_free(cmd->functions);

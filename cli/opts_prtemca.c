@@ -30,6 +30,7 @@ static const px_prtemca_key_t px_prtemca_keys[] = {
     {"dvm_heartbeat_interval", offsetof(px_cmd_t, hb_interval), PX_PRTEMCA_SECONDS},
     {"dvm_heartbeat_timeout", offsetof(px_cmd_t, hb_timeout), PX_PRTEMCA_SECONDS},
     {"plm_ssh_tree_radix", offsetof(px_cmd_t, tree_radix), PX_PRTEMCA_RADIX},
+    {"routed_radix", offsetof(px_cmd_t, routed_radix), PX_PRTEMCA_RADIX},
 };
 #define PX_PRTEMCA_NKEYS (sizeof(px_prtemca_keys) / sizeof(px_prtemca_keys[0]))
 
@@ -147,6 +148,7 @@ void px_opts_dvm(const px_cmd_t *cmd, px_dvm_opts_t *o)
     o->prted_prefix = px_opts_prted_prefix(cmd);
     o->noprefix = cmd->noprefix;
     o->tree_radix = px_opts_tree_radix(cmd);
+    o->radix = cmd->routed_radix != NULL ? (unsigned)atoi(cmd->routed_radix) : 0;
     o->srun = cmd->slurm && cmd->plm_ssh_agent == NULL; /* an allocation, no agent given */
     o->allow_uids = cmd->allow_uids;
     o->nallow_uids = cmd->nallow_uids;

@@ -97,6 +97,9 @@ typedef struct {
     bool slurm;
     /* owned: --prtemca plm_ssh_tree_radix <n> (1..4096), NULL: the default */
     char *tree_radix;
+    /* owned: --prtemca routed_radix <n> (1..4096), else $PRTE_MCA_routed_radix: the
+     * routing tree's radix; NULL: the default (px_opts_dvm) */
+    char *routed_radix;
 
     /* --- the listing and query commands (pps, pquery, pattrs, pmix_info) --- */
     bool parsable;    /* --parsable: colon-separated lines for scripts */

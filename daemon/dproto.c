@@ -208,7 +208,7 @@ pmix_status_t px_dpi_unpack_u8(pmix_data_buffer_t *buf, uint8_t *v)
     return px_bfrops_unpack(buf, v, &one, PMIX_UINT8);
 }
 
-static pmix_status_t pack_u8(pmix_data_buffer_t *buf, uint8_t v)
+pmix_status_t px_dpi_pack_u8(pmix_data_buffer_t *buf, uint8_t v)
 {
     return px_bfrops_pack(buf, &v, 1, PMIX_UINT8);
 }
@@ -227,7 +227,7 @@ pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l
             rc = px_dpi_pack_u32(buf, l->nodes[i].daemon);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u8(buf, l->nodes[i].flags);
+            rc = px_dpi_pack_u8(buf, l->nodes[i].flags);
         }
     }
     if (rc == PMIX_SUCCESS) {
@@ -246,20 +246,20 @@ pmix_status_t px_dp_launch_pack(pmix_data_buffer_t *buf, const px_dp_launch_t *l
             rc = px_dpi_pack_u32(buf, p->app);
         }
         if (rc == PMIX_SUCCESS) {
-            rc = pack_u8(buf, p->flags);
+            rc = px_dpi_pack_u8(buf, p->flags);
         }
         if (rc == PMIX_SUCCESS) {
             rc = px_dpi_pack_str(buf, p->cpuset);
         }
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u8(buf, l->bind_obj);
+        rc = px_dpi_pack_u8(buf, l->bind_obj);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, &l->pe, 1, PMIX_UINT16);
     }
     if (rc == PMIX_SUCCESS) {
-        rc = pack_u8(buf, l->flags);
+        rc = px_dpi_pack_u8(buf, l->flags);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_u32(buf, (uint32_t)l->napps);
@@ -366,22 +366,24 @@ static pmix_status_t launch_procs(pmix_data_buffer_t *buf, px_dp_launch_t *l)
 }
 
 /* At least one app: a job without one is not a message we write. */
-static pmix_status_t launch_apps(pmix_data_buffer_t *buf, px_dp_launch_t *l)
+pmix_status_t px_dpi_unpack_apps(pmix_data_buffer_t *buf, pmix_app_t **apps, size_t *napps)
 {
     size_t n = 0;
+    *apps = NULL;
+    *napps = 0;
     pmix_status_t rc =
         px_bfrops_unpack_count(buf, PMIX_UINT32, px_bfrops_wire_elem(PMIX_APP), PX_DP_APPS_MAX, &n);
     if (rc == PMIX_SUCCESS && n == 0) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
-        l->apps = PMIx_App_create(n);
-        rc = l->apps != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-        l->napps = l->apps != NULL ? n : 0; /* all initialised: freed whole on error */
+        *apps = PMIx_App_create(n);
+        rc = *apps != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+        *napps = *apps != NULL ? n : 0; /* all initialised: freed whole on error */
     }
     if (rc == PMIX_SUCCESS) {
         int32_t cnt = (int32_t)n;
-        rc = px_bfrops_unpack(buf, l->apps, &cnt, PMIX_APP);
+        rc = px_bfrops_unpack(buf, *apps, &cnt, PMIX_APP);
         if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE || (rc == PMIX_SUCCESS && (size_t)cnt != n)) {
             rc = PMIX_ERR_UNPACK_FAILURE; /* the item's count is not the one announced */
         }
@@ -413,7 +415,7 @@ pmix_status_t px_dp_launch_unpack(pmix_data_buffer_t *buf, px_dp_launch_t *l)
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (rc == PMIX_SUCCESS) {
-        rc = launch_apps(buf, l);
+        rc = px_dpi_unpack_apps(buf, &l->apps, &l->napps);
     }
     for (size_t r = 0; rc == PMIX_SUCCESS && r < l->nprocs; r++) {
         if (l->procs[r].app >= l->napps) {
@@ -606,6 +608,9 @@ void px_dp_ctl_msg_free(px_dp_ctl_msg_t *m)
         px_dp_spawn_free(&m->spawn);
         free(m->sig);
         px_bfrops_info_array_free(m->info, m->ninfo);
+        free(m->name);
+        free(m->procs);
+        px_dp_tree_free(&m->tree);
         memset(m, 0, sizeof(*m));
     }
 }

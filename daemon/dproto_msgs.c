@@ -40,7 +40,7 @@ static pmix_status_t unpack_target(pmix_data_buffer_t *buf, pmix_proc_t *p)
 }
 
 /* A whole PROC item of one, with a non-empty namespace. */
-static pmix_status_t unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p)
+pmix_status_t px_dpi_unpack_proc(pmix_data_buffer_t *buf, pmix_proc_t *p)
 {
     int32_t one = 1;
     memset(p, 0, sizeof(*p));
@@ -62,7 +62,7 @@ static pmix_status_t pack_bytes(pmix_data_buffer_t *buf, const void *data, size_
     return rc;
 }
 
-static pmix_status_t pack_i32(pmix_data_buffer_t *buf, int32_t v)
+pmix_status_t px_dpi_pack_i32(pmix_data_buffer_t *buf, int32_t v)
 {
     return px_bfrops_pack(buf, &v, 1, PMIX_INT32);
 }
@@ -152,7 +152,7 @@ pmix_status_t px_dp_fence_rel_pack(pmix_data_buffer_t *buf, const char *sig, pmi
 {
     pmix_status_t rc = px_dpi_pack_str(buf, sig);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_i32(buf, status);
+        rc = px_dpi_pack_i32(buf, status);
     }
     return rc == PMIX_SUCCESS ? pack_bytes(buf, data, len) : rc;
 }
@@ -169,7 +169,7 @@ static pmix_status_t dmodex_req_unpack(pmix_data_buffer_t *buf, pmix_proc_t *tar
 {
     *info = NULL;
     *ninfo = 0;
-    pmix_status_t rc = unpack_proc(buf, target);
+    pmix_status_t rc = px_dpi_unpack_proc(buf, target);
     if (rc == PMIX_SUCCESS && target->rank >= PMIX_RANK_VALID) {
         rc = PMIX_ERR_UNPACK_FAILURE; /* the data of one process */
     }
@@ -179,7 +179,7 @@ static pmix_status_t dmodex_req_unpack(pmix_data_buffer_t *buf, pmix_proc_t *tar
 pmix_status_t px_dp_dmodex_resp_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                      const void *data, size_t len)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? pack_bytes(buf, data, len) : rc;
 }
 
@@ -203,7 +203,7 @@ pmix_status_t px_dp_event_pack(pmix_data_buffer_t *buf, pmix_status_t code,
                                const pmix_info_t *info, size_t ninfo)
 {
     uint8_t r = (uint8_t)range;
-    pmix_status_t rc = pack_i32(buf, code);
+    pmix_status_t rc = px_dpi_pack_i32(buf, code);
     if (rc == PMIX_SUCCESS) {
         rc = px_bfrops_pack(buf, source, 1, PMIX_PROC);
     }
@@ -218,7 +218,7 @@ static pmix_status_t event_unpack(pmix_data_buffer_t *buf, int32_t *code, pmix_p
 {
     pmix_status_t rc = unpack_i32(buf, code);
     if (rc == PMIX_SUCCESS) {
-        rc = unpack_proc(buf, source);
+        rc = px_dpi_unpack_proc(buf, source);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_unpack_u8(buf, range);
@@ -265,7 +265,7 @@ pmix_status_t px_dpi_ctl_decode_more(uint32_t tag, pmix_data_buffer_t *payload, 
     case PX_DP_EVENT:
         return event_unpack(payload, &m->status, &m->source, &m->range, &m->info, &m->ninfo);
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        return px_dpi_ctl_decode_grp(tag, payload, m);
     }
 }
 
@@ -339,7 +339,7 @@ pmix_status_t px_dp_abort_pack(pmix_data_buffer_t *buf, const pmix_proc_t *calle
 {
     pmix_status_t rc = px_bfrops_pack(buf, caller, 1, PMIX_PROC);
     if (rc == PMIX_SUCCESS) {
-        rc = pack_i32(buf, status);
+        rc = px_dpi_pack_i32(buf, status);
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dpi_pack_str(buf, msg);
@@ -361,7 +361,7 @@ pmix_status_t px_dp_jobctl_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requ
 pmix_status_t px_dp_status_info_pack(pmix_data_buffer_t *buf, pmix_status_t status,
                                      const pmix_info_t *info, size_t ninfo)
 {
-    pmix_status_t rc = pack_i32(buf, status);
+    pmix_status_t rc = px_dpi_pack_i32(buf, status);
     return rc == PMIX_SUCCESS ? px_bfrops_pack_info_array(buf, info, ninfo) : rc;
 }
 
@@ -502,7 +502,7 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
     case PX_DP_DMODEX_REQ:
         return dmodex_req_unpack(payload, &m->proc, &m->info, &m->ninfo);
     case PX_DP_ABORT:
-        rc = unpack_proc(payload, &m->proc);
+        rc = px_dpi_unpack_proc(payload, &m->proc);
         if (rc == PMIX_SUCCESS) {
             rc = unpack_i32(payload, &m->status);
         }
@@ -513,7 +513,7 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
                    ? px_dpi_unpack_procs(payload, PX_DP_FENCE_PROCS_MAX, &m->procs, &m->nprocs)
                    : rc;
     case PX_DP_JOBCTL:
-        rc = unpack_proc(payload, &m->proc);
+        rc = px_dpi_unpack_proc(payload, &m->proc);
         if (rc == PMIX_SUCCESS) {
             rc = px_dpi_unpack_procs(payload, PX_DP_FENCE_PROCS_MAX, &m->procs, &m->nprocs);
         }
@@ -521,10 +521,10 @@ static pmix_status_t dmn_fields(uint32_t tag, pmix_data_buffer_t *payload, px_dp
     case PX_DP_EVENT:
         return event_unpack(payload, &m->status, &m->proc, &m->range, &m->info, &m->ninfo);
     case PX_DP_QUERY:
-        rc = unpack_proc(payload, &m->proc);
+        rc = px_dpi_unpack_proc(payload, &m->proc);
         return rc == PMIX_SUCCESS ? query_unpack(payload, &m->queries, &m->nqueries) : rc;
     default:
-        return PMIX_ERR_NOT_SUPPORTED;
+        return px_dpi_dmn_decode_grp(tag, payload, m);
     }
 }
 
@@ -553,5 +553,14 @@ void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m)
     free(m->msg);
     px_bfrops_info_array_free(m->info, m->ninfo);
     px_dp_queries_free(m->queries, m->nqueries);
+    free(m->key);
+    free(m->file);
+    free(m->topic);
+    free(m->text);
+    if (m->apps != NULL) {
+        PMIx_App_free(m->apps, m->napps);
+    }
+    PMIx_Argv_free(m->keys);
+    free(m->addr);
     memset(m, 0, sizeof(*m));
 }

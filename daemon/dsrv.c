@@ -9,7 +9,9 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
+#include "common/px_common.h"
 #include "daemon/px_dproto.h"
+#include "daemon/px_droute.h"
 #include "daemon/px_dsrv.h"
 #include "help/px_help.h"
 #include "server/px_srv_host.h"
@@ -24,9 +26,10 @@ typedef struct dfence {
 
 struct px_dsrv {
     px_dsrv_opts_t o;
-    char *node;       /* owned: o.node */
-    px_dlink_t *link; /* borrowed */
-    dfence_t *fences; /* owned */
+    char *node;         /* owned: o.node */
+    px_dlink_t *link;   /* borrowed */
+    px_droute_t *route; /* borrowed: the routing tree (fences go up it once it is made) */
+    dfence_t *fences;   /* owned */
 };
 
 /* The server library's upcalls carry no host context: the one server of this process. */
@@ -162,11 +165,14 @@ static void fence_on_loop(void *arg)
     pmix_status_t rc = t != NULL && (t->sig = px_dp_fence_sig(f->procs, f->nprocs)) != NULL
                            ? PMIX_SUCCESS
                            : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && px_droute_active(srv->route)) {
+        /* up the tree, with the rest of this daemon's subtree */
+        rc = px_droute_fence(srv->route, f->procs, f->nprocs, f->collect, f->data, f->ndata);
+    } else if (rc == PMIX_SUCCESS) {
         rc = px_dp_fence_up_pack(&b, f->procs, f->nprocs, f->collect, f->data, f->ndata);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = up(PX_DP_FENCE_UP, &b);
+        if (rc == PMIX_SUCCESS) {
+            rc = up(PX_DP_FENCE_UP, &b);
+        }
     }
     if (rc == PMIX_SUCCESS) {
         t->cbfunc = f->cbfunc;
@@ -357,67 +363,95 @@ static void dmx_serve(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
     }
 }
 
-/* ---- job control: a request to the controller ---- */
+/* ---- requests answered with a status and results: job control, groups, connect ---- */
 
-/* A request answered with a status and results: JOBCTL, QUERY. */
+/* A request answered with a status and results: JOBCTL, QUERY, GROUP_UP, PUBSUB. */
 typedef struct {
-    uint32_t tag;
+    uint32_t tag; /* PX_DP_JOBCTL, PX_DP_QUERY, PX_DP_GROUP_UP or PX_DP_PUBSUB */
     pmix_data_buffer_t buf;
-    pmix_info_cbfunc_t cbfunc;
+    pmix_info_cbfunc_t icb;   /* job control, group construct/destruct */
+    pmix_op_cbfunc_t ocb;     /* connect, disconnect, publish, unpublish */
+    pmix_lookup_cbfunc_t lcb; /* lookup */
     void *cbdata;
     pmix_info_t *info; /* owned: the answer's results, until the library releases them */
     size_t ninfo;
-} jctl_t;
+} req_t;
 
-static void jctl_release(void *arg)
+static void req_release(void *arg)
 {
-    jctl_t *c = arg;
+    req_t *c = arg;
     px_bfrops_info_array_free(c->info, c->ninfo);
     free(c);
 }
 
-static void jctl_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* The answer (or st without one) to the library's callback. */
+static void req_answer(req_t *c, pmix_status_t st)
+{
+    if (c->lcb != NULL) {
+        c->lcb(st, NULL, 0, c->cbdata);
+        req_release(c);
+    } else if (c->ocb != NULL) {
+        c->ocb(st, c->cbdata);
+        req_release(c);
+    } else {
+        c->icb(st, c->info, c->ninfo, c->cbdata, req_release, c);
+    }
+}
+
+static void req_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
     (void)p;
-    jctl_t *c = cbdata;
+    req_t *c = cbdata;
     pmix_status_t st = status;
-    if (status == PMIX_SUCCESS &&
-        px_dp_status_info_unpack(reply, &st, &c->info, &c->ninfo) != PMIX_SUCCESS) {
+    if (status == PMIX_SUCCESS && c->tag == PX_DP_PUBSUB) {
+        pmix_pdata_t *d = NULL;
+        size_t n = 0;
+        if (px_dp_pubsub_reply_unpack(reply, &st, &d, &n) != PMIX_SUCCESS) {
+            st = PMIX_ERR_UNPACK_FAILURE;
+        } else if (c->lcb != NULL) {
+            c->lcb(st, d, n, c->cbdata); /* the library copies what it keeps */
+            if (d != NULL) {
+                PMIx_Pdata_free(d, n);
+            }
+            req_release(c);
+            return;
+        }
+    } else if (status == PMIX_SUCCESS &&
+               px_dp_status_info_unpack(reply, &st, &c->info, &c->ninfo) != PMIX_SUCCESS) {
         st = PMIX_ERR_UNPACK_FAILURE;
     }
-    c->cbfunc(st, c->info, c->ninfo, c->cbdata, jctl_release, c);
+    req_answer(c, st);
 }
 
-static void jctl_on_loop(void *arg)
+static void req_on_loop(void *arg)
 {
-    jctl_t *c = arg;
+    req_t *c = arg;
     px_peer_t *p = peer();
-    int rc = p != NULL ? px_peer_send_request(p, c->tag, &c->buf, jctl_reply, c) : -1;
+    int rc = p != NULL ? px_peer_send_request(p, c->tag, &c->buf, req_reply, c) : -1;
     px_bfrops_buf_free(&c->buf);
     if (rc != 0) {
-        c->cbfunc(PMIX_ERR_UNREACH, NULL, 0, c->cbdata, jctl_release, c);
+        req_answer(c, PMIX_ERR_UNREACH);
     }
 }
 
-/* A request whose payload is packed next (into c->buf), for tag; NULL on ENOMEM. */
-static jctl_t *jctl_new(uint32_t tag, pmix_info_cbfunc_t cbfunc, void *cbdata)
+static req_t *req_new(uint32_t tag, pmix_info_cbfunc_t icb, pmix_op_cbfunc_t ocb, void *cbdata)
 {
-    jctl_t *c = calloc(1, sizeof(*c));
+    req_t *c = calloc(1, sizeof(*c));
     if (c != NULL) {
         px_bfrops_buf_init(&c->buf);
         c->tag = tag;
-        c->cbfunc = cbfunc;
+        c->icb = icb;
+        c->ocb = ocb;
         c->cbdata = cbdata;
     }
     return c;
 }
 
-/* c's payload is packed (status packed): to the loop, which sends it; else c is freed. */
-static pmix_status_t jctl_shift(jctl_t *c, pmix_status_t packed)
+/* c's message is packed (or not: rc): to the loop. Library thread. */
+static pmix_status_t req_shift(req_t *c, pmix_status_t rc)
 {
-    pmix_status_t rc = packed;
     if (rc == PMIX_SUCCESS &&
-        (srv == NULL || px_progress_shift(srv->o.prog, jctl_on_loop, c) != 0)) {
+        (srv == NULL || px_progress_shift(srv->o.prog, req_on_loop, c) != 0)) {
         rc = PMIX_ERR_OUT_OF_RESOURCE;
     }
     if (rc != PMIX_SUCCESS) {
@@ -431,12 +465,12 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
                                size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                                pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    jctl_t *c = jctl_new(PX_DP_JOBCTL, cbfunc, cbdata);
+    req_t *c = req_new(PX_DP_JOBCTL, cbfunc, NULL, cbdata);
     if (c == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    return jctl_shift(c,
-                      px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs));
+    return req_shift(c,
+                     px_dp_jobctl_pack(&c->buf, requestor, targets, ntargets, directives, ndirs));
 }
 
 /* ---- queries the library leaves to its host: the controller answers (QUERY) ---- */
@@ -444,11 +478,11 @@ static pmix_status_t up_jobctl(const pmix_proc_t *requestor, const pmix_proc_t t
 static pmix_status_t up_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                               pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    jctl_t *c = jctl_new(PX_DP_QUERY, cbfunc, cbdata);
+    req_t *c = req_new(PX_DP_QUERY, cbfunc, NULL, cbdata);
     if (c == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    return jctl_shift(c, px_dp_query_pack(&c->buf, proct, queries, nqueries));
+    return req_shift(c, px_dp_query_pack(&c->buf, proct, queries, nqueries));
 }
 
 /* ---- tools: only this node's fork/exec agents, recognised by pid (nagent_agent.c) ---- */
@@ -496,21 +530,153 @@ static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc
     }
 }
 
-/* ---- spawn: not from a remote node yet ---- */
+/* Group construct/destruct, connect, disconnect: one contribution of this server to the
+ * controller's collective (launcher/dvm_group.c), answered by GROUP_REL. */
+static pmix_status_t up_collective(uint8_t kind, const char *key, const pmix_proc_t procs[],
+                                   size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                   pmix_info_cbfunc_t icb, pmix_op_cbfunc_t ocb, void *cbdata)
+{
+    req_t *c = req_new(PX_DP_GROUP_UP, icb, ocb, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    return req_shift(c, px_dp_group_up_pack(&c->buf, kind, key, procs, nprocs, info, ninfo));
+}
+
+static pmix_status_t up_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                              size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (op != PMIX_GROUP_CONSTRUCT && op != PMIX_GROUP_DESTRUCT) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (grp == NULL || grp[0] == '\0' || cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return up_collective(op == PMIX_GROUP_CONSTRUCT ? PX_DP_GRP_CONSTRUCT : PX_DP_GRP_DESTRUCT, grp,
+                         procs, nprocs, directives, ndirs, cbfunc, NULL, cbdata);
+}
+
+static pmix_status_t up_connect_any(uint8_t kind, const pmix_proc_t procs[], size_t nprocs,
+                                    const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                    void *cbdata)
+{
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char *sig = cbfunc != NULL ? px_dp_connect_key(procs, nprocs, &rc) : NULL;
+    if (sig == NULL) {
+        return rc;
+    }
+    rc = up_collective(kind, sig, procs, nprocs, info, ninfo, NULL, cbfunc, cbdata);
+    free(sig);
+    return rc;
+}
+
+static pmix_status_t up_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_connect_any(PX_DP_GRP_CONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+static pmix_status_t up_disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                   void *cbdata)
+{
+    return up_connect_any(PX_DP_GRP_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+/* ---- spawn: the controller starts the job (as for a process of its own node) ---- */
+
+typedef struct {
+    pmix_data_buffer_t buf;
+    pmix_spawn_cbfunc_t cbfunc;
+    void *cbdata;
+} spawn_t;
+
+static void spawn_reply(px_peer_t *p, pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)p;
+    spawn_t *x = cbdata;
+    pmix_status_t st = status;
+    char *ns = NULL;
+    if (status == PMIX_SUCCESS && px_dp_proc_spawn_reply_unpack(reply, &st, &ns) != PMIX_SUCCESS) {
+        st = PMIX_ERR_UNPACK_FAILURE;
+    }
+    x->cbfunc(st, st == PMIX_SUCCESS ? ns : NULL, x->cbdata); /* the library copies it */
+    free(ns);
+    free(x);
+}
+
+static void spawn_on_loop(void *arg)
+{
+    spawn_t *x = arg;
+    px_peer_t *p = peer();
+    int rc = p != NULL ? px_peer_send_request(p, PX_DP_PROC_SPAWN, &x->buf, spawn_reply, x) : -1;
+    px_bfrops_buf_free(&x->buf);
+    if (rc != 0) {
+        x->cbfunc(PMIX_ERR_UNREACH, NULL, x->cbdata);
+        free(x);
+    }
+}
 
 static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
                               const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void)job_info;
-    (void)ninfo;
-    (void)apps;
-    (void)napps;
-    (void)cbfunc;
-    (void)cbdata;
-    px_show_help("help-prted.txt", "daemon-spawn", srv ? srv->o.id : 0u, srv ? srv->node : "?",
-                 proc->nspace, proc->rank);
-    return PMIX_ERR_NOT_SUPPORTED;
+    if (napps == 0 || apps == NULL || cbfunc == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    spawn_t *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    px_bfrops_buf_init(&x->buf);
+    x->cbfunc = cbfunc;
+    x->cbdata = cbdata;
+    pmix_status_t rc = px_dp_proc_spawn_pack(&x->buf, proc, job_info, ninfo, apps, napps);
+    if (rc == PMIX_SUCCESS &&
+        (srv == NULL || px_progress_shift(srv->o.prog, spawn_on_loop, x) != 0)) {
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (rc != PMIX_SUCCESS) {
+        px_bfrops_buf_free(&x->buf);
+        free(x);
+    }
+    return rc;
+}
+
+/* ---- the name service: the controller's datastore serves every node ---- */
+
+static pmix_status_t up_pubsub(uint8_t kind, const pmix_proc_t *proc, char **keys,
+                               const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t ocb,
+                               pmix_lookup_cbfunc_t lcb, void *cbdata)
+{
+    req_t *c = req_new(PX_DP_PUBSUB, NULL, ocb, cbdata);
+    if (c == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
+    c->lcb = lcb;
+    return req_shift(c, px_dp_pubsub_pack(&c->buf, kind, proc, keys, info, ninfo));
+}
+
+static pmix_status_t up_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_pubsub(PX_DP_PS_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+static pmix_status_t up_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    if (keys == NULL || keys[0] == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return up_pubsub(PX_DP_PS_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+static pmix_status_t up_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return up_pubsub(PX_DP_PS_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
 }
 
 static pmix_server_module_t module = {
@@ -524,6 +690,12 @@ static pmix_server_module_t module = {
     .job_control = up_jobctl,
     .query = up_query,
     .tool_connected = up_tool,
+    .group = up_group,
+    .connect = up_connect,
+    .disconnect = up_disconnect,
+    .publish = up_publish,
+    .lookup = up_lookup,
+    .unpublish = up_unpublish,
 };
 
 px_dsrv_t *px_dsrv_start(const px_dsrv_opts_t *o, pmix_status_t *rc)
@@ -566,6 +738,11 @@ void px_dsrv_attach(px_dsrv_t *s, px_dlink_t *link)
     s->link = link;
 }
 
+void px_dsrv_route(px_dsrv_t *s, px_droute_t *route)
+{
+    s->route = route;
+}
+
 pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
 {
     switch (m->tag) {
@@ -580,6 +757,18 @@ pmix_status_t px_dsrv_ctl(px_dsrv_t *s, const px_dp_ctl_msg_t *m, uint32_t seq)
          * (it does not send it back up: the source is not this server) */
         PMIx_Notify_event(m->status, &m->source, m->range, m->info, m->ninfo, NULL, NULL);
         return PMIX_SUCCESS;
+    case PX_DP_PSET: {
+        /* the DVM's process sets, as the controller's server has them: our server
+         * answers its processes' gets and queries, and raises the define/delete events
+         * to them */
+        pmix_status_t rc = m->define ? PMIx_server_define_process_set(m->procs, m->nprocs, m->name)
+                                     : PMIx_server_delete_process_set(m->name);
+        if (rc != PMIX_SUCCESS) {
+            px_debug(1, "prted", "process set %s: %s %s", m->name, m->define ? "define" : "delete",
+                     PMIx_Error_string(rc));
+        }
+        return PMIX_SUCCESS;
+    }
     default:
         return PMIX_ERR_NOT_SUPPORTED;
     }

@@ -371,7 +371,8 @@ static pmix_status_t launch(px_nagent_t *a, const px_dp_launch_t *l)
         p->job = j;
         p->rank = (pmix_rank_t)r;
         p->node_rank = l->procs[r].node_rank;
-        p->local = l->nodes[l->procs[r].node].daemon == a->o.self;
+        p->daemon = l->nodes[l->procs[r].node].daemon;
+        p->local = p->daemon == a->o.self;
         if (p->local && l->procs[r].cpuset != NULL &&
             (p->cpuset = strdup(l->procs[r].cpuset)) == NULL) {
             return PMIX_ERR_NOMEM; /* the job stays: JOB_CLEANUP frees it */
@@ -539,10 +540,42 @@ pmix_status_t px_nagent_handle(px_nagent_t *a, const px_dp_ctl_msg_t *m, uint32_
     }
     case PX_DP_JOB_CLEANUP:
         cleanup(a, m->target.nspace);
+        PMIX_LOAD_NSPACE(a->cleaned[a->ncleaned++ % PX_NA_CLEANED], m->target.nspace);
         return PMIX_SUCCESS;
     default:
         return PMIX_ERR_NOT_SUPPORTED;
     }
+}
+
+bool px_nagent_launch_due(px_nagent_t *a, const char *nspace)
+{
+    if (find_job(a, nspace) != NULL) {
+        return false;
+    }
+    size_t n = a->ncleaned < PX_NA_CLEANED ? a->ncleaned : PX_NA_CLEANED;
+    for (size_t i = 0; i < n; i++) {
+        if (PMIx_Check_nspace(a->cleaned[i], nspace)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool px_nagent_where(px_nagent_t *a, const pmix_proc_t *procs, size_t n, bool *mark, size_t nd)
+{
+    for (size_t i = 0; i < n; i++) {
+        na_job_t *j = find_job(a, procs[i].nspace);
+        if (j == NULL || (procs[i].rank != PMIX_RANK_WILDCARD && procs[i].rank >= j->nprocs)) {
+            return false;
+        }
+        for (size_t r = 0; r < j->nprocs; r++) {
+            if ((procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == r) &&
+                j->procs[r].daemon < nd) {
+                mark[j->procs[r].daemon] = true;
+            }
+        }
+    }
+    return true;
 }
 
 size_t px_nagent_count(const px_nagent_t *a)
@@ -558,6 +591,7 @@ px_nagent_t *px_nagent_create(const px_nagent_opts_t *o, const px_nagent_cbs_t *
     }
     a->o = *o;
     a->cbs = *cbs;
+    px_na_sweep_stale_dirs(); /* a killed daemon's leftovers on this node */
     a->node = strdup(o->node);
     a->o.node = a->node;
     px_odls_cbs_t ocbs = {

@@ -12,6 +12,9 @@
 typedef struct na_job na_job_t;
 typedef struct na_agents na_agents_t; /* nagent_agent.c: a job's debugger agents */
 
+/* How many cleaned-up jobs an agent remembers (px_nagent_launch_due). */
+#define PX_NA_CLEANED 256
+
 typedef struct {
     na_job_t *job;    /* borrowed: the owner */
     pmix_rank_t rank; /* in the job */
@@ -19,6 +22,7 @@ typedef struct {
     bool registered;  /* PMIx_server_register_client done */
     char *cpuset;     /* owned: "hwloc:<list>" it is bound to, NULL = unbound (local only) */
     uint16_t node_rank;
+    uint32_t daemon;   /* the daemon of its node */
     px_child_t *child; /* borrowed from odls until exited(); NULL = not (or no more) here */
     size_t inflight;   /* output bytes handed to the link and not written yet */
     bool paused_ctl;   /* the controller asked to stop reading its output (IOF_FLOW) */
@@ -47,10 +51,11 @@ struct px_nagent {
     char *node;      /* owned: o.node */
     px_odls_t *odls; /* owned */
     px_nagent_cbs_t cbs;
-    na_job_t *jobs;                    /* owned list */
-    struct na_stdin_wait *stdin_waits; /* owned: STDIN requests waiting for room */
-    unsigned ndirs;                    /* job directories made so far (their names) */
-    bool swept_stale_dirs;             /* the dead daemons' job directories were removed */
+    na_job_t *jobs;                       /* owned list */
+    struct na_stdin_wait *stdin_waits;    /* owned: STDIN requests waiting for room */
+    unsigned ndirs;                       /* job directories made so far (their names) */
+    pmix_nspace_t cleaned[PX_NA_CLEANED]; /* the jobs cleaned last (a ring) */
+    size_t ncleaned;                      /* cleaned so far */
 };
 
 /* nagent.c: queue a process-state report (sent in this loop turn's PSTATE batch) */
@@ -90,5 +95,8 @@ int px_na_bind_later(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
 pmix_status_t px_na_register(px_nagent_t *a, na_job_t *j, const px_dp_launch_t *l);
 /* Deregister what px_na_register registered, remove the job's directory. */
 void px_na_deregister(na_job_t *j);
+/* Remove the job directories ("prte.<pid>.<n>" in $TMPDIR) of daemons whose pid is gone
+ * (killed without cleaning up): what a new agent on the node does first. */
+void px_na_sweep_stale_dirs(void);
 
 #endif /* PX_NAGENT_INT_H */

@@ -33,11 +33,18 @@ static int rm_entry(const char *path, const struct stat *sb, int type, struct FT
     return 0;
 }
 
+static const char *tmpdir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
 /* A daemon killed without cleaning up (kill -9) left its jobs' directories
  * "prte.<pid>.<n>": once their pid is gone and they are ours, the next agent on the
- * node removes them. */
-static void sweep_stale_dirs(const char *tmp)
+ * node removes them when it starts (px_nagent_create). */
+void px_na_sweep_stale_dirs(void)
 {
+    const char *tmp = tmpdir();
     DIR *d = opendir(tmp);
     struct dirent *e;
     if (d == NULL) {
@@ -65,12 +72,7 @@ static void sweep_stale_dirs(const char *tmp)
 /* "<TMPDIR or /tmp>/prte.<pid>.<n>", n counting this agent's jobs. */
 static void make_nsdir(px_nagent_t *a, na_job_t *j)
 {
-    const char *tmp = getenv("TMPDIR");
-    tmp = tmp && *tmp ? tmp : "/tmp";
-    if (!a->swept_stale_dirs) {
-        a->swept_stale_dirs = true;
-        sweep_stale_dirs(tmp);
-    }
+    const char *tmp = tmpdir();
     if (asprintf(&j->nsdir, "%s/prte.%d.%u", tmp, (int)getpid(), ++a->ndirs) < 0) {
         j->nsdir = NULL;
         return;

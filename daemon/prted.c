@@ -4,14 +4,17 @@
  * PMIx server (daemon/dsrv.c) and runs the node agent on the controller's job messages
  * (daemon/dlink.c, nagent.c); it exits on PX_DP_EXIT or when the controller is gone,
  * killing its processes. Everything runs on the main thread's libevent loop (the PMIx
- * server's upcalls are shifted onto it) (docs/PROTOCOL.md).
+ * server's upcalls are shifted onto it) (docs/PROTOCOL.md). Once connected, its user
+ * messages (px_show_help) go to the controller's terminal as REPORT messages.
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 #include "daemon/px_dlink.h"
 #include "daemon/px_dproto.h"
 #include "daemon/px_dspawn.h"
+#include "daemon/px_droute.h"
 #include "daemon/px_dsrv.h"
 #include "daemon/px_dtopo.h"
 #include "daemon/px_hb.h"
@@ -43,12 +47,19 @@ typedef struct {
     char secret[PX_TCP_SECRET_HEX + 1]; /* the DVM's, for those children's stdin */
     px_hb_opts_t hbo;                   /* --heartbeat */
     char ctl[96];                       /* the controller's address:port, for messages */
+    px_droute_t *route; /* its place in the routing tree */
+    /* test-only (PX_PRTED_TEST_RELAY_DELAY_MS): XCASTs relayed this much later, in order,
+     * so job messages straight from the controller overtake a relayed LAUNCH */
+    int relay_delay_ms;
+    struct event *relay_ev;
+    struct relay *relays, **relays_tail;
     hwloc_topology_t topo;
     char sig[PX_DTOPO_SIG_LEN];
     char node[HOST_NAME_MAX + 1];
     unsigned id;
     int verbose;
-    int status; /* exit status of the daemon */
+    int status;         /* exit status of the daemon */
+    pthread_t loop_tid; /* the main thread, which runs the loop */
 } prted_t;
 
 static void dlog(const prted_t *d, const char *fmt, const char *arg)
@@ -172,9 +183,100 @@ static pmix_status_t on_other(const px_dp_ctl_msg_t *m, uint32_t seq, void *arg)
         dlog(d, "%s", "told to exit");
         stop(d, m->reason == PX_DP_EXIT_NORMAL ? 0 : 1);
         return PMIX_SUCCESS;
+    case PX_DP_ADDR: {
+        /* where our children in the routing tree are to connect */
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        pmix_status_t rc = d->route != NULL ? px_dp_addr_pack(&b, px_droute_addr(d->route))
+                                            : PMIX_ERR_NOT_SUPPORTED;
+        if (rc == PMIX_SUCCESS &&
+            (px_dlink_peer(d->link) == NULL ||
+             px_peer_send_reply(px_dlink_peer(d->link), seq, PX_DP_ADDR, &b) != 0)) {
+            rc = PMIX_ERR_UNREACH;
+        }
+        px_bfrops_buf_free(&b);
+        return rc;
+    }
+    case PX_DP_TREE:
+        return d->route != NULL ? px_droute_tree(d->route, &m->tree) : PMIX_ERR_NOT_SUPPORTED;
+    case PX_DP_FENCE_REL:
+        px_droute_fence_rel(d->route, m); /* to the children that took part first */
+        return px_dsrv_ctl(d->srv, m, seq);
     default:
         return px_dsrv_ctl(d->srv, m, seq);
     }
+}
+
+/* ---- the routing tree (droute.c) ---- */
+
+static pmix_status_t route_deliver(uint32_t tag, pmix_data_buffer_t *payload, void *arg)
+{
+    prted_t *d = arg;
+    return px_dlink_deliver(d->link, tag, payload);
+}
+
+static bool route_where(const pmix_proc_t *procs, size_t nprocs, bool *mark, size_t n, void *arg)
+{
+    prted_t *d = arg;
+    return px_nagent_where(px_dlink_agent(d->link), procs, nprocs, mark, n);
+}
+
+/* The parent daemon is gone: as if the controller were (our subtree is lost with it;
+ * the controller reports each daemon it loses). */
+static void route_lost(const char *why, void *arg)
+{
+    prted_t *d = arg;
+    dlog(d, "leaving the routing tree: %s", why);
+    stop(d, 1);
+}
+
+typedef struct relay {
+    struct relay *next;
+    uint32_t tag;
+    pmix_byte_object_t bo; /* owned copy */
+} relay_t;
+
+static void relay_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    prted_t *d = arg;
+    while (d->relays != NULL) {
+        relay_t *x = d->relays;
+        d->relays = x->next;
+        px_droute_xcast(d->route, x->tag, &x->bo);
+        free(x->bo.bytes);
+        free(x);
+    }
+    d->relays_tail = &d->relays;
+}
+
+static void route_xcast(uint32_t tag, const pmix_byte_object_t *payload, void *arg)
+{
+    prted_t *d = arg;
+    relay_t *x = d->relay_delay_ms > 0 ? calloc(1, sizeof(*x)) : NULL;
+    if (x != NULL && (payload->size == 0 || (x->bo.bytes = malloc(payload->size)) != NULL)) {
+        x->tag = tag;
+        if (payload->size > 0) {
+            memcpy(x->bo.bytes, payload->bytes, payload->size);
+        }
+        x->bo.size = payload->size;
+        *d->relays_tail = x;
+        d->relays_tail = &x->next;
+        struct timeval tv = {d->relay_delay_ms / 1000, (d->relay_delay_ms % 1000) * 1000};
+        if (!evtimer_pending(d->relay_ev, NULL)) {
+            evtimer_add(d->relay_ev, &tv);
+        }
+        return;
+    }
+    free(x);
+    px_droute_xcast(d->route, tag, payload);
+}
+
+static bool route_indirect(void *arg)
+{
+    prted_t *d = arg;
+    return px_droute_indirect(d->route);
 }
 
 static void on_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
@@ -207,7 +309,67 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     (void)what;
     prted_t *d = arg;
     dlog(d, "signal %s", strsignal((int)sig));
+    px_show_help("help-prted.txt", "daemon-signal", d->id, d->node, strsignal((int)sig));
     stop(d, 1);
+}
+
+/* ---- our messages on the controller's terminal (REPORT) ---- */
+
+/* Loop thread. 0 when sent (queued on the connection), -1 when there is no controller to
+ * send it to or it does not fit a REPORT (then it goes to our stderr). */
+static int send_report(prted_t *d, const char *file, const char *topic, const char *text)
+{
+    px_peer_t *p = d->link != NULL ? px_dlink_peer(d->link) : NULL;
+    if (p == NULL || strlen(file) > PX_DP_NAME_MAX || strlen(topic) > PX_DP_NAME_MAX ||
+        strlen(text) > PX_DP_REPORT_MAX) {
+        return -1;
+    }
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    int rc = px_dp_report_pack(&b, file, topic, text) == PMIX_SUCCESS &&
+                     px_peer_send(p, PX_DP_REPORT, &b) == 0
+                 ? 0
+                 : -1;
+    px_bfrops_buf_free(&b);
+    return rc;
+}
+
+typedef struct {
+    prted_t *d;
+    char *file, *topic, *text; /* owned */
+} report_t;
+
+static void report_on_loop(void *arg)
+{
+    report_t *r = arg;
+    if (send_report(r->d, r->file, r->topic, r->text) != 0) {
+        px_help_fput(stderr, r->text);
+    }
+    free(r->file);
+    free(r->topic);
+    free(r->text);
+    free(r);
+}
+
+/* px_show_help's sink: the message to the controller, from the loop thread. */
+static int report_sink(const char *file, const char *topic, const char *text, void *arg)
+{
+    prted_t *d = arg;
+    if (pthread_equal(pthread_self(), d->loop_tid)) {
+        return send_report(d, file, topic, text);
+    }
+    report_t *r = calloc(1, sizeof(*r));
+    if (r == NULL || (r->file = strdup(file)) == NULL || (r->topic = strdup(topic)) == NULL ||
+        (r->text = strdup(text)) == NULL || px_progress_shift(d->prog, report_on_loop, r) != 0) {
+        if (r != NULL) {
+            free(r->file);
+            free(r->topic);
+            free(r->text);
+        }
+        free(r);
+        return -1;
+    }
+    return 0;
 }
 
 /* Up to PX_TCP_SECRET_HEX hex digits and a newline (or EOF) from fd. */
@@ -418,7 +580,6 @@ int main(int argc, char **argv)
     d.base = event_base_new();
     int fd = d.base != NULL ? connect_back(&d, &a, secret) : -1;
     memcpy(d.secret, secret, sizeof(d.secret)); /* for the children it may start (SPAWN) */
-    memset(secret, 0, sizeof(secret));
     struct event *sigs[3] = {NULL, NULL, NULL};
     if (fd >= 0) {
         d.prog = px_progress_create(d.base);
@@ -436,8 +597,12 @@ int main(int argc, char **argv)
             close(fd);
         } else {
             px_nagent_opts_t ao = {.base = d.base, .topo = d.topo, .self = d.id, .node = d.node};
-            px_dlink_cbs_t cbs = {
-                .other = on_other, .failed = on_failed, .trace = on_trace, .arg = &d};
+            px_dlink_cbs_t cbs = {.other = on_other,
+                                  .failed = on_failed,
+                                  .trace = on_trace,
+                                  .xcast = route_xcast,
+                                  .indirect = route_indirect,
+                                  .arg = &d};
             d.link = px_dlink_create(d.prog, fd, &ao, &cbs);
             if (d.link == NULL) {
                 px_show_help("help-prted.txt", "daemon-connect", d.id, d.node, a.addr,
@@ -446,6 +611,29 @@ int main(int argc, char **argv)
             px_dsrv_attach(d.srv, d.link);
         }
     }
+    if (d.link != NULL) {
+        px_droute_opts_t ro = {.prog = d.prog,
+                               .self = d.id,
+                               .secret = secret,
+                               .link = d.link,
+                               .deliver = route_deliver,
+                               .where = route_where,
+                               .lost = route_lost,
+                               .arg = &d};
+        const char *delay = getenv("PX_PRTED_TEST_RELAY_DELAY_MS");
+        d.relays_tail = &d.relays;
+        d.relay_ev = evtimer_new(d.base, relay_later, &d);
+        d.relay_delay_ms = delay != NULL && d.relay_ev != NULL ? atoi(delay) : 0;
+        d.route = px_droute_create(&ro);
+        if (d.route == NULL) {
+            px_show_help("help-prted.txt", "daemon-tree", d.id, d.node, strerror(errno));
+            px_dlink_destroy(d.link);
+            d.link = NULL;
+        } else {
+            px_dsrv_route(d.srv, d.route);
+        }
+    }
+    memset(secret, 0, sizeof(secret));
     bool run = d.link != NULL;
     if (run && a.hb != NULL &&
         ((d.hb = px_hb_create(d.base, &d.hbo)) == NULL || px_hb_heard(d.hb, 0) != 0)) {
@@ -454,6 +642,8 @@ int main(int argc, char **argv)
     }
     if (run) {
         dlog(&d, "connected, topology %s", d.sig);
+        d.loop_tid = pthread_self();
+        px_help_set_sink(report_sink, &d);
         int signos[3] = {SIGTERM, SIGINT, SIGHUP};
         for (int i = 0; i < 3; i++) {
             sigs[i] = evsignal_new(d.base, signos[i], on_signal, &d);
@@ -471,8 +661,30 @@ int main(int argc, char **argv)
     px_hb_destroy(d.hb);
     px_dspawn_destroy(d.spawn);
     explicit_bzero(d.secret, sizeof(d.secret));
-    px_dlink_destroy(d.link); /* our processes are killed and reaped, the jobs deregistered */
+    /* What we told the controller (a last message before stopping) reaches it; our
+     * processes are killed, their directories and our server's socket removed while the
+     * connection is still open (a controller ends what is left of a daemon whose
+     * connection closed); then the connection closes. */
+    px_help_set_sink(NULL, NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    px_dlink_stop_agent(d.link, (double)now.tv_sec * 1e3 + now.tv_nsec / 1e6 + 2000.0);
+    if (d.srv != NULL) {
+        px_dsrv_attach(d.srv, NULL);
+        px_dsrv_route(d.srv, NULL);
+    }
     px_dsrv_stop(d.srv);
+    px_droute_destroy(d.route); /* our children see us go */
+    while (d.relays != NULL) {
+        relay_t *x = d.relays;
+        d.relays = x->next;
+        free(x->bo.bytes);
+        free(x);
+    }
+    if (d.relay_ev != NULL) {
+        event_free(d.relay_ev);
+    }
+    px_dlink_destroy(d.link); /* (what px_dlink_stop_agent did not do is done here) */
     px_progress_destroy(d.prog);
     if (d.base != NULL) {
         event_base_free(d.base);

@@ -30,6 +30,13 @@ typedef struct {
     /* Optional (prted --debug): every message in (in: true, before it is handled) and
      * every message the agent sends out, by tag, with its payload's size. */
     void (*trace)(bool in, uint32_t tag, size_t bytes, void *arg);
+    /* Optional: an XCAST arrived (its inner tag and payload, borrowed for the call):
+     * relay it down the tree; then the inner message is handled here. */
+    void (*xcast)(uint32_t tag, const pmix_byte_object_t *payload, void *arg);
+    /* Optional: whether messages from the controller may come another way than this
+     * connection (the tree): a job message (SIGNAL, STDIN, IOF_FLOW, DMODEX_REQ) about a
+     * job whose LAUNCH has not come yet (px_nagent_launch_due) then waits for it. */
+    bool (*indirect)(void *arg);
     void *arg;
 } px_dlink_cbs_t;
 
@@ -37,8 +44,18 @@ typedef struct {
  * (the PMIx server must be up). NULL + errno on failure. */
 px_dlink_t *px_dlink_create(px_progress_t *prog, int fd, const px_nagent_opts_t *ao,
                             const px_dlink_cbs_t *cbs);
+/* Before px_dlink_destroy, with the loop stopped: write what is queued on the connection
+ * (until deadline_ms, CLOCK_MONOTONIC ms), then kill and reap the agent's processes and
+ * remove its jobs' directories while the connection stays open, so a controller that
+ * ends the daemon once its connection closes finds that done. Without the flush nothing
+ * is done here (px_dlink_destroy does it). NULL ok. */
+void px_dlink_stop_agent(px_dlink_t *l, double deadline_ms);
 /* The agent's processes are killed and reaped, the connection closed. NULL ok. */
 void px_dlink_destroy(px_dlink_t *l);
+/* A controller message that came another way (the tree: from the parent daemon), handled
+ * as if it had come on the connection. PMIX_SUCCESS, or the error that makes the link
+ * unusable (the caller stops the daemon). */
+pmix_status_t px_dlink_deliver(px_dlink_t *l, uint32_t tag, pmix_data_buffer_t *payload);
 /* The connection (send requests, replies, messages of the daemon's own). */
 px_peer_t *px_dlink_peer(px_dlink_t *l);
 px_nagent_t *px_dlink_agent(px_dlink_t *l);

@@ -30,7 +30,7 @@ enum {
     PX_DP_TOPO_ASK = 1,     /* ctl -> daemon, request: send your topology; reply PX_DP_TOPO */
     PX_DP_TOPO = 2,         /* daemon -> ctl, the reply: str signature, str XML */
     PX_DP_EXIT = 3,         /* ctl -> daemon: i32 reason; kill your processes and exit */
-    PX_DP_XCAST = 4,        /* specified: envelope relayed down the tree */
+    PX_DP_XCAST = 4,        /* down the tree: a message for every daemon, relayed */
     PX_DP_LAUNCH = 5,       /* ctl -> daemon: one per job, the map (px_dp_launch_t) */
     PX_DP_PSTATE = 6,       /* daemon -> ctl: processes started / exited (px_dp_pstate_t) */
     PX_DP_SIGNAL = 7,       /* ctl -> daemon: nspace, rank, i32 signal */
@@ -41,13 +41,20 @@ enum {
     PX_DP_DMODEX_REQ = 12,  /* request, either way: a process's posted data */
     PX_DP_DMODEX_RESP = 13, /* its reply */
     PX_DP_EVENT = 14,       /* either way: an event beyond a node, by range */
-    PX_DP_PSET = 15,        /* specified: define / delete a pset */
+    PX_DP_PSET = 15,        /* ctl -> daemon: define / delete a process set */
     PX_DP_JOB_CLEANUP = 16, /* ctl -> daemon: nspace; a job's end on every daemon */
-    PX_DP_REPORT = 17,      /* specified: a rendered help message for the controller */
+    PX_DP_REPORT = 17,      /* daemon -> ctl: a rendered help message for the terminal */
     PX_DP_IOF_FLOW = 18,    /* ctl -> daemon: pause / resume reading a process's output */
     PX_DP_ABORT = 19,       /* daemon -> ctl: a local process called PMIx_Abort */
     PX_DP_JOBCTL = 20,      /* daemon -> ctl, request: a local process's PMIx_Job_control */
+    PX_DP_PROC_SPAWN = 21,  /* daemon -> ctl, request: a local process's PMIx_Spawn */
+    PX_DP_PUBSUB = 22,      /* daemon -> ctl, request: PMIx_Publish / Lookup / Unpublish */
+    PX_DP_ADDR = 23,        /* ctl -> daemon, request: where is your tree listener */
+    PX_DP_TREE = 24,        /* ctl -> daemon: the routing tree (radix, every address) */
+    PX_DP_TREE_UP = 25,     /* daemon -> ctl: its children in the tree are connected */
     PX_DP_QUERY = 30,       /* daemon -> ctl, request: a local process's PMIx_Query_info */
+    PX_DP_GROUP_UP = 40,    /* daemon -> ctl, request: a group / connect contribution */
+    PX_DP_GROUP_REL = 41,   /* its reply: status and the collective's results */
     /* 50..59: the DVM's own management (issue 15: faults, tree spawn) */
     PX_DP_HEARTBEAT = 50, /* either way, no fields: the controller's ping, the daemon's echo */
     PX_DP_SPAWN = 51,     /* ctl -> daemon: start these children of the tree (px_dp_spawn_t) */
@@ -310,6 +317,91 @@ pmix_status_t px_dp_child_end_pack(pmix_data_buffer_t *buf, uint32_t id, int32_t
 pmix_status_t px_dp_child_end_unpack(pmix_data_buffer_t *buf, uint32_t *id, int32_t *status,
                                      char **why);
 
+/* ---- Groups, connect and disconnect (dproto_grp.c). GROUP_UP (request): UINT8 kind
+ * (PX_DP_GRP_*), STRING key (the group id; for connect/disconnect the participants'
+ * signature, px_dp_fence_sig), UINT32 n then a PROC item of n (the membership as the
+ * daemon's server knows it; may be none), INFO array (the upcall's directives). Its reply
+ * GROUP_REL is px_dp_status_info_pack's: INT32 status, INFO array results. ---- */
+enum {
+    PX_DP_GRP_CONSTRUCT = 0,
+    PX_DP_GRP_DESTRUCT = 1,
+    PX_DP_GRP_CONNECT = 2,
+    PX_DP_GRP_DISCONNECT = 3,
+};
+#define PX_DP_KEY_MAX (64u * 1024 * 1024) /* a key's bytes (a signature of many procs) */
+/* The key of a connect or disconnect: its participants' signature (px_dp_fence_sig),
+ * the same on every server. malloc'd; NULL with *rc PMIX_ERR_BAD_PARAM (no participants)
+ * or PMIX_ERR_NOMEM. */
+char *px_dp_connect_key(const pmix_proc_t *procs, size_t n, pmix_status_t *rc);
+pmix_status_t px_dp_group_up_pack(pmix_data_buffer_t *buf, uint8_t kind, const char *key,
+                                  const pmix_proc_t *procs, size_t n, const pmix_info_t *info,
+                                  size_t ninfo);
+
+/* ---- PX_DP_PSET (controller -> every daemon): UINT8 define (1) or delete (0), STRING
+ * name (1..PX_DP_PSET_NAME_MAX bytes), UINT32 n then a PROC item of n members (none for a
+ * delete). ---- */
+#define PX_DP_PSET_NAME_MAX 4096
+pmix_status_t px_dp_pset_pack(pmix_data_buffer_t *buf, bool define, const char *name,
+                              const pmix_proc_t *members, size_t n);
+
+/* ---- PX_DP_REPORT (daemon -> controller): STRING help file, STRING topic (each
+ * 1..PX_DP_NAME_MAX bytes), STRING the rendered text (1..PX_DP_REPORT_MAX bytes). ---- */
+#define PX_DP_REPORT_MAX (64u * 1024)
+pmix_status_t px_dp_report_pack(pmix_data_buffer_t *buf, const char *file, const char *topic,
+                                const char *text);
+
+/* ---- PX_DP_PROC_SPAWN (request, daemon -> controller): PROC requester, INFO array job info,
+ * UINT32 napps (1..PX_DP_APPS_MAX) then one APP item of napps. The reply (same tag):
+ * INT32 status, STRING the new job's namespace (NULL when it did not start). ---- */
+pmix_status_t px_dp_proc_spawn_pack(pmix_data_buffer_t *buf, const pmix_proc_t *requester,
+                                    const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                                    size_t napps);
+pmix_status_t px_dp_proc_spawn_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                          const char *nspace);
+/* *nspace malloc'd (NULL when none was sent); nothing held on error. */
+pmix_status_t px_dp_proc_spawn_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                            char **nspace);
+
+/* ---- PX_DP_PUBSUB (request, daemon -> controller): UINT8 kind (PX_DP_PS_*), PROC the
+ * caller, UINT32 nkeys (at most PX_DP_KEYS_MAX; at least one for a lookup, none for a
+ * publish, none = all for an unpublish) then nkeys STRING
+ * keys (each 1..PMIX_MAX_KEYLEN bytes), INFO array (the upcall's info: directives and,
+ * for a publish, the data). The reply (same tag): INT32 status, UINT32 n then one PDATA
+ * item of n (a lookup's answers; none otherwise). ---- */
+enum { PX_DP_PS_PUBLISH = 0, PX_DP_PS_LOOKUP = 1, PX_DP_PS_UNPUBLISH = 2 };
+#define PX_DP_KEYS_MAX 4096
+pmix_status_t px_dp_pubsub_pack(pmix_data_buffer_t *buf, uint8_t kind, const pmix_proc_t *caller,
+                                char *const *keys, const pmix_info_t *info, size_t ninfo);
+pmix_status_t px_dp_pubsub_reply_pack(pmix_data_buffer_t *buf, pmix_status_t status,
+                                      const pmix_pdata_t *data, size_t n);
+/* *data PMIx_Pdata_create'd (the caller's: PMIx_Pdata_free), NULL when n is 0; nothing
+ * held on error. */
+pmix_status_t px_dp_pubsub_reply_unpack(pmix_data_buffer_t *buf, pmix_status_t *status,
+                                        pmix_pdata_t **data, size_t *n);
+
+/* ---- The routing tree (dproto_tree.c). ADDR (controller -> daemon, request; no fields),
+ * its reply: STRING "a.b.c.d:port" (1..PX_DP_NAME_MAX bytes) of the daemon's tree listener
+ * (px_dp_addr_pack; the controller's decoder takes it as an ADDR message). TREE (controller ->
+ * every daemon): UINT32 radix (1..PX_DP_RADIX_MAX), UINT32 n (the daemons, 1..PX_DP_NODES_MAX),
+ * then n STRING addresses (each NULL or 1..PX_DP_NAME_MAX bytes: NULL for daemon 0, whose children
+ * use their controller connection). TREE_UP (daemon -> controller): no fields. XCAST (down the
+ * tree): UINT32 inner tag, BYTE_OBJECT the inner message's payload. A child's hello on its parent's
+ * listener (the handshake's payload after the secret): UINT32 PX_DP_VERSION, UINT32 its id. ---- */
+#define PX_DP_RADIX_MAX 4096
+typedef struct {
+    uint32_t radix;
+    uint32_t n;
+    char **addrs; /* owned, n entries (NULL allowed) */
+} px_dp_tree_t;
+pmix_status_t px_dp_addr_pack(pmix_data_buffer_t *buf, const char *addr);
+pmix_status_t px_dp_tree_pack(pmix_data_buffer_t *buf, const px_dp_tree_t *t);
+void px_dp_tree_free(px_dp_tree_t *t); /* accepts NULL; leaves *t zeroed */
+pmix_status_t px_dp_xcast_pack(pmix_data_buffer_t *buf, uint32_t tag,
+                               const pmix_data_buffer_t *inner);
+pmix_status_t px_dp_child_hello_pack(pmix_data_buffer_t *buf, uint32_t id);
+/* Refuses another version and an id of 0 (the controller's). */
+pmix_status_t px_dp_child_hello_unpack(pmix_data_buffer_t *buf, uint32_t *id);
+
 /* A controller -> daemon message as the daemon decodes it (tag and contents). */
 typedef struct {
     uint32_t tag;
@@ -327,6 +419,12 @@ typedef struct {
     pmix_info_t *info;       /* DMODEX_REQ, EVENT: owned, ninfo */
     size_t ninfo;
     px_dp_spawn_t spawn; /* PX_DP_SPAWN (owned) */
+    bool define;        /* PX_DP_PSET: define (true) or delete */
+    char *name;         /* PX_DP_PSET: owned */
+    pmix_proc_t *procs; /* PX_DP_PSET: owned, nprocs members */
+    size_t nprocs;
+    px_dp_tree_t tree; /* PX_DP_TREE (owned) */
+    uint32_t inner;    /* PX_DP_XCAST: the inner tag; data is its payload (a view) */
 } px_dp_ctl_msg_t;
 
 /* The daemon's decoder of everything the controller sends: a known tag with a
@@ -351,15 +449,25 @@ typedef struct {
     int32_t status;    /* PX_DP_ABORT; PX_DP_EVENT: its code */
     uint8_t range;     /* PX_DP_EVENT */
     char *msg;         /* PX_DP_ABORT: owned, may be NULL */
-    pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT: owned, ninfo */
+    pmix_info_t *info; /* DMODEX_REQ, JOBCTL, EVENT, GROUP_UP, PROC_SPAWN: owned, ninfo */
     size_t ninfo;
     pmix_query_t *queries; /* PX_DP_QUERY: owned, nqueries (requester in proc) */
     size_t nqueries;
+    uint8_t kind;     /* PX_DP_GROUP_UP: PX_DP_GRP_* */
+    char *key;        /* PX_DP_GROUP_UP: owned, the group id or participants' signature */
+    char *file;       /* PX_DP_REPORT: owned, the help file */
+    char *topic;      /* PX_DP_REPORT: owned */
+    char *text;       /* PX_DP_REPORT: owned, the rendered message */
+    pmix_app_t *apps; /* PX_DP_PROC_SPAWN: owned, napps (PMIx_App_free) */
+    size_t napps;
+    char **keys; /* PX_DP_PUBSUB: owned, NULL-terminated (NULL for a publish) */
+    char *addr;  /* PX_DP_ADDR: owned */
 } px_dp_dmn_msg_t;
 
 /* The controller's decoder of what daemons send (PSTATE, IOF, FENCE_UP, DMODEX_REQ,
- * ABORT, JOBCTL, EVENT, QUERY), with the same contract as px_dp_ctl_decode. A view in *m points
- * into payload: use it before payload goes. Fuzzed with px_dp_ctl_decode. */
+ * ABORT, JOBCTL, EVENT, QUERY, PROC_SPAWN, GROUP_UP, REPORT, PUBSUB, ADDR, TREE_UP, and
+ * FENCE_UP from a child daemon), with the same contract as px_dp_ctl_decode. A view in *m
+ * points into payload: use it before payload goes. Fuzzed with px_dp_ctl_decode. */
 pmix_status_t px_dp_dmn_decode(uint32_t tag, pmix_data_buffer_t *payload, px_dp_dmn_msg_t *m);
 void px_dp_dmn_msg_free(px_dp_dmn_msg_t *m); /* accepts NULL */
 

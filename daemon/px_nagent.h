@@ -11,6 +11,7 @@
 #ifndef PX_NAGENT_H
 #define PX_NAGENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <event2/event.h>
@@ -76,5 +77,12 @@ size_t px_nagent_count(const px_nagent_t *a);
  * of a local rank still to connect, *proc is its identity ("<job>.fea", its rank), its
  * rank counts as started, and true is returned (approve it); else false. */
 bool px_nagent_agent_claim(px_nagent_t *a, pid_t pid, pmix_proc_t *proc);
+/* Whether nspace's LAUNCH is still to come: a job the agent does not have and did not
+ * clean up lately. A message about it that came another way than the LAUNCH (the tree)
+ * waits for it. */
+bool px_nagent_launch_due(px_nagent_t *a, const char *nspace);
+/* Mark in mark[0..nd) the daemons whose nodes run any of procs (a wildcard: every rank of
+ * its job), from the jobs' LAUNCH maps; false when a job or rank is unknown here. */
+bool px_nagent_where(px_nagent_t *a, const pmix_proc_t *procs, size_t n, bool *mark, size_t nd);
 
 #endif /* PX_NAGENT_H */

@@ -755,6 +755,7 @@ void px_dvm_jobctl(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_proc_t *
 void px_dvm_event(px_dvm_t *dvm, unsigned from, pmix_status_t code, const pmix_proc_t *source,
                   pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
 {
+    px_dvm_group_event(dvm, code, info, ninfo); /* a group's decision (dvm_group.c) */
     if (px_jdbg_event(dvm, code, source, info, ninfo)) {
         return; /* a target at its stop point: the job's PMIX_READY_FOR_DEBUG tells it */
     }
@@ -1009,6 +1010,7 @@ static void on_daemon_msg(unsigned id, uint32_t tag, uint32_t seq, pmix_data_buf
 
 static void on_daemon_lost(unsigned id, void *arg)
 {
+    px_route_daemon_lost(arg, id); /* (a tree being made fails) */
     px_job_daemon_lost(arg, id);
 }
 
@@ -1018,9 +1020,8 @@ static void on_daemon_joined(unsigned id, bool ok, void *arg)
 }
 
 /* The daemons' start-up ended: the DVM is up (its nodes known) or failed. */
-static void on_daemons_started(bool ok, void *arg)
+static void dvm_started(px_dvm_t *dvm, bool ok)
 {
-    px_dvm_t *dvm = arg;
     if (ok && make_nodes(dvm) != 0) {
         px_show_help("help-prte.txt", "server-init", dvm->prog, strerror(ENOMEM));
         ok = false;
@@ -1036,6 +1037,17 @@ static void on_daemons_started(bool ok, void *arg)
     if (dvm->ready != NULL) {
         dvm->ready(ok, dvm->ready_arg);
     }
+}
+
+/* Every daemon is up (or one failed): with them all, the routing tree first (route.c). */
+static void on_daemons_started(bool ok, void *arg)
+{
+    px_dvm_t *dvm = arg;
+    if (!ok) {
+        dvm_started(dvm, false);
+        return;
+    }
+    px_route_start(dvm, dvm_started);
 }
 
 static char *read_uri(const px_dvm_t *dvm)
@@ -1310,6 +1322,8 @@ void px_dvm_destroy(px_dvm_t *dvm)
     }
     served = NULL;
     px_dvm_auth_fini(dvm);
+    px_dvm_remote_fini(dvm); /* the daemons' repeated messages, counted */
+    px_route_fini(dvm);
     px_out_fini(dvm);
     px_progress_destroy(dvm->progress); /* shifts that never ran are dropped */
     px_job_local_ends_free(dvm);        /* local job ends whose shift was dropped */

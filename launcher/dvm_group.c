@@ -9,10 +9,11 @@
  * it (PMIX_ERR_JOB_TERM_WO_SYNC). Upcalls arrive on the library's thread and are shifted
  * to the controller's loop, where all of this lives.
  *
- * Today every job runs on daemon 0 (this process's server), so every collective has one
- * contribution and completes at once; a contribution from another daemon will arrive as
- * the GROUP_UP message (docs/PROTOCOL.md, specified) and enter through the same
- * contribute(), and the answer will go down as GROUP_REL.
+ * Daemon 0's contributions are this process's own server's upcalls; another daemon's
+ * arrive as its GROUP_UP request (docs/PROTOCOL.md) and enter through the same
+ * contribute(); their answers go back as GROUP_REL replies. A member that ends while a
+ * collective waits is dropped (a construct with PMIX_GROUP_OPTIONAL, FT_COLLECTIVE or
+ * NOTIFY_TERMINATION: the member's own server raises the events) or fails it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +24,20 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 #include "server/px_srv_host.h"
 #include "types/px_types.h"
 
-/* One answer owed to a contribution (the server's callback). */
+/* One answer owed to a contribution: this process's server's callback, or (id != 0)
+ * another daemon's GROUP_UP request, answered with GROUP_REL. */
 typedef struct {
     pmix_info_cbfunc_t icb; /* group */
     pmix_op_cbfunc_t ocb;   /* connect / disconnect */
     void *cbdata;
+    unsigned id; /* the daemon that asked (0: this process's server) */
+    uint32_t seq;
 } owed_t;
 
 typedef enum { COLL_GROUP, COLL_DESTRUCT, COLL_CONNECT, COLL_DISCONNECT } coll_kind_t;
@@ -48,10 +54,14 @@ typedef struct px_coll {
     size_t nowed;
     /* group construct */
     bool ctx, unordered, tolerant;
-    bool boot;                           /* a bootstrap: counted, not gathered per daemon */
-    size_t bootstrap;                    /* leaders expected (0: not known yet) */
+    bool optional;    /* PMIX_GROUP_OPTIONAL: a timeout builds the group of those who called */
+    bool notify;      /* PMIX_GROUP_NOTIFY_TERMINATION: a member that ends is dropped */
+    bool boot;        /* a bootstrap: counted, not gathered per daemon */
+    size_t bootstrap; /* leaders expected (0: not known yet) */
     pmix_proc_t *parts, *leaders, *adds; /* owned: bootstrap counting */
     size_t nparts, nleaders, nadds;
+    pmix_proc_t *gone; /* owned: members their server reported gone (its group event) */
+    size_t ngone;
     pmix_data_buffer_t endpt, ginfo; /* concatenated contributions */
     struct event *timer;
     px_dvm_t *dvm;
@@ -109,16 +119,33 @@ static int list_add(pmix_proc_t **list, size_t *n, const pmix_proc_t *p)
     return 0;
 }
 
-/* The daemon hosting p, -1 when p is no process of this DVM. Every job runs on daemon 0
- * today (launcher/job.c maps onto this node only); with jobs across nodes this reads the
- * node of p's place in its job's map and that node's daemon id. */
-static int daemon_of(px_dvm_t *dvm, const pmix_proc_t *p)
+static bool proc_ended(const px_proc_t *p)
 {
-    if (p->rank == PMIX_RANK_WILDCARD) {
-        return px_job_find(dvm, p->nspace) != NULL ? 0 : -1;
-    }
-    return px_job_proc(dvm, p) != NULL ? 0 : -1;
+    return p->state == PX_PROC_DONE;
 }
+
+/* A member that has ended: its process (a wildcard: any process of its job), or its job
+ * is over (or was never this DVM's). */
+static bool member_ended(px_dvm_t *dvm, const pmix_proc_t *p)
+{
+    px_job_t *j = px_job_find(dvm, p->nspace);
+    if (j == NULL) {
+        return true;
+    }
+    if (p->rank != PMIX_RANK_WILDCARD) {
+        return p->rank < j->nprocs && proc_ended(&j->procs[p->rank]);
+    }
+    for (size_t r = 0; r < j->nprocs; r++) {
+        if (proc_ended(&j->procs[r])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An answer to one contribution. */
+static void owed_answer(px_dvm_t *dvm, const owed_t *o, pmix_status_t status,
+                        const pmix_info_t *info, size_t ninfo);
 
 /* ---- collectives ---- */
 
@@ -135,6 +162,7 @@ static void coll_free(px_coll_t *k)
     free(k->parts);
     free(k->leaders);
     free(k->adds);
+    free(k->gone);
     px_bfrops_buf_free(&k->endpt);
     px_bfrops_buf_free(&k->ginfo);
     free(k);
@@ -174,20 +202,37 @@ static void coll_answer(px_coll_t *k, pmix_status_t status, const pmix_info_t *i
                k->key, PMIx_Error_string(status), k->nowed);
     coll_unlink(k);
     for (size_t i = 0; i < k->nowed; i++) {
-        owed_t *o = &k->owed[i];
-        if (o->ocb != NULL) {
-            o->ocb(status, o->cbdata);
-            continue;
-        }
-        answer_t *a = calloc(1, sizeof(*a));
-        if (a != NULL && ninfo > 0 && px_info_array_dup(info, ninfo, &a->info) == PMIX_SUCCESS) {
-            a->ninfo = ninfo;
-        }
-        o->icb(status, a != NULL ? a->info : NULL, a != NULL ? a->ninfo : 0, o->cbdata,
-               answer_release, a);
+        owed_answer(k->dvm, &k->owed[i], status, info, ninfo);
     }
     coll_free(k);
 }
+
+static void owed_answer(px_dvm_t *dvm, const owed_t *o, pmix_status_t status,
+                        const pmix_info_t *info, size_t ninfo)
+{
+    if (o->id != 0) {
+        pmix_data_buffer_t b;
+        px_bfrops_buf_init(&b);
+        if (px_dp_status_info_pack(&b, status, info, ninfo) != PMIX_SUCCESS ||
+            px_daemons_reply(dvm->daemons, o->id, o->seq, PX_DP_GROUP_REL, &b) != 0) {
+            px_dvm_log(dvm, 1, "a group answer to daemon %u was not sent", o->id);
+        }
+        px_bfrops_buf_free(&b);
+        return;
+    }
+    if (o->ocb != NULL) {
+        o->ocb(status, o->cbdata);
+        return;
+    }
+    answer_t *a = calloc(1, sizeof(*a));
+    if (a != NULL && ninfo > 0 && px_info_array_dup(info, ninfo, &a->info) == PMIX_SUCCESS) {
+        a->ninfo = ninfo;
+    }
+    o->icb(status, a != NULL ? a->info : NULL, a != NULL ? a->ninfo : 0, o->cbdata, answer_release,
+           a);
+}
+
+static void group_done(px_coll_t *k, pmix_status_t status);
 
 static void coll_timeout(evutil_socket_t fd, short what, void *arg)
 {
@@ -196,12 +241,24 @@ static void coll_timeout(evutil_socket_t fd, short what, void *arg)
     px_coll_t *k = arg;
     event_free(k->timer);
     k->timer = NULL;
+    if (k->kind == COLL_GROUP && k->optional && !k->boot && k->nparts > 0) {
+        /* participation is optional: whoever called forms the group */
+        size_t m = 0;
+        for (size_t i = 0; i < k->nmembers; i++) {
+            if (names(k->parts, k->nparts, &k->members[i])) {
+                k->members[m++] = k->members[i];
+            }
+        }
+        k->nmembers = m;
+        group_done(k, PMIX_ERR_PARTIAL_SUCCESS);
+        return;
+    }
     coll_answer(k, PMIX_ERR_TIMEOUT, NULL, 0);
 }
 
 /* The result of a group construct: context id, id, membership, endpoint data, group
  * info. */
-static void group_done(px_coll_t *k)
+static void group_done(px_coll_t *k, pmix_status_t status)
 {
     pmix_info_t res[5];
     size_t n = 0;
@@ -221,7 +278,7 @@ static void group_done(px_coll_t *k)
     PMIx_Info_load(&res[n++], PMIX_GROUP_ENDPT_DATA, &bo, PMIX_BYTE_OBJECT);
     bo = (pmix_byte_object_t){.bytes = k->ginfo.base_ptr, .size = k->ginfo.bytes_used};
     PMIx_Info_load(&res[n++], PX_GRP_GINFO, &bo, PMIX_BYTE_OBJECT);
-    coll_answer(k, PMIX_SUCCESS, res, n);
+    coll_answer(k, status, res, n);
     for (size_t i = 0; i < n; i++) {
         PMIx_Info_destruct(&res[i]);
     }
@@ -240,7 +297,7 @@ static void coll_check(px_coll_t *k)
                 return;
             }
         }
-        group_done(k);
+        group_done(k, PMIX_SUCCESS);
         return;
     }
     for (size_t d = 0; d < k->ndaemons; d++) {
@@ -249,7 +306,7 @@ static void coll_check(px_coll_t *k)
         }
     }
     if (k->kind == COLL_GROUP) {
-        group_done(k);
+        group_done(k, PMIX_SUCCESS);
         return;
     }
     if (k->kind == COLL_CONNECT || k->kind == COLL_DISCONNECT) {
@@ -291,11 +348,7 @@ static void contrib_free(contrib_t *c)
 
 static void fail_contrib(contrib_t *c, pmix_status_t rc)
 {
-    if (c->owed.ocb != NULL) {
-        c->owed.ocb(rc, c->owed.cbdata);
-    } else {
-        c->owed.icb(rc, NULL, 0, c->owed.cbdata, NULL, NULL);
-    }
+    owed_answer(c->dvm, &c->owed, rc, NULL, 0);
 }
 
 /* Read a contribution's directives into k. */
@@ -315,6 +368,9 @@ static pmix_status_t take_dirs(px_coll_t *k, const contrib_t *c)
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_OPTIONAL) ||
                    PMIX_CHECK_KEY(x, PMIX_GROUP_FT_COLLECTIVE)) {
             k->tolerant |= PMIX_INFO_TRUE(x);
+            k->optional |= PMIX_CHECK_KEY(x, PMIX_GROUP_OPTIONAL) && PMIX_INFO_TRUE(x);
+        } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_NOTIFY_TERMINATION)) {
+            k->notify |= PMIX_INFO_TRUE(x);
         } else if (PMIX_CHECK_KEY(x, PMIX_TIMEOUT)) {
             PMIx_Value_get_number(&x->value, &timeout, PMIX_INT);
         } else if (PMIX_CHECK_KEY(x, PMIX_GROUP_BOOTSTRAP)) {
@@ -384,20 +440,61 @@ static int daemons_room(px_coll_t *k, size_t nd)
     return 0;
 }
 
-/* Which daemons host members of k. */
-static pmix_status_t mark_involved(px_coll_t *k, const pmix_proc_t *procs, size_t n)
+/* Daemon d hosts a member of k that still runs. 0 / -1. */
+static int involve(px_coll_t *k, const px_job_t *j, size_t r)
 {
-    for (size_t i = 0; i < n; i++) {
-        int d = daemon_of(k->dvm, &procs[i]);
-        if (d < 0) {
+    unsigned d = j->map.procs[r].node;
+    if (proc_ended(&j->procs[r])) {
+        return 0; /* its server will not contribute for it */
+    }
+    if (daemons_room(k, (size_t)d + 1) != 0) {
+        return -1;
+    }
+    k->involved[d] = true;
+    return 0;
+}
+
+/* Which daemons host running members of k (a wildcard: every rank of its job); the marks
+ * are made again from scratch. */
+static pmix_status_t mark_involved(px_coll_t *k)
+{
+    for (size_t d = 0; d < k->ndaemons; d++) {
+        k->involved[d] = false;
+    }
+    for (size_t i = 0; i < k->nmembers; i++) {
+        const pmix_proc_t *p = &k->members[i];
+        px_job_t *j = px_job_find(k->dvm, p->nspace);
+        if (j == NULL || (p->rank != PMIX_RANK_WILDCARD && p->rank >= j->nprocs)) {
             return PMIX_ERR_NOT_FOUND; /* no process of this DVM */
         }
-        if (daemons_room(k, (size_t)d + 1) != 0) {
-            return PMIX_ERR_NOMEM;
+        for (size_t r = p->rank == PMIX_RANK_WILDCARD ? 0 : p->rank;
+             r < (p->rank == PMIX_RANK_WILDCARD ? j->nprocs : (size_t)p->rank + 1); r++) {
+            if (involve(k, j, r) != 0) {
+                return PMIX_ERR_NOMEM;
+            }
         }
-        k->involved[d] = true;
     }
     return PMIX_SUCCESS;
+}
+
+/* Members that ended: a construct that tolerates it (OPTIONAL, FT_COLLECTIVE,
+ * NOTIFY_TERMINATION: the member's own server raised the events) goes on without them;
+ * any other collective fails (PMIX_ERR_PROC_TERM_WO_SYNC). PMIX_SUCCESS, or the status
+ * to fail k with. */
+static pmix_status_t drop_ended(px_coll_t *k)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < k->nmembers; i++) {
+        if (!member_ended(k->dvm, &k->members[i]) && !names(k->gone, k->ngone, &k->members[i])) {
+            k->members[m++] = k->members[i];
+        } else if (k->kind != COLL_GROUP || !(k->tolerant || k->notify)) {
+            px_dvm_log(k->dvm, 1, "%s: member %s:%u ended", k->key, k->members[i].nspace,
+                       k->members[i].rank);
+            return PMIX_ERR_PROC_TERM_WO_SYNC;
+        }
+    }
+    k->nmembers = m;
+    return mark_involved(k);
 }
 
 /* A server's contribution from daemon `daemon`: gather it; answer everyone when complete.
@@ -450,7 +547,7 @@ static void contribute(px_dvm_t *dvm, unsigned daemon, contrib_t *c)
     k->owed[k->nowed++] = c->owed;
     rc = take_dirs(k, c);
     if (rc == PMIX_SUCCESS && !k->boot) {
-        rc = mark_involved(k, k->members, k->nmembers);
+        rc = drop_ended(k);
     }
     if (rc == PMIX_SUCCESS && daemons_room(k, (size_t)daemon + 1) != 0) {
         rc = PMIX_ERR_NOMEM;
@@ -474,6 +571,36 @@ static void contribute_on_loop(void *arg)
 {
     contrib_t *c = arg;
     contribute(c->dvm, 0, c); /* this process's server is daemon 0's */
+}
+
+void px_dvm_group_up(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m)
+{
+    static const coll_kind_t kinds[] = {[PX_DP_GRP_CONSTRUCT] = COLL_GROUP,
+                                        [PX_DP_GRP_DESTRUCT] = COLL_DESTRUCT,
+                                        [PX_DP_GRP_CONNECT] = COLL_CONNECT,
+                                        [PX_DP_GRP_DISCONNECT] = COLL_DISCONNECT};
+    contrib_t *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        owed_t o = {.id = id, .seq = seq};
+        owed_answer(dvm, &o, PMIX_ERR_NOMEM, NULL, 0);
+        return;
+    }
+    *c = (contrib_t){.kind = kinds[m->kind], .dvm = dvm, .owed = {.id = id, .seq = seq}};
+    c->key = strdup(m->key);
+    c->procs = calloc(m->nprocs ? m->nprocs : 1, sizeof(*c->procs));
+    if (c->key == NULL || c->procs == NULL || id == 0 ||
+        (m->ninfo > 0 && px_info_array_dup(m->info, m->ninfo, &c->dirs) != PMIX_SUCCESS)) {
+        fail_contrib(c, id == 0 ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM);
+        contrib_free(c);
+        return;
+    }
+    if (m->nprocs > 0) {
+        memcpy(c->procs, m->procs, m->nprocs * sizeof(*c->procs));
+    }
+    c->nprocs = m->nprocs;
+    c->ndirs = m->ninfo;
+    px_dvm_log(dvm, 3, "daemon %u: group contribution %s (%zu procs)", id, c->key, c->nprocs);
+    contribute(dvm, id, c);
 }
 
 /* Copy an upcall and shift it to the loop. Library thread. */
@@ -525,45 +652,17 @@ pmix_status_t px_dvm_group(pmix_group_operation_t op, char grp[], const pmix_pro
                 directives, ndirs, o);
 }
 
-/* The signature of a participant list (sorted "ns:rank;" entries, "ns:*" for a
- * wildcard); NULL on ENOMEM. */
-static char *signature(const pmix_proc_t *procs, size_t n)
-{
-    pmix_proc_t *s = calloc(n ? n : 1, sizeof(*s));
-    size_t len = 1;
-    for (size_t i = 0; s != NULL && i < n; i++) {
-        s[i] = procs[i];
-        len += strlen(procs[i].nspace) + 13;
-    }
-    char *sig = s != NULL ? malloc(len) : NULL;
-    if (sig != NULL) {
-        qsort(s, n, sizeof(*s), cmp_proc);
-        size_t off = 0;
-        sig[0] = '\0';
-        for (size_t i = 0; i < n; i++) {
-            off += (size_t)(s[i].rank == PMIX_RANK_WILDCARD
-                                ? snprintf(sig + off, len - off, "%s:*;", s[i].nspace)
-                                : snprintf(sig + off, len - off, "%s:%u;", s[i].nspace, s[i].rank));
-        }
-    }
-    free(s);
-    return sig;
-}
-
 static pmix_status_t post_connect(bool connect, const pmix_proc_t procs[], size_t nprocs,
                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata)
 {
-    if (procs == NULL || nprocs == 0 || cbfunc == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    char *sig = signature(procs, nprocs);
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    char *sig = cbfunc != NULL ? px_dp_connect_key(procs, nprocs, &rc) : NULL;
     if (sig == NULL) {
-        return PMIX_ERR_NOMEM;
+        return rc;
     }
     owed_t o = {.ocb = cbfunc, .cbdata = cbdata};
-    pmix_status_t rc =
-        post(connect ? COLL_CONNECT : COLL_DISCONNECT, sig, procs, nprocs, info, ninfo, o);
+    rc = post(connect ? COLL_CONNECT : COLL_DISCONNECT, sig, procs, nprocs, info, ninfo, o);
     free(sig);
     return rc;
 }
@@ -679,6 +778,20 @@ void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed
     }
     for (px_coll_t *k = dvm->colls; k != NULL;) {
         px_coll_t *next = k->next;
+        if (!k->boot) {
+            /* a member of a collective in progress (its server may already have
+             * contributed for it) */
+            if (names(k->members, k->nmembers, proc)) {
+                pmix_status_t rc = drop_ended(k);
+                if (rc != PMIX_SUCCESS) {
+                    coll_answer(k, rc, NULL, 0);
+                } else {
+                    coll_check(k);
+                }
+            }
+            k = next;
+            continue;
+        }
         bool awaited =
             k->boot && names(k->adds, k->nadds, proc) && !names(k->parts, k->nparts, proc);
         if (awaited && !k->tolerant) {
@@ -691,6 +804,51 @@ void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed
                 }
             }
             coll_check(k);
+        }
+        k = next;
+    }
+}
+
+void px_dvm_group_event(px_dvm_t *dvm, pmix_status_t code, const pmix_info_t *info, size_t ninfo)
+{
+    if (code != PMIX_GROUP_CONSTRUCT_ABORT && code != PMIX_GROUP_MEMBER_FAILED &&
+        code != PMIX_GROUP_LEADER_FAILED) {
+        return;
+    }
+    px_coll_t *k = NULL;
+    const pmix_proc_t *about = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && info[i].value.type == PMIX_STRING) {
+            k = coll_find(dvm, COLL_GROUP, info[i].value.data.string);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+                   info[i].value.type == PMIX_PROC) {
+            about = info[i].value.data.proc;
+        }
+    }
+    if (k == NULL || (k->boot && code != PMIX_GROUP_CONSTRUCT_ABORT)) {
+        return; /* (a bootstrap counts its participants, not members) */
+    }
+    if (code == PMIX_GROUP_CONSTRUCT_ABORT) {
+        coll_answer(k, PMIX_GROUP_CONSTRUCT_ABORT, NULL, 0);
+        return;
+    }
+    /* a member's server saw it go after contributing for it: it is out now, before its
+     * daemon's exit report comes (the others may complete the collective meanwhile) */
+    pmix_status_t rc =
+        about != NULL && list_add(&k->gone, &k->ngone, about) != 0 ? PMIX_ERR_NOMEM : drop_ended(k);
+    if (rc != PMIX_SUCCESS) {
+        coll_answer(k, rc, NULL, 0);
+    } else {
+        coll_check(k);
+    }
+}
+
+void px_dvm_group_daemon_lost(px_dvm_t *dvm, unsigned id)
+{
+    for (px_coll_t *k = dvm->colls; k != NULL;) {
+        px_coll_t *next = k->next;
+        if (id < k->ndaemons && (k->involved[id] || k->in[id])) {
+            coll_answer(k, PMIX_ERR_LOST_CONNECTION, NULL, 0);
         }
         k = next;
     }

@@ -51,6 +51,7 @@ typedef struct px_dvm_auth px_dvm_auth_t;     /* dvm_auth.c: who may use the DVM
 typedef struct px_cfence px_cfence_t;         /* fence.c: a fence across daemons */
 typedef struct px_stdin_push px_stdin_push_t; /* job_stdin.c: a push on its way */
 typedef struct px_dbg px_dbg_t;               /* job_dbgd.c: a job's debugger daemons */
+typedef struct px_route px_route_t;           /* route.c: the routing tree */
 
 typedef struct {
     px_job_t *job; /* borrowed: the owner */
@@ -204,6 +205,8 @@ struct px_dvm {
     struct px_coll *colls;         /* owned: group/connect collectives (dvm_group.c) */
     struct px_connset *connsets;   /* owned: connected sets (dvm_group.c) */
     size_t next_ctxid;             /* the last group context id given (dvm_group.c) */
+    struct px_help_dedup *reports; /* owned: the daemons' messages shown (dvm_remote.c) */
+    px_route_t *route;             /* owned: the routing tree (route.c) */
 };
 
 /* dvm.c */
@@ -377,6 +380,24 @@ pmix_status_t px_dmodex_route(px_dvm_t *dvm, unsigned from, uint32_t seq, const 
                               void *cbdata0);
 void px_dmodex_req(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
 
+/* route.c: the routing tree over the daemons (controller loop) */
+/* The radix the options ask for (routed_radix), else PX_DP_RADIX_DEFAULT. */
+uint32_t px_route_radix(const px_dvm_opts_t *o);
+/* Once every daemon is up: make the tree (TREE to every daemon, wait for TREE_UP), then
+ * done(dvm, ok) on the loop, once (ok false: a message said why). With no more daemons
+ * beyond this node's than the radix there is nothing to make: done at once. */
+void px_route_start(px_dvm_t *dvm, void (*done)(px_dvm_t *dvm, bool ok));
+void px_route_tree_up(px_dvm_t *dvm, unsigned id); /* a daemon's TREE_UP */
+/* A daemon was lost: the tree being made cannot be. */
+void px_route_daemon_lost(px_dvm_t *dvm, unsigned id);
+/* The daemon whose subtree holds id among daemon 0's children in the tree (id itself
+ * without a tree, and for 0): the one whose fence contribution carries id's. */
+unsigned px_route_top(const px_dvm_t *dvm, unsigned id);
+/* A message for every daemon down the tree (XCAST to daemon 0's children; daemon 0 itself
+ * gets it plainly with to_self). 0, or -1 without a tree (the caller sends to each). */
+int px_route_xcast(px_dvm_t *dvm, uint32_t tag, const pmix_data_buffer_t *buf, bool to_self);
+void px_route_fini(px_dvm_t *dvm);
+
 /* pool.c: what the running jobs hold on each node, to map a new job onto the rest */
 typedef struct {
     px_map_node_t *nodes; /* owned, nnodes: the DVM's nodes jobs are mapped onto (those
@@ -474,7 +495,9 @@ char **px_dvm_pubsub_keys(int kind);
  * them at the host level. After PMIx_server_init; PMIX_SUCCESS or the first error. */
 pmix_status_t px_dvm_attrs_register(void);
 
-/* dvm_pubsub.c: the host's name service upcalls (any thread) */
+/* dvm_pubsub.c: the host's name service upcalls (any thread), and another daemon's
+ * PUBSUB request (seq; loop), answered the same way */
+void px_dvm_pubsub_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
 pmix_status_t px_dvm_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                              pmix_op_cbfunc_t cbfunc, void *cbdata);
 pmix_status_t px_dvm_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
@@ -495,8 +518,31 @@ void px_dvm_connected(px_dvm_t *dvm, const pmix_proc_t *procs, size_t nprocs, co
                       bool connect);
 /* A process ended (loop); failed_job: its end is what fails its job. */
 void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed_job);
+/* Daemon id's GROUP_UP request (seq): its server's contribution, answered by GROUP_REL. */
+void px_dvm_group_up(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m);
+/* An event on its way through the DVM (px_dvm_event): a member's PMIX_GROUP_CONSTRUCT_ABORT
+ * ends the group's collective here (every server waiting for it is answered so). */
+void px_dvm_group_event(px_dvm_t *dvm, pmix_status_t code, const pmix_info_t *info, size_t ninfo);
+/* Daemon id is lost: the collectives waiting for it fail (PMIX_ERR_LOST_CONNECTION). */
+void px_dvm_group_daemon_lost(px_dvm_t *dvm, unsigned id);
 /* Before the server is finalized: answer what waits, forget the connected sets. */
 void px_dvm_group_fini(px_dvm_t *dvm);
+
+/* dvm_remote.c (loop): process sets on every daemon. Define: this process's server
+ * (PMIx_server_define_process_set's status), then every other daemon up (PSET, in order
+ * before anything sent after it); delete likewise. */
+pmix_status_t px_dvm_pset_define(px_dvm_t *dvm, const pmix_proc_t *members, size_t n,
+                                 const char *name);
+void px_dvm_pset_delete(px_dvm_t *dvm, const char *name);
+/* Daemon id's PROC_SPAWN request (seq) for one of its processes: px_job_spawn as for this
+ * server's spawn upcall, the answer (status, namespace) sent back once the job started or
+ * failed. Takes m's apps and info (left NULL). */
+void px_dvm_spawn_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, px_dp_dmn_msg_t *m);
+/* Daemon id's REPORT: its rendered message on our stderr, each (file, topic) once; the
+ * repeats are counted and summed up at px_dvm_remote_fini. */
+void px_dvm_report(px_dvm_t *dvm, unsigned id, const px_dp_dmn_msg_t *m);
+/* The summary of repeated reports (stderr), then free what dvm_remote.c holds. */
+void px_dvm_remote_fini(px_dvm_t *dvm);
 
 /* job_reg.c: the application setup the Server chapter asks of a host before launch */
 /* Called on the loop with the library's setup data for the job (borrowed for the call). */

@@ -1,5 +1,6 @@
 /* launcher: the host's publish / lookup / unpublish upcalls — the MPI name service
- * between the jobs of one DVM. Upcalls arrive on the server library's thread; their
+ * between the jobs of one DVM; another daemon's servers' calls arrive as PUBSUB requests
+ * and take the same path. Upcalls arrive on the server library's thread; their
  * directives are read there, the work is shifted to the controller's loop, where the
  * datastore (pubsub.c) lives. The library's arrays stay borrowed until our callback.
  */
@@ -9,7 +10,10 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "bfrops/px_bfrops.h"
+#include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
+#include "launcher/px_daemons.h"
 #include "launcher/px_pubsub.h"
 
 typedef enum { PS_PUBLISH, PS_LOOKUP, PS_UNPUBLISH } ps_kind_t;
@@ -215,4 +219,55 @@ pmix_status_t px_dvm_unpublish(const pmix_proc_t *proc, char **keys, const pmix_
                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     return post(PS_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+/* ---- another daemon's server's calls (PUBSUB requests) ---- */
+
+typedef struct {
+    px_dvm_t *dvm;
+    unsigned id;
+    uint32_t seq;
+    char **keys; /* owned: borrowed by the request until its answer */
+} ps_remote_t;
+
+static void remote_answer(ps_remote_t *x, pmix_status_t status, const pmix_pdata_t *data, size_t n)
+{
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    if (px_dp_pubsub_reply_pack(&b, status, data, n) != PMIX_SUCCESS ||
+        px_daemons_reply(x->dvm->daemons, x->id, x->seq, PX_DP_PUBSUB, &b) != 0) {
+        px_dvm_log(x->dvm, 1, "name service: an answer to daemon %u was not sent", x->id);
+    }
+    px_bfrops_buf_free(&b);
+    PMIx_Argv_free(x->keys);
+    free(x);
+}
+
+static void remote_op(pmix_status_t status, void *cbdata)
+{
+    remote_answer(cbdata, status, NULL, 0);
+}
+
+static void remote_lookup(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
+{
+    remote_answer(cbdata, status, data, ndata);
+}
+
+void px_dvm_pubsub_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const px_dp_dmn_msg_t *m)
+{
+    static const ps_kind_t kinds[] = {[PX_DP_PS_PUBLISH] = PS_PUBLISH,
+                                      [PX_DP_PS_LOOKUP] = PS_LOOKUP,
+                                      [PX_DP_PS_UNPUBLISH] = PS_UNPUBLISH};
+    ps_remote_t *x = calloc(1, sizeof(*x));
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+    if (x != NULL) {
+        *x = (ps_remote_t){.dvm = dvm, .id = id, .seq = seq};
+        if (m->keys == NULL || (x->keys = PMIx_Argv_copy(m->keys)) != NULL) {
+            rc = post(kinds[m->kind], &m->proc, x->keys, m->info, m->ninfo, remote_op,
+                      remote_lookup, x);
+        }
+    }
+    if (rc != PMIX_SUCCESS && x != NULL) {
+        remote_answer(x, rc, NULL, 0);
+    }
 }

@@ -1,12 +1,13 @@
 /* launcher: fences and direct modex across daemons, controller side (docs/PROTOCOL.md,
- * FENCE_UP/FENCE_REL, DMODEX_REQ/DMODEX_RESP). A star through the controller: each
- * daemon whose local participants are all in sends its data up (daemon 0's arrives
+ * FENCE_UP/FENCE_REL, DMODEX_REQ/DMODEX_RESP). Each daemon whose local participants are
+ * all in sends its data up (daemon 0's arrives
  * through this process's own server's fence_nb upcall); once every daemon hosting a
  * participant has, each gets the concatenated data back (nothing for a barrier). A
  * direct-modex request goes to the target's daemon through the controller. Controller
  * loop only (the upcalls are shifted here by dvm.c).
  *
- * Partial (issue 14): not the radix tree yet (a star; PROTOCOL.md says so).
+ * With the routing tree (route.c) the contributions come up the tree: each of daemon 0's
+ * children in it sends one for its whole subtree, and the release goes back to those.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,12 +87,14 @@ static pmix_status_t involved(px_dvm_t *dvm, const pmix_proc_t *procs, size_t n,
         if (j == NULL) {
             return PMIX_ERR_NOT_FOUND;
         }
+        /* (with the routing tree, the daemon among daemon 0's children whose subtree holds
+         * the node contributes for it) */
         if (procs[i].rank == PMIX_RANK_WILDCARD) {
             for (size_t r = 0; r < j->nprocs; r++) {
-                need[j->map.procs[r].node] = true;
+                need[px_route_top(dvm, j->map.procs[r].node)] = true;
             }
         } else if (procs[i].rank < j->nprocs) {
-            need[j->map.procs[procs[i].rank].node] = true;
+            need[px_route_top(dvm, j->map.procs[procs[i].rank].node)] = true;
         } else {
             return PMIX_ERR_NOT_FOUND;
         }
@@ -196,8 +199,8 @@ static void fail_where(px_dvm_t *dvm, const char *nspace, unsigned lost, pmix_st
 {
     for (px_cfence_t *f = dvm->fences; f != NULL;) {
         px_cfence_t *next = f->next;
-        bool hit =
-            nspace != NULL ? sig_names(f->sig, nspace) : (lost < f->ndaemons && f->need[lost]);
+        unsigned top = px_route_top(dvm, lost); /* the subtree it was part of */
+        bool hit = nspace != NULL ? sig_names(f->sig, nspace) : (top < f->ndaemons && f->need[top]);
         if (hit) {
             cfence_release(dvm, f, status);
         }

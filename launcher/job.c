@@ -63,6 +63,9 @@ const char *px_job_node_name(const px_job_t *j, pmix_rank_t rank)
 void px_job_to_daemons(px_dvm_t *dvm, const px_job_t *j, pmix_rank_t rank, uint32_t tag,
                        const pmix_data_buffer_t *buf)
 {
+    if (j == NULL && px_route_xcast(dvm, tag, buf, true) == 0) {
+        return; /* for every daemon: down the routing tree (route.c) */
+    }
     size_t n = px_daemons_count(dvm->daemons);
     for (size_t id = 0; id < n; id++) {
         if (j != NULL && rank != PMIX_RANK_WILDCARD && id != px_job_node(j, rank)) {
@@ -234,6 +237,21 @@ void px_job_daemon_msg(px_dvm_t *dvm, unsigned id, uint32_t tag, uint32_t seq,
     case PX_DP_QUERY:
         px_dvm_query_remote(dvm, id, seq, m.queries, m.nqueries);
         break;
+    case PX_DP_GROUP_UP:
+        px_dvm_group_up(dvm, id, seq, &m);
+        break;
+    case PX_DP_PUBSUB:
+        px_dvm_pubsub_remote(dvm, id, seq, &m);
+        break;
+    case PX_DP_REPORT:
+        px_dvm_report(dvm, id, &m);
+        break;
+    case PX_DP_TREE_UP:
+        px_route_tree_up(dvm, id);
+        break;
+    case PX_DP_PROC_SPAWN:
+        px_dvm_spawn_remote(dvm, id, seq, &m); /* takes the apps and job info */
+        break;
     }
     px_dp_dmn_msg_free(&m);
 }
@@ -355,6 +373,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 void px_job_daemon_lost(px_dvm_t *dvm, unsigned id)
 {
     px_fence_daemon_lost(dvm, id);
+    px_dvm_group_daemon_lost(dvm, id);
     for (px_job_t *j = dvm->jobs, *next; j != NULL; j = next) {
         next = j->next;
         char *list = alive_ranks(j, id);
@@ -626,7 +645,7 @@ static void job_free(px_job_t *j)
     while (j->psets != NULL) {
         px_pset_t *s = j->psets;
         j->psets = s->next;
-        PMIx_server_delete_process_set(s->name);
+        px_dvm_pset_delete(j->dvm, s->name); /* dvm_remote.c: on every daemon */
         free(s->name);
         free(s);
     }
@@ -957,8 +976,7 @@ static pmix_status_t define_psets(px_job_t *j, const pmix_app_t *apps, size_t na
         px_pset_t *s = calloc(1, sizeof(*s));
         pmix_status_t rc = pset_members(j, apps, name, &members);
         if (rc == PMIX_SUCCESS) {
-            rc = s ? PMIx_server_define_process_set(members.array, members.size, name)
-                   : PMIX_ERR_NOMEM;
+            rc = s ? px_dvm_pset_define(j->dvm, members.array, members.size, name) : PMIX_ERR_NOMEM;
             PMIx_Data_array_destruct(&members);
         }
         if (rc == PMIX_EXISTS) { /* defined since check_request (not by a job of ours) */

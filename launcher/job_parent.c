@@ -22,7 +22,9 @@ void px_job_adopt(px_job_t *j)
         return;
     }
     /* the output goes where the parent job's goes: this process's own stdout/stderr
-     * (prterun), else to whoever takes the parent's output (prun) */
+     * (prterun), else to whoever takes the parent's output (prun). A parent whose own
+     * spawn is not answered yet (one of its processes spawned while another had not
+     * started: likelier across nodes) has no sinks yet: the child's output waits. */
     j->out_here = pj->local || pj->out_here;
     j->fwd |= pj->fwd; /* what tools may pull of it (dvm_iof.c) */
     px_srv_iof_inherit(pj->nspace, j->nspace);

@@ -36,6 +36,9 @@ typedef struct {
     bool noprefix;
     unsigned tree_radix; /* the daemons' start tree (px_daemons_opts_t); 0: all by us */
     bool srun;           /* the daemons are started through srun (px_daemons_opts_t) */
+    /* The routing tree's radix (--prtemca routed_radix / PRTE_MCA_routed_radix; 0: the
+     * default, PX_DP_RADIX_DEFAULT = 64). */
+    unsigned radix;
     /* Other users and groups whose tools are served (--allow-users, --allow-groups):
      * borrowed. Everyone else but the DVM's own user is refused. */
     const uid_t *allow_uids;

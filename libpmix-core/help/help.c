@@ -185,11 +185,39 @@ int px_help_fshow(FILE *out, const char *file, const char *topic, ...)
     return rc;
 }
 
+/* Where px_show_help's messages go instead of stderr (px_help_set_sink). */
+static pthread_mutex_t px_help_sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static px_help_sink_fn px_help_sink;
+static void *px_help_sink_arg;
+
+void px_help_set_sink(px_help_sink_fn fn, void *arg)
+{
+    pthread_mutex_lock(&px_help_sink_lock);
+    px_help_sink = fn;
+    px_help_sink_arg = arg;
+    pthread_mutex_unlock(&px_help_sink_lock);
+}
+
 int px_show_help(const char *file, const char *topic, ...)
 {
     va_list ap;
     int rc;
 
+    pthread_mutex_lock(&px_help_sink_lock);
+    px_help_sink_fn fn = px_help_sink;
+    void *arg = px_help_sink_arg;
+    pthread_mutex_unlock(&px_help_sink_lock);
+    if (fn != NULL) {
+        int missing;
+        va_start(ap, topic);
+        char *s = px_help_vrender_or_missing(file, topic, ap, &missing);
+        va_end(ap);
+        if (s != NULL && !missing && fn(file, topic, s, arg) == 0) {
+            free(s);
+            return 0;
+        }
+        free(s); /* not taken: written here as without a sink */
+    }
     va_start(ap, topic);
     rc = px_help_vfshow(stderr, file, topic, ap);
     va_end(ap);

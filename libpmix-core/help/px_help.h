@@ -20,10 +20,18 @@ int px_help_nargs(const char *file, const char *topic);
 char *px_help_render(const char *file, const char *topic, ...);
 char *px_help_vrender(const char *file, const char *topic, va_list ap);
 
-/* Render (file, topic) and write it to stderr as one block framed by lines of dashes.
+/* Render (file, topic) and write it to stderr (or give it to the sink, below) as one
+ * block framed by lines of dashes.
  * When the topic is missing, writes a framed message naming the missing file and topic
  * instead and returns -1 with errno = ENOENT. Returns 0 on success, -1 + errno else. */
 int px_show_help(const char *file, const char *topic, ...);
+
+/* Where px_show_help() sends its messages instead of stderr: fn gets each rendered message
+ * (borrowed for the call) and returns 0 when it took it, -1 to have it written to stderr
+ * as usual. A daemon sends them to its controller's terminal this way. fn is called on
+ * the thread that shows the message. NULL: stderr again. Any thread. */
+typedef int (*px_help_sink_fn)(const char *file, const char *topic, const char *text, void *arg);
+void px_help_set_sink(px_help_sink_fn fn, void *arg);
 
 /* Same as px_show_help(), to any stream (e.g. stdout, or a memory stream in tests). */
 int px_help_fshow(FILE *out, const char *file, const char *topic, ...);

@@ -225,6 +225,10 @@ void px_srv_group_client_gone(px_srv_client_t *c);
 /* A NOTIFY from c: PMIX_GROUP_CONSTRUCT_ABORT and PMIX_GROUP_LEADER_SELECTED naming a
  * group (PMIX_GROUP_ID) being built here act on it and are consumed (true); the group
  * code raises the events itself. Anything else: false. */
+/* An event the host passed down (PMIx_Notify_event from the host: another server's) that
+ * tells of a group member elsewhere leaving, failing or leading: the group's record here is
+ * updated. Loop, lock not held. */
+void px_srv_group_host_event(pmix_status_t code, const pmix_info_t info[], size_t ninfo);
 bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_info_t info[],
                            size_t ninfo);
 /* Replace every proc naming an active group (its id as namespace) by its members (rank

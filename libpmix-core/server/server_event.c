@@ -1042,6 +1042,10 @@ typedef struct {
 static void api_notify_on_loop(void *arg)
 {
     api_notify_t *a = arg;
+    if (!a->to_host) {
+        /* from the host: another server's group news updates our groups first */
+        px_srv_group_host_event(a->e->status, a->e->info, a->e->ninfo);
+    }
     process(a->e, a->to_host && !a->relay_only, !a->relay_only);
     if (a->cbfunc != NULL) {
         a->cbfunc(PMIX_SUCCESS, a->cbdata);

@@ -539,15 +539,25 @@ static void grp_built(px_grp_t *g, pmix_status_t status)
         g->m[i].st = MEM_DONE;
     }
     px_bfrops_buf_free(&body);
-    if (g->kind == KIND_INVITE) {
+    /* every server hosting members builds the group and tells its own members: another
+     * server's hear it from theirs (once) */
+    pmix_proc_t *here = calloc(g->nm ? g->nm : 1, sizeof(*here));
+    size_t nhere = 0;
+    for (size_t i = 0; here != NULL && i < g->nm; i++) {
+        if (g->m[i].local && px_grp_mem_alive(&g->m[i])) {
+            here[nhere++] = g->m[i].proc;
+        }
+    }
+    if (g->kind == KIND_INVITE && nhere > 0) {
         /* what releases the joiners in the Standard's invite procedure, raised here for the
          * leader: the final membership and context id */
         px_grp_event(g, PMIX_GROUP_CONSTRUCT_COMPLETE, g->has_leader ? &g->leader : NULL, NULL,
-                     NULL, 0, true);
+                     here, nhere, true);
     }
-    if (g->has_ctx) {
-        px_grp_event(g, PMIX_GROUP_CONTEXT_ID_ASSIGNED, NULL, NULL, NULL, 0, true);
+    if (g->has_ctx && nhere > 0) {
+        px_grp_event(g, PMIX_GROUP_CONTEXT_ID_ASSIGNED, NULL, NULL, here, nhere, true);
     }
+    free(here);
 }
 
 /* ---- the host's group upcall ---- */
@@ -1174,6 +1184,12 @@ static pmix_status_t construct_join(px_grp_t *g, px_srv_client_t *c, const pmix_
         } else {
             rc = collective_members(g, procs, nprocs, first);
         }
+    }
+    if (follower && !g->kind_known && px_srv->module.group != NULL) {
+        /* only a bootstrap's added member names nobody: with a host that counts the
+         * participants it goes up on its own, whether or not a leader is here */
+        g->kind = KIND_BOOTSTRAP;
+        g->kind_known = true;
     }
     for (size_t i = 0; i < d->nadd && rc == PMIX_SUCCESS; i++) {
         rc = mem_add(g, &d->add[i]) != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;

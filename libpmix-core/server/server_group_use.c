@@ -213,6 +213,7 @@ void px_srv_group_client_gone(px_srv_client_t *c)
         if (m->client == c) {
             px_grp_mem_release(m);
         }
+        bool was_gone = m->gone; /* a lost connection, then the deregistration */
         m->gone = true;
         switch (g->state) {
         case GRP_COLLECTING:
@@ -247,6 +248,19 @@ void px_srv_group_client_gone(px_srv_client_t *c)
             px_grp_event(g, PMIX_GROUP_MEMBER_FAILED, NULL, &c->proc, NULL, 0, false);
             destruct_check(g);
             break;
+        case GRP_IN_HOST:
+            /* the host's collective drops it or fails; the events are this server's to
+             * raise (it hosted the member), as while collecting */
+            if (g->notify && !was_gone) {
+                bool lead = g->has_leader && px_grp_same_proc(&g->leader, &c->proc);
+                if (lead) {
+                    g->has_leader = false;
+                    px_grp_event(g, PMIX_GROUP_LEADER_FAILED, NULL, &c->proc, NULL, 0, false);
+                } else {
+                    px_grp_event_leader(g, PMIX_GROUP_MEMBER_FAILED, NULL, &c->proc);
+                }
+            }
+            break;
         default: /* with the host: its collective deals with it */
             break;
         }
@@ -273,7 +287,9 @@ bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_
     const char *id = info_string(info, ninfo, PMIX_GROUP_ID);
     px_grp_t *g = id != NULL ? px_grp_find(id) : NULL;
     mem_t *m = g != NULL ? px_grp_mem_find(g, &c->proc) : NULL;
-    bool building = g != NULL && g->state == GRP_COLLECTING;
+    /* (a group with the host is still being built: the other servers hear of the
+     * decision through the host, which ends its collective on an abort) */
+    bool building = g != NULL && (g->state == GRP_COLLECTING || g->state == GRP_IN_HOST);
     bool active = g != NULL && g->state == GRP_ACTIVE && status == PMIX_GROUP_LEADER_SELECTED;
     if ((!building && !active) || m == NULL || !px_grp_mem_alive(m)) {
         px_debug(2, "server", "%s from %s:%u for no group being built here: ignored",
@@ -301,6 +317,66 @@ bool px_srv_group_notified(px_srv_client_t *c, pmix_status_t status, const pmix_
     px_grp_answer_all(g, PMIX_GROUP_CONSTRUCT_ABORT);
     px_grp_end(g, "aborted");
     return true;
+}
+
+/* ---- what other servers tell (through the host) ---- */
+
+/* An event the host passed down (another server's): a group this server also tracks learns
+ * of a member elsewhere that left or ended, or of a new leader, so its next collective
+ * (destruct, fence over the group, queries) counts without it; a construct another
+ * server's member aborted ends here too. The event itself is then
+ * delivered as any other; nothing is raised again here. Loop, lock held. */
+static void remote_event(pmix_status_t code, const pmix_info_t info[], size_t ninfo)
+{
+    const char *id = info_string(info, ninfo, PMIX_GROUP_ID);
+    px_grp_t *g = id != NULL ? px_grp_find(id) : NULL;
+    const pmix_proc_t *about = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC) {
+            about = info[i].value.data.proc;
+        }
+    }
+    mem_t *m = g != NULL && about != NULL ? px_grp_mem_find(g, about) : NULL;
+    if (m == NULL || m->local || !px_grp_mem_alive(m)) {
+        return; /* our own members' news we made ourselves */
+    }
+    if (code == PMIX_GROUP_CONSTRUCT_ABORT) {
+        if (g->state == GRP_COLLECTING || g->state == GRP_IN_HOST) {
+            px_grp_answer_all(g, PMIX_GROUP_CONSTRUCT_ABORT);
+            px_grp_end(g, "aborted on another server");
+        }
+        return;
+    }
+    if (code == PMIX_GROUP_LEADER_SELECTED) {
+        if (!g->has_leader && g->state != GRP_ENDED) {
+            g->has_leader = g->leader_reselected = true;
+            g->leader = *about;
+        }
+        return;
+    }
+    px_debug(2, "server", "group %s: %s:%u %s on another server", g->id, about->nspace, about->rank,
+             code == PMIX_GROUP_LEFT ? "left" : "ended");
+    m->st = code == PMIX_GROUP_LEFT ? MEM_LEFT : MEM_FAILED;
+    if (g->has_leader && px_grp_same_proc(&g->leader, about)) {
+        g->has_leader = false;
+    }
+    if (g->state == GRP_COLLECTING) {
+        px_grp_construct_check(g);
+    } else if (g->state == GRP_DESTRUCTING) {
+        destruct_check(g);
+    }
+}
+
+void px_srv_group_host_event(pmix_status_t code, const pmix_info_t info[], size_t ninfo)
+{
+    if (code != PMIX_GROUP_LEFT && code != PMIX_GROUP_MEMBER_FAILED &&
+        code != PMIX_GROUP_LEADER_FAILED && code != PMIX_GROUP_LEADER_SELECTED &&
+        code != PMIX_GROUP_CONSTRUCT_ABORT) {
+        return;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    remote_event(code, info, ninfo);
+    pthread_mutex_unlock(&px_srv->lock);
 }
 
 /* ---- what the rest of the library sees ---- */

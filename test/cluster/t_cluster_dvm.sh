@@ -5,10 +5,13 @@
 # can reach it) with the cluster's agent given as --prtemca plm_ssh_agent; a prted
 # starts on node2 and node3 and connects back over TCP. Checks: per-node keys under
 # --map-by node, slot and ppr:2:node (dvm_app xnode, on real separate hostnames); a fence
-# with data and a direct modex across nodes; output from every node byte-exact; an exit
+# with data and a direct modex across nodes; process sets and their events on every node;
+# output from every node byte-exact; an exit
 # code from another node; kill -9 of node3's prted ends its job with a message naming
 # node3 and its ranks; pterm during a job leaves no process in any namespace and no
-# file. Needs root (skips with 77 otherwise, with a SKIP line).
+# file; a DVM with --prtemca routed_radix 1 (a chain of daemons between the nodes'
+# addresses) runs a job with a fence and direct modex. Needs root (skips with 77
+# otherwise, with a SKIP line).
 NAME=pxd$$
 . "$(dirname "$0")/lib_cluster.sh"
 NODES=(node1 node2 node3)
@@ -30,6 +33,21 @@ P -n 6 --map-by slot "$APP" xnode >"$T/slot" 2>&1 || fail "map-by slot: $(cat "$
 check_map "$T/slot" 6 'r / 2' 'r % 2'
 P -n 6 --map-by ppr:2:node "$APP" xnode >"$T/ppr" 2>&1 || fail "ppr:2:node: $(cat "$T/ppr")"
 check_map "$T/ppr" 6 'r / 2' 'r % 2'
+
+# process sets on every node: each process of a --pset job sees its set (get and
+# queries), a job on every node hears the set's define and delete events
+PSET=$B/test/dvm/dvm_pset
+on node1 "$PRUN" --dvm-uri "file:$T/uri" $RR -n 3 --map-by node "$PSET" watch ice >"$T/watch" 2>&1 &
+w=$!
+wait_for "$T/watch" "ready" 3
+P -n 3 --map-by node --pset ice "$PSET" names >"$T/names" 2>&1 || fail "pset job: $(cat "$T/names")"
+wait $w || fail "the pset watchers: $(cat "$T/watch")"
+for r in 0 1 2; do
+    grep -q "names rank $r host ${NODES[$r]} get=ice query=[^ ]*ice[^ ]* members=0,1,2$" "$T/names" ||
+        fail "rank $r's process set on ${NODES[$r]}: $(cat "$T/names")"
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} define ice members=3"
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} delete ice"
+done
 
 # output: byte-exact per rank from every node, nothing lost at exit
 N=5000000
@@ -76,5 +94,19 @@ p=$!
 wait_app_pids sleep 4
 cluster_pterm
 wait $p && fail "the job outlived pterm: $(cat "$T/term")"
+cluster_gone
+
+# the routing tree between the nodes' own addresses: radix 1 makes a chain (node3's
+# daemon joins node2's, which joins the controller); LAUNCH down it, the fence up it
+on node1 "$PRTE" --daemonize --report-uri "$T/uri" --report-pid "$T/pid" $RR \
+    --host node1:2,node2:2,node3:2 --prtemca plm_ssh_agent "$A" --prtemca routed_radix 1 \
+    >"$T/prte2.out" 2>&1 || fail "prte with radix 1: $(cat "$T/prte2.out")"
+DVM_PID=$(cat "$T/pid")
+P -n 3 --map-by node "$APP" xnode >"$T/chain" 2>&1 || fail "a job down the chain: $(cat "$T/chain")"
+for r in 0 1 2; do
+    expect_in "$T/chain" "xnode rank $r host ${NODES[$r]} nodeid $r "
+    expect_in "$T/chain" "xnode rank $r exchanged with 3 ranks"
+done
+cluster_pterm
 cluster_gone
 pass

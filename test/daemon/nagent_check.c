@@ -9,7 +9,11 @@
  * oversubscription from the map's flag), a rank of another node with its host and node
  * id, and the binding the agent computed for a rank the controller left unbound (the
  * first core of this node); a rank whose cpuset does not parse fails at stage "bind".
- * Usage: nagent_check [facts CLIENT] (TMPDIR: where the PMIx server may put its files) */
+ * "early": the agent behind its controller link (daemon/dlink.c) with messages that may
+ * come another way than the link (the routing tree): a SIGNAL for a job whose LAUNCH has
+ * not come yet waits for it and then kills the rank; one for a job cleaned up is dropped.
+ * Usage: nagent_check [facts CLIENT | early] (TMPDIR: where the PMIx server may put its
+ * files) */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,7 +28,10 @@
 #include <pmix_server.h>
 
 #include "bfrops/px_bfrops.h"
+#include "daemon/px_dlink.h"
 #include "daemon/px_nagent.h"
+#include "net/px_peer.h"
+#include <sys/socket.h>
 
 #define NPROCS 4
 
@@ -303,9 +310,144 @@ static void facts_check(hwloc_topology_t topo)
     free(list);
 }
 
+/* ---- early: job messages before their LAUNCH ---- */
+
+static int early_exited;
+static int early_status;
+
+static void early_msg(px_peer_t *peer, uint32_t tag, uint32_t seq, pmix_data_buffer_t *payload,
+                      void *cbdata)
+{
+    (void)peer;
+    (void)seq;
+    (void)cbdata;
+    px_dp_dmn_msg_t m;
+    if (px_dp_dmn_decode(tag, payload, &m) != PMIX_SUCCESS) {
+        fail("undecodable report (tag %u)", tag);
+        return;
+    }
+    for (size_t i = 0; tag == PX_DP_PSTATE && i < m.pstate.n; i++) {
+        /* (early@1's rank is killed by its JOB_CLEANUP) */
+        if (m.pstate.procs[i].state == PX_DP_PS_EXITED &&
+            PMIx_Check_nspace(m.pstate.nspace, "early@2")) {
+            early_exited++;
+            early_status = m.pstate.procs[i].status;
+            event_base_loopbreak(base);
+        }
+    }
+    px_dp_dmn_msg_free(&m);
+}
+
+static void early_lost(px_peer_t *peer, int err, void *cbdata)
+{
+    (void)peer;
+    (void)cbdata;
+    fail("the link closed (%s)", strerror(err));
+    event_base_loopbreak(base);
+}
+
+static bool always(void *arg)
+{
+    (void)arg;
+    return true;
+}
+
+static void early_failed(int err, uint32_t tag, pmix_status_t rc, void *arg)
+{
+    (void)arg;
+    fail("link failed: %s, tag %u, %s", strerror(err), tag, PMIx_Error_string(rc));
+}
+
+/* A LAUNCH of nspace with one local rank running sleep 30. */
+static void early_launch(pmix_data_buffer_t *buf, const char *nspace)
+{
+    px_dp_lnode_t nodes[1] = {{.name = "here", .daemon = 0}};
+    px_dp_lproc_t procs[1] = {{.node = 0, .app = 0}};
+    char *a[] = {"sleep", "30", NULL};
+    pmix_app_t apps[1] = {{.cmd = "sleep", .argv = a, .maxprocs = 1}};
+    px_dp_launch_t l = {
+        .nodes = nodes, .nnodes = 1, .procs = procs, .nprocs = 1, .apps = apps, .napps = 1};
+    PMIX_LOAD_NSPACE(l.nspace, nspace);
+    px_bfrops_buf_init(buf);
+    if (px_dp_launch_pack(buf, &l) != PMIX_SUCCESS) {
+        fail("launch does not pack");
+    }
+}
+
+static void early_send(px_peer_t *ctl, uint32_t tag, pmix_data_buffer_t *buf)
+{
+    if (px_peer_send(ctl, tag, buf) != 0) {
+        fail("cannot send message %u", tag);
+    }
+    px_bfrops_buf_free(buf);
+}
+
+static int early(hwloc_topology_t topo)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        fail("socketpair: %s", strerror(errno));
+        return 1;
+    }
+    px_progress_t *prog = px_progress_create(base);
+    px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
+    px_dlink_cbs_t cbs = {.failed = early_failed, .indirect = always};
+    px_dlink_t *link = prog != NULL ? px_dlink_create(prog, sv[0], &ao, &cbs) : NULL;
+    px_peer_t *ctl = prog != NULL ? px_peer_create(prog, sv[1], early_msg, early_lost, NULL) : NULL;
+    if (link == NULL || ctl == NULL) {
+        fail("cannot make the link");
+        return 1;
+    }
+    /* a job launched and cleaned up: a late SIGNAL for it is dropped, not kept */
+    pmix_data_buffer_t buf;
+    early_launch(&buf, "early@1");
+    early_send(ctl, PX_DP_LAUNCH, &buf);
+    px_bfrops_buf_init(&buf);
+    px_dp_cleanup_pack(&buf, "early@1");
+    early_send(ctl, PX_DP_JOB_CLEANUP, &buf);
+    pmix_proc_t t;
+    PMIx_Load_procid(&t, "early@1", PMIX_RANK_WILDCARD);
+    px_bfrops_buf_init(&buf);
+    px_dp_signal_pack(&buf, &t, SIGTERM);
+    early_send(ctl, PX_DP_SIGNAL, &buf);
+    /* a SIGNAL that overtook its job's LAUNCH: the rank is killed once it starts */
+    PMIx_Load_procid(&t, "early@2", PMIX_RANK_WILDCARD);
+    px_bfrops_buf_init(&buf);
+    px_dp_signal_pack(&buf, &t, SIGTERM);
+    early_send(ctl, PX_DP_SIGNAL, &buf);
+    early_launch(&buf, "early@2");
+    early_send(ctl, PX_DP_LAUNCH, &buf);
+    struct event *tm = evtimer_new(base, on_timeout, NULL);
+    struct timeval tv = {20, 0};
+    evtimer_add(tm, &tv);
+    event_base_dispatch(base);
+    event_free(tm);
+    if (!(early_exited == 1 && WIFSIGNALED(early_status) && WTERMSIG(early_status) == SIGTERM)) {
+        fail("early@2's rank: %d exit reports, status 0x%x; expected killed by SIGTERM",
+             early_exited, early_status);
+    }
+    px_peer_destroy(ctl);
+    px_dlink_destroy(link);
+    px_progress_destroy(prog);
+    return 0;
+}
+
+/* The end of every mode: the exit status. */
+static int finish(hwloc_topology_t topo)
+{
+    event_base_free(base);
+    hwloc_topology_destroy(topo);
+    PMIx_server_finalize();
+    if (failures == 0) {
+        printf("ok\n");
+    }
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     bool facts_mode = argc > 2 && strcmp(argv[1], "facts") == 0;
+    bool early_mode = argc > 1 && strcmp(argv[1], "early") == 0;
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));
     pmix_info_t sinfo[1];
@@ -319,6 +461,10 @@ int main(int argc, char **argv)
     hwloc_topology_init(&topo);
     hwloc_topology_load(topo);
     base = event_base_new();
+    if (early_mode) {
+        early(topo);
+        return finish(topo);
+    }
     if (facts_mode) {
         px_nagent_cbs_t cbs = {.send = facts_send};
         px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
@@ -330,13 +476,7 @@ int main(int argc, char **argv)
         facts(argv[2]);
         facts_check(topo);
         px_nagent_destroy(agent);
-        event_base_free(base);
-        hwloc_topology_destroy(topo);
-        PMIx_server_finalize();
-        if (failures == 0) {
-            printf("ok\n");
-        }
-        return failures ? 1 : 0;
+        return finish(topo);
     }
     px_nagent_cbs_t cbs = {.send = on_send};
     px_nagent_opts_t ao = {.base = base, .topo = topo, .self = 0, .node = "here"};
@@ -388,11 +528,5 @@ int main(int argc, char **argv)
     launch_buf(&buf); /* forgotten: the namespace may be launched again */
     deliver(PX_DP_LAUNCH, &buf, PMIX_SUCCESS);
     px_nagent_destroy(agent); /* kills and reaps the relaunched ones */
-    event_base_free(base);
-    hwloc_topology_destroy(topo);
-    PMIx_server_finalize();
-    if (failures == 0) {
-        printf("ok\n");
-    }
-    return failures ? 1 : 0;
+    return finish(topo);
 }

@@ -6,7 +6,7 @@
 # it) and a connected process's failure ending the connected job.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/grp_lib.sh"
-start_dvm
+grp_start_dvm
 
 
 # --- connect, read each other's posted data, disconnect (A waits in its disconnect until

@@ -10,7 +10,7 @@
 # seen what it waits for; members that die do so after a peer is known to be in.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/grp_lib.sh"
-start_dvm
+grp_start_dvm
 
 ctx_of() { sed -n "s/.*$2: PMIX_SUCCESS ctx=\([0-9]*\).*/\1/p" "$1" | sort -u; }
 # abs_of TEXT FILE... : the distinct memberships (job number:rank, the same text in every
@@ -45,7 +45,13 @@ grp "$T/o" 4 c:o1:order c:o2:rev c:o3:local,wild d:o1 d:o2 d:o3
 done_ok $LAST "$T/o"
 lines "$T/o" "c:o1:order: PMIX_SUCCESS ctx=- members=A:3,A:2,A:1,A:0" 4
 lines "$T/o" "c:o2:rev: PMIX_SUCCESS ctx=- members=A:0,A:1,A:2,A:3" 4
-lines "$T/o" "c:o3:local,wild: PMIX_SUCCESS ctx=- members=A:0,A:1,A:2,A:3" 4
+if [ -z "${PX_GRP_NODES:-}" ]; then
+    lines "$T/o" "c:o3:local,wild: PMIX_SUCCESS ctx=- members=A:0,A:1,A:2,A:3" 4
+else
+    # PMIX_GROUP_LOCAL_ONLY with members on other nodes is refused
+    lines "$T/o" "c:o3:local,wild: PMIX_ERR_BAD_PARAM" 4
+    lines "$T/o" "d:o3: PMIX_ERR_NOT_FOUND" 4
+fi
 
 # --- two namespaces: context id, group info, each other's posted data, a group fence
 grp "$T/nb" 2 put:kb=vb peer:pb:pa c:tn:both,ctx,gi gcid getb:1:ka gf:tn names d:tn
@@ -132,9 +138,18 @@ grp "$T/l1b" 1 peer:pbl:pal wait:$T/inl c:l1:both,notify,lead,kill=0
 done_ok $a "$T/l1a"
 wait $LAST
 lines "$T/l1a" "event PMIX_GROUP_LEADER_FAILED grp=l1 proc=B:0" 2
-lines "$T/l1a" "event PMIX_GROUP_LEADER_SELECTED grp=l1" 2
-[ "$(sed -n 's/.*LEADER_SELECTED grp=l1 proc=\(A:[01]\) src=\1.*/\1/p' "$T/l1a" | sort -u |
-    wc -l)" = 1 ] || fail "one new leader, the same for both: $(cat "$T/l1a")"
+if [ -z "${PX_GRP_NODES:-}" ]; then
+    lines "$T/l1a" "event PMIX_GROUP_LEADER_SELECTED grp=l1" 2
+    [ "$(sed -n 's/.*LEADER_SELECTED grp=l1 proc=\(A:[01]\) src=\1.*/\1/p' "$T/l1a" | sort -u |
+        wc -l)" = 1 ] || fail "one new leader, the same for both: $(cat "$T/l1a")"
+else
+    # across nodes each server takes the first of its processes that declares itself;
+    # two declaring at once on two servers are both announced (not arbitrated: see
+    # docs/ARCHITECTURE.md, Process groups), but every member hears of a new leader
+    for r in 0 1; do
+        expect_in "$T/l1a" "rank $r event PMIX_GROUP_LEADER_SELECTED grp=l1"
+    done
+fi
 lines "$T/l1a" ": PMIX_SUCCESS ctx=- members=A:0,A:1" 2
 
 # --- a timeout: rank 2 never calls (it waits for the driver); optional: partial group
@@ -145,31 +160,39 @@ done_ok $LAST "$T/t"
 lines "$T/t" "c:t1:to=2: PMIX_ERR_TIMEOUT" 2
 
 # --- invitations: two accept, one declines (the leader hears each), the group is the
-# leader and those who accepted, with a context id; CONSTRUCT_COMPLETE to the members
-grp "$T/i" 4 @3/ev:decline @-3/ev:accept @0/inv:i1:1+2+3:ctx @-0/join \
-    @-3/waitev:PMIX_GROUP_CONSTRUCT_COMPLETE:1
-done_ok $LAST "$T/i"
-lines "$T/i" "rank 0 inv:i1:1+2+3:ctx: PMIX_ERR_PARTIAL_SUCCESS ctx=" 1
-lines "$T/i" "members=A:0,A:1,A:2 first=pmix.grp.ctxid" 3
-lines "$T/i" "rank 0 event PMIX_GROUP_INVITE_ACCEPTED grp=i1" 2
-lines "$T/i" "rank 0 event PMIX_GROUP_INVITE_DECLINED grp=i1 proc=A:3" 1
-lines "$T/i" "rank 3 join: PMIX_SUCCESS" 1
-lines "$T/i" "event PMIX_GROUP_INVITED grp=i1 proc=- src=A:0" 3
-lines "$T/i" "event PMIX_GROUP_CONSTRUCT_COMPLETE grp=i1 proc=- src=A:0 members=A:0,A:1,A:2" 3
-# an invitee killed before answering (INVITE_FAILED), one that never answers (timeout)
-grp "$T/ia" 2 peer:pai:pbi @0/ev @1/ev:accept @0/inv:i2:1+b0 @1/join
-a=$LAST
-grp "$T/ib" 1 peer:pbi:pai ev waitev:PMIX_GROUP_INVITED:1 kill:0
-done_ok $a "$T/ia"
-wait $LAST
-lines "$T/ia" "rank 0 event PMIX_GROUP_INVITE_FAILED grp=i2 proc=B:0" 1
-lines "$T/ia" "rank 0 inv:i2:1+b0: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0,A:1" 1
-lines "$T/ia" "rank 1 join: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0,A:1" 1
-grp "$T/it" 2 ev @0/inv:i3:1:to=2 @1/wait:$T/gott
-wait_for "$T/it" "rank 0 inv:i3:1:to=2: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0"
-touch "$T/gott"
-done_ok $LAST "$T/it"
-lines "$T/it" "rank 0 event PMIX_GROUP_INVITE_FAILED grp=i3 proc=A:1" 1
+# leader and those who accepted, with a context id; CONSTRUCT_COMPLETE to the members.
+# Across nodes an invitation of a process another daemon serves is refused (not
+# implemented: docs/ARCHITECTURE.md, Process groups).
+if [ -n "${PX_GRP_NODES:-}" ]; then
+    grp "$T/i" 2 @0/inv:i1:1
+    done_ok $LAST "$T/i"
+    lines "$T/i" "rank 0 inv:i1:1: PMIX_ERR_NOT_SUPPORTED" 1
+else
+    grp "$T/i" 4 @3/ev:decline @-3/ev:accept @0/inv:i1:1+2+3:ctx @-0/join \
+        @-3/waitev:PMIX_GROUP_CONSTRUCT_COMPLETE:1
+    done_ok $LAST "$T/i"
+    lines "$T/i" "rank 0 inv:i1:1+2+3:ctx: PMIX_ERR_PARTIAL_SUCCESS ctx=" 1
+    lines "$T/i" "members=A:0,A:1,A:2 first=pmix.grp.ctxid" 3
+    lines "$T/i" "rank 0 event PMIX_GROUP_INVITE_ACCEPTED grp=i1" 2
+    lines "$T/i" "rank 0 event PMIX_GROUP_INVITE_DECLINED grp=i1 proc=A:3" 1
+    lines "$T/i" "rank 3 join: PMIX_SUCCESS" 1
+    lines "$T/i" "event PMIX_GROUP_INVITED grp=i1 proc=- src=A:0" 3
+    lines "$T/i" "event PMIX_GROUP_CONSTRUCT_COMPLETE grp=i1 proc=- src=A:0 members=A:0,A:1,A:2" 3
+    # an invitee killed before answering (INVITE_FAILED), one that never answers (timeout)
+    grp "$T/ia" 2 peer:pai:pbi @0/ev @1/ev:accept @0/inv:i2:1+b0 @1/join
+    a=$LAST
+    grp "$T/ib" 1 peer:pbi:pai ev waitev:PMIX_GROUP_INVITED:1 kill:0
+    done_ok $a "$T/ia"
+    wait $LAST
+    lines "$T/ia" "rank 0 event PMIX_GROUP_INVITE_FAILED grp=i2 proc=B:0" 1
+    lines "$T/ia" "rank 0 inv:i2:1+b0: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0,A:1" 1
+    lines "$T/ia" "rank 1 join: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0,A:1" 1
+    grp "$T/it" 2 ev @0/inv:i3:1:to=2 @1/wait:$T/gott
+    wait_for "$T/it" "rank 0 inv:i3:1:to=2: PMIX_ERR_PARTIAL_SUCCESS ctx=- members=A:0"
+    touch "$T/gott"
+    done_ok $LAST "$T/it"
+    lines "$T/it" "rank 0 event PMIX_GROUP_INVITE_FAILED grp=i3 proc=A:1" 1
+fi
 
 # --- bootstrap: rank 0 leads and adds the rest of its job; one job, then two
 grp "$T/b" 3 boot:b1:1:ctx,gi gcid d:b1

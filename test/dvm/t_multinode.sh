@@ -10,9 +10,12 @@
 # PMIx_Job_control from another node signals a rank here; output from every node arrives byte-exact (per-rank
 # files) and nothing is lost at exit; stdin reaches a rank on another node; exit codes,
 # signals and PMIx_Abort from another node end the job with the node named; signals
-# forwarded by prun reach every node; a prted killed with kill -9 ends its job with a
+# forwarded by prun reach every node; process sets and their events on every node
+# (dvm_pset); PMIx_Spawn from a process on another node (dvm_grp); a prted killed with
+# kill -9 ends its job with a
 # message naming the node and the ranks, and the DVM goes on without that node; pterm
-# during a job on several nodes ends it and leaves no process.
+# during a job on several nodes ends it and leaves no process; a prted's own message
+# (SIGTERM) reaches prterun's terminal through the controller, counted when repeated.
 . "$(dirname "$0")/lib.sh"
 export PRTE_MCA_plm_ssh_agent=$(cd "$(dirname "$0")/../daemons" && pwd)/local_agent.sh
 export PX_AGENT_PIDS=$T/pids
@@ -69,6 +72,42 @@ for who in 2 0; do
     expect_in "$T/ev" "xevent rank $who jobctl PMIX_SUCCESS"
     expect_in "$T/ev" "xevent rank 0 got SIGUSR1"
 done
+
+# process sets on every node (PSET): a job's --pset is seen by each of its processes,
+# wherever it runs, through PMIx_Get(PMIX_PSET_NAMES) and the pset queries; a job already
+# running on every node hears PMIX_PROCESS_SET_DEFINE and _DELETE on each node
+PSET=$B/test/dvm/dvm_pset
+"$PRUN" $RR -n 3 --map-by node "$PSET" watch ocean >"$T/watch" 2>&1 &
+w=$!
+wait_for "$T/watch" "ready" 3
+P -n 3 --map-by node --pset ocean "$PSET" names >"$T/names" 2>&1 || fail "pset job: $(cat "$T/names")"
+for r in 0 1 2; do
+    expect_in "$T/names" "names rank $r host ${NODES[$r]} get=ocean query="
+    grep "names rank $r " "$T/names" | grep -q "query=[^ ]*ocean[^ ]* members=0,1,2$" ||
+        fail "rank $r's pset queries: $(cat "$T/names")"
+done
+wait $w || fail "the pset watchers: $(cat "$T/watch")"
+for r in 0 1 2; do
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} define ocean members=3"
+    expect_in "$T/watch" "watch rank $r host ${NODES[$r]} delete ocean"
+done
+
+# PMIx_Spawn from a process on fake1 (rank 1; SPAWN through the controller): the children
+# (mapped by node) know their parent, their output reaches the parent's prun, the parent
+# hears their JOB_END; a child that cannot start is the spawn's error
+GRP=$B/test/dvm/dvm_grp
+P -n 2 --map-by node "$GRP" @1/job @1/env:PX_PRTED_TEST_NODENAME @1/'spawn:2:mapby=node:job+parent+env%PX_PRTED_TEST_NODENAME' \
+    @1/waitend @1/'spawn:1:-:exit%0%3' @1/waitend @1/'spawn:1:bad:-' >"$T/sp" 2>&1 ||
+    fail "a spawn from fake1: $(cat "$T/sp")"
+p=$(sed -n 's/^rank 1 job: //p' "$T/sp" | head -1)
+c=$(sed -n 's/.*spawn:2:mapby=node:.*: PMIX_SUCCESS child=\([0-9]*\)$/\1/p' "$T/sp")
+[ -n "$p" ] && [ -n "$c" ] && [ "$p" != "$c" ] || fail "parent and child jobs: $(cat "$T/sp")"
+[ "$(grep -c "parent: parent=$p:1 spawned=true" "$T/sp")" = 2 ] || fail "the children's parent: $(cat "$T/sp")"
+# the parent's rank 1 and the child's rank 1 run on fake1
+[ "$(grep -c "rank 1 env:PX_PRTED_TEST_NODENAME: fake1" "$T/sp")" = 2 ] || fail "placement: $(cat "$T/sp")"
+expect_in "$T/sp" "rank 1 jobend child=$c status=PMIX_SUCCESS exit=0"
+expect_in "$T/sp" "status=PMIX_ERR_JOB_NON_ZERO_TERM exit=3"
+expect_in "$T/sp" "rank 1 spawn:1:bad:-: PMIX_ERR_JOB_EXE_NOT_FOUND child=-"
 
 # output: byte-exact per rank from every node, nothing lost at exit, stdin to fake1
 N=20000000
@@ -129,9 +168,12 @@ rc=$?
 [ $rc != 0 ] || fail "the job survived the loss of a node's daemon"
 expect_in "$T/lost" "the daemon on node fake1 (daemon 1) was lost while ranks 1,4 of the job ran"
 poll_until app_none sleep || fail "processes left after the loss of fake1: $(app_pids sleep)"
-# a daemon killed with SIGKILL cannot remove its server's socket and its job's directory;
-# on a real node the next daemon there removes them (their pid is gone)
-rm -rf "$TMPDIR/pmix-$dead.sock" "$TMPDIR"/prte."$dead".*
+# a daemon killed with SIGKILL cannot remove its server's socket and its job's directory:
+# the next daemon that starts on that node removes them (below: every fake node shares
+# this TMPDIR)
+poll_until gone "$dead" || fail "fake1's prted survived kill -9"
+[ -S "$TMPDIR/pmix-$dead.sock" ] && ls -d "$TMPDIR"/prte."$dead".* >/dev/null 2>&1 ||
+    fail "the killed prted's socket and job directory were expected: $(ls -A "$TMPDIR")"
 # the DVM goes on without that node
 P -n 4 "$APP" xnode >"$T/after" 2>&1 || fail "a job after the loss: $(cat "$T/after")"
 grep -q "host fake1" "$T/after" && fail "a job was placed on the lost node: $(cat "$T/after")"
@@ -149,4 +191,33 @@ pids_gone() {
     for f in "$PX_AGENT_PIDS"/*.pid; do gone "$(cat "$f")" || return 1; done
 }
 poll_until pids_gone || fail "prted left after pterm"
+
+# a prted's own messages reach the controller's terminal (REPORT), not its stderr (which
+# this agent discards): SIGTERM to one daemon of a prte (not daemonized: its terminal is a
+# file) during a job, then to another; the message shows once and names the daemon and
+# its node, the repeat is counted in the summary at the end; the job ends naming the node
+rm -f "$PX_AGENT_PIDS"/*.pid
+PX_AGENT_NO_STDERR=1 "$PRTE" --report-uri "$T/uri" --report-pid "$T/pid" $RR \
+    --host "$HERE:2,rep1:2,rep2:2" >"$T/rep" 2>&1 &
+wait_for "$T/rep" "DVM ready"
+DVM_PID=$(cat "$T/pid")
+# the daemons that just started removed what the prted killed with SIGKILL left behind
+[ -z "$(ls -A "$TMPDIR" | grep -E "^(pmix-$dead\.sock|prte\.$dead\.)")" ] ||
+    fail "the killed prted's files outlived the next daemons' start: $(ls -lA "$TMPDIR")"
+
+"$PRUN" $RR --dvm-uri "file:$T/uri" -n 3 --map-by node "$APP" sleep 60 >"$T/repjob" 2>&1 &
+p=$!
+wait_app_pids sleep 3
+kill -TERM "$(cat "$PX_AGENT_PIDS/rep1.pid")"
+wait $p && fail "the job survived the loss of rep1's daemon: $(cat "$T/repjob")"
+expect_in "$T/repjob" "the daemon on node rep1 (daemon 1) was lost while ranks 1 of the job ran"
+expect_in "$T/rep" 'prted (daemon 1 on node rep1) got the signal "Terminated" and stops'
+kill -TERM "$(cat "$PX_AGENT_PIDS/rep2.pid")"
+wait_for "$T/rep" "lost the daemon 2 on host rep2"
+stop_dvm
+[ "$(grep -c 'got the signal "Terminated" and stops' "$T/rep")" = 1 ] ||
+    fail "one daemon-signal message expected on prte's terminal: $(cat "$T/rep")"
+expect_in "$T/rep" "1 more process sent help message help-prted.txt / daemon-signal"
+poll_until app_none sleep || fail "processes left: $(app_pids sleep)"
+poll_until pids_gone || fail "prted left"
 pass

@@ -2,13 +2,17 @@
  * four bytes are the tag (big-endian), the rest the payload, decoded by the daemon's
  * decoder (px_dp_ctl_decode) and the controller's (px_dp_dmn_decode); the whole input is
  * also decoded as a hello, a topology reply, a process-state report, a direct-modex
- * reply and a status-and-results reply (the controller's decoders of daemon input). Any
+ * reply, a status-and-results reply (the controller's decoders of daemon input and the
+ * daemon's of the replies to its requests: job control, groups), a spawn reply and a
+ * name-service reply. Any
  * crash, sanitizer report, leak or allocation beyond -malloc_limit_mb is a bug in
  * daemon/dproto.c or the count checks it relies on. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <pmix.h>
 
 #include "bfrops/px_bfrops.h"
 #include "daemon/px_dproto.h"
@@ -75,6 +79,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     load(&b, data, size); /* the controller's decoder of CHILD_END (tree spawn) */
     if (px_dp_child_end_unpack(&b, &cid, &cst, &why) == PMIX_SUCCESS)
         free(why);
+    px_bfrops_buf_free(&b);
+    char *ns = NULL;
+    load(&b, data, size);
+    if (px_dp_proc_spawn_reply_unpack(&b, &st, &ns) == PMIX_SUCCESS)
+        free(ns);
+    px_bfrops_buf_free(&b);
+    pmix_pdata_t *pd = NULL;
+    size_t npd = 0;
+    load(&b, data, size);
+    if (px_dp_pubsub_reply_unpack(&b, &st, &pd, &npd) == PMIX_SUCCESS && pd != NULL)
+        PMIx_Pdata_free(pd, npd);
     px_bfrops_buf_free(&b);
     return 0;
 }

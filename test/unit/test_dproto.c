@@ -211,8 +211,8 @@ Test(dproto, ctl_decode_refusals)
     cr_assert_eq(m.tag, PX_DP_HEARTBEAT);
     /* unknown and specified-only tags */
     cr_assert_eq(px_dp_ctl_decode(0, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_NOT_SUPPORTED);
-    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_NOT_SUPPORTED);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE_UP, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     cr_assert_eq(px_dp_ctl_decode(9999, &b, &m), PMIX_ERR_NOT_SUPPORTED);
     /* exit without its reason, with an unknown reason, with trailing bytes */
     cr_assert_neq(px_dp_ctl_decode(PX_DP_EXIT, &b, &m), PMIX_SUCCESS);
@@ -605,7 +605,8 @@ static pmix_status_t decode_ctl(pmix_data_buffer_t *b)
     px_dp_ctl_msg_t m;
     pmix_status_t rc = px_dp_ctl_decode(cut_tag, b, &m);
     if (rc != PMIX_SUCCESS) {
-        cr_assert(m.sig == NULL && m.info == NULL && m.launch.procs == NULL);
+        cr_assert(m.sig == NULL && m.info == NULL && m.launch.procs == NULL && m.name == NULL &&
+                  m.procs == NULL);
     }
     px_dp_ctl_msg_free(&m);
     return rc;
@@ -617,6 +618,8 @@ static pmix_status_t decode_dmn(pmix_data_buffer_t *b)
     pmix_status_t rc = px_dp_dmn_decode(cut_tag, b, &m);
     if (rc != PMIX_SUCCESS) {
         cr_assert(m.procs == NULL && m.msg == NULL && m.info == NULL && m.pstate.procs == NULL);
+        cr_assert(m.key == NULL && m.file == NULL && m.topic == NULL && m.text == NULL &&
+                  m.apps == NULL);
     }
     px_dp_dmn_msg_free(&m);
     return rc;
@@ -1000,5 +1003,268 @@ Test(dproto, spawn_roundtrip_and_refusals)
     cr_assert_eq(px_dp_child_end_pack(&b, 7, -1, NULL), PMIX_SUCCESS);
     px_bfrops_pack(&b, &id, 1, PMIX_UINT32); /* trailing */
     cr_assert_eq(px_dp_child_end_unpack(&b, &id, &st, &why), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+/* ---- groups, process sets, reports, spawn (dproto_grp.c) ---- */
+
+Test(dproto, group_up_roundtrip_and_refusals)
+{
+    pmix_proc_t procs[2];
+    PMIx_Load_procid(&procs[0], "dvm@3", 0);
+    PMIx_Load_procid(&procs[1], "dvm@4", PMIX_RANK_WILDCARD);
+    pmix_info_t dir[1];
+    bool yes = true;
+    PMIX_INFO_LOAD(&dir[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_group_up_pack(&b, PX_DP_GRP_CONSTRUCT, "g1", procs, 2, dir, 1),
+                 PMIX_SUCCESS);
+    cut_tag = PX_DP_GROUP_UP;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.kind == PX_DP_GRP_CONSTRUCT && strcmp(m.key, "g1") == 0);
+    cr_assert(m.nprocs == 2 && m.procs[1].rank == PMIX_RANK_WILDCARD && m.ninfo == 1);
+    cr_assert_str_eq(m.info[0].key, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no procs (an added member of a bootstrap) */
+    px_bfrops_buf_init(&b);
+    px_dp_group_up_pack(&b, PX_DP_GRP_DISCONNECT, "dvm@3:*;", NULL, 0, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.kind == PX_DP_GRP_DISCONNECT && m.procs == NULL && m.nprocs == 0);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* an unknown kind, an empty key, trailing bytes */
+    px_bfrops_buf_init(&b);
+    px_dp_group_up_pack(&b, 4, "g1", procs, 1, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_group_up_pack(&b, PX_DP_GRP_DESTRUCT, "", procs, 1, NULL, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_group_up_pack(&b, PX_DP_GRP_DESTRUCT, "g1", procs, 1, NULL, 0);
+    px_bfrops_pack(&b, &yes, 1, PMIX_BOOL);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    /* a count of procs beyond the bytes is refused before any allocation */
+    px_bfrops_buf_init(&b);
+    uint8_t kind = PX_DP_GRP_CONNECT;
+    uint32_t huge = 3000000;
+    const char *key = "k";
+    px_bfrops_pack(&b, &kind, 1, PMIX_UINT8);
+    px_bfrops_pack(&b, &key, 1, PMIX_STRING);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_neq(px_dp_dmn_decode(PX_DP_GROUP_UP, &b, &m), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+    /* the daemon's decoder does not take it */
+    px_bfrops_buf_init(&b);
+    px_dp_ctl_msg_t c;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_GROUP_UP, &b, &c), PMIX_ERR_NOT_SUPPORTED);
+    px_bfrops_buf_free(&b);
+    PMIX_INFO_DESTRUCT(&dir[0]);
+}
+
+Test(dproto, pset_roundtrip_and_refusals)
+{
+    pmix_proc_t procs[2];
+    PMIx_Load_procid(&procs[0], "dvm@3", 0);
+    PMIx_Load_procid(&procs[1], "dvm@3", 2);
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_pset_pack(&b, true, "evens", procs, 2), PMIX_SUCCESS);
+    cut_tag = PX_DP_PSET;
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.define && strcmp(m.name, "evens") == 0 && m.nprocs == 2);
+    cr_assert(m.procs[1].rank == 2);
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_pset_pack(&b, false, "evens", procs, 2), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_SUCCESS);
+    cr_assert(!m.define && m.nprocs == 0 && m.procs == NULL);
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* a define without members, an operation beyond delete/define, an empty name */
+    px_bfrops_buf_init(&b);
+    px_dp_pset_pack(&b, true, "none", NULL, 0);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    uint8_t op = 2;
+    const char *name = "x";
+    uint32_t zero = 0;
+    px_bfrops_pack(&b, &op, 1, PMIX_UINT8);
+    px_bfrops_pack(&b, &name, 1, PMIX_STRING);
+    px_bfrops_pack(&b, &zero, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_pset_pack(&b, false, "", NULL, 0);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_PSET, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+}
+
+Test(dproto, report_and_spawn)
+{
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_report_pack(&b, "help-prted.txt", "iof-file", "text\n"), PMIX_SUCCESS);
+    cut_tag = PX_DP_REPORT;
+    every_cut_refused(&b, decode_dmn);
+    px_dp_dmn_msg_t m;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_REPORT, &b, &m), PMIX_SUCCESS);
+    cr_assert_str_eq(m.file, "help-prted.txt");
+    cr_assert_str_eq(m.topic, "iof-file");
+    cr_assert_str_eq(m.text, "text\n");
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_report_pack(&b, "help-prted.txt", NULL, "text");
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_REPORT, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+
+    pmix_proc_t req;
+    PMIx_Load_procid(&req, "dvm@5", 1);
+    pmix_app_t *apps = PMIx_App_create(2);
+    apps[0].cmd = strdup("/bin/true");
+    apps[0].maxprocs = 2;
+    apps[1].cmd = strdup("/bin/false");
+    apps[1].maxprocs = 1;
+    pmix_info_t dir[1];
+    PMIX_INFO_LOAD(&dir[0], PMIX_MAPBY, "node", PMIX_STRING);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_proc_spawn_pack(&b, &req, dir, 1, apps, 2), PMIX_SUCCESS);
+    cut_tag = PX_DP_PROC_SPAWN;
+    every_cut_refused(&b, decode_dmn);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_PROC_SPAWN, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.proc.rank == 1 && m.ninfo == 1 && m.napps == 2);
+    cr_assert_str_eq(m.apps[1].cmd, "/bin/false");
+    cr_assert_eq(m.apps[0].maxprocs, 2);
+    px_dp_dmn_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no app */
+    px_bfrops_buf_init(&b);
+    px_dp_proc_spawn_pack(&b, &req, dir, 1, apps, 0);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_PROC_SPAWN, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    PMIx_App_free(apps, 2);
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    /* the reply */
+    pmix_status_t st;
+    char *ns;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_proc_spawn_reply_pack(&b, PMIX_SUCCESS, "dvm@9"), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
+    cr_assert(st == PMIX_SUCCESS && strcmp(ns, "dvm@9") == 0);
+    free(ns);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_proc_spawn_reply_pack(&b, PMIX_ERR_JOB_EXE_NOT_FOUND, NULL);
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_SUCCESS);
+    cr_assert(st == PMIX_ERR_JOB_EXE_NOT_FOUND && ns == NULL);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_proc_spawn_reply_pack(&b, PMIX_SUCCESS, "");
+    cr_assert_eq(px_dp_proc_spawn_reply_unpack(&b, &st, &ns), PMIX_ERR_UNPACK_FAILURE);
+    cr_assert_null(ns);
+    px_bfrops_buf_free(&b);
+}
+
+/* ---- the routing tree (dproto_tree.c) ---- */
+
+Test(dproto, tree_messages)
+{
+    char *addrs[3] = {NULL, "10.0.0.2:4000", "10.0.0.3:4001"};
+    px_dp_tree_t t = {.radix = 2, .n = 3, .addrs = addrs};
+    pmix_data_buffer_t b;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_tree_pack(&b, &t), PMIX_SUCCESS);
+    cut_tag = PX_DP_TREE;
+    every_cut_refused(&b, decode_ctl);
+    px_dp_ctl_msg_t m;
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.tree.radix == 2 && m.tree.n == 3 && m.tree.addrs[0] == NULL);
+    cr_assert_str_eq(m.tree.addrs[2], "10.0.0.3:4001");
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* radix 0, an empty address, more addresses than bytes */
+    t.radix = 0;
+    px_bfrops_buf_init(&b);
+    px_dp_tree_pack(&b, &t);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    t.radix = 2;
+    addrs[1] = "";
+    px_bfrops_buf_init(&b);
+    px_dp_tree_pack(&b, &t);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    uint32_t radix = 2, huge = 60000;
+    px_bfrops_pack(&b, &radix, 1, PMIX_UINT32);
+    px_bfrops_pack(&b, &huge, 1, PMIX_UINT32);
+    cr_assert_neq(px_dp_ctl_decode(PX_DP_TREE, &b, &m), PMIX_SUCCESS);
+    px_bfrops_buf_free(&b);
+
+    /* XCAST: the inner message's tag and payload */
+    pmix_data_buffer_t inner;
+    px_bfrops_buf_init(&inner);
+    px_dp_cleanup_pack(&inner, "dvm@4");
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_xcast_pack(&b, PX_DP_JOB_CLEANUP, &inner), PMIX_SUCCESS);
+    cut_tag = PX_DP_XCAST;
+    every_cut_refused(&b, decode_ctl);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_SUCCESS);
+    cr_assert(m.inner == PX_DP_JOB_CLEANUP && m.data.size == inner.bytes_used);
+    cr_assert(memcmp(m.data.bytes, inner.base_ptr, inner.bytes_used) == 0);
+    px_dp_ctl_msg_free(&m);
+    px_bfrops_buf_free(&b);
+    /* no envelope in an envelope */
+    px_bfrops_buf_init(&b);
+    px_dp_xcast_pack(&b, PX_DP_XCAST, &inner);
+    cr_assert_eq(px_dp_ctl_decode(PX_DP_XCAST, &b, &m), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_free(&inner);
+
+    /* ADDR, TREE_UP */
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_addr_pack(&b, "10.0.0.2:4000"), PMIX_SUCCESS);
+    px_dp_dmn_msg_t d;
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ADDR, &b, &d), PMIX_SUCCESS);
+    cr_assert_str_eq(d.addr, "10.0.0.2:4000");
+    px_dp_dmn_msg_free(&d);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_addr_pack(&b, NULL);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_ADDR, &b, &d), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_TREE_UP, &b, &d), PMIX_SUCCESS);
+    px_bfrops_pack(&b, &radix, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_dmn_decode(PX_DP_TREE_UP, &b, &d), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+
+    /* a child's hello: its id, not 0, this version */
+    uint32_t id = 0;
+    px_bfrops_buf_init(&b);
+    cr_assert_eq(px_dp_child_hello_pack(&b, 5), PMIX_SUCCESS);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_SUCCESS);
+    cr_assert_eq(id, 5);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    px_dp_child_hello_pack(&b, 0);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_ERR_UNPACK_FAILURE);
+    px_bfrops_buf_free(&b);
+    px_bfrops_buf_init(&b);
+    uint32_t v = PX_DP_VERSION + 1;
+    px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+    px_bfrops_pack(&b, &v, 1, PMIX_UINT32);
+    cr_assert_eq(px_dp_child_hello_unpack(&b, &id), PMIX_ERR_NOT_SUPPORTED);
     px_bfrops_buf_free(&b);
 }

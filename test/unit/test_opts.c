@@ -732,13 +732,37 @@ Test(opts, prtemca_ssh_agent)
     EXPECT_ERR(PX_CMD_PRTE, "--prtemca \"plm_rsh_agent\" is not a parameter this DVM knows",
                "--prtemca", "plm_rsh_agent", "ssh");
     cr_assert(strstr(g_err, "The known keys are: plm_ssh_agent, dvm_heartbeat_interval, "
-                            "dvm_heartbeat_timeout, plm_ssh_tree_radix.") != NULL,
+                            "dvm_heartbeat_timeout, plm_ssh_tree_radix, routed_radix.") != NULL,
               "%s", g_err);
     EXPECT_ERR(PX_CMD_PRTE, "gives an empty value", "--prtemca", "plm_ssh_agent", " ");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value: --prtemca <key> <value>", "--prtemca",
                "plm_ssh_agent");
     EXPECT_ERR(PX_CMD_PRTE, "\"--prtemca\" needs a value", "--prtemca");
     EXPECT_ERR(PX_CMD_PRUN, "not an option of prun", "--prtemca", "plm_ssh_agent", "x", "./a");
+    /* routed_radix: a number of children, 1..4096, into the DVM's options */
+    px_dvm_opts_t o;
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "routed_radix", "2");
+    px_opts_dvm(&c, &o);
+    cr_assert_eq(o.radix, 2);
+    px_opts_fini(&c);
+    setenv("PRTE_MCA_routed_radix", "16", 1);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_dvm(&c, &o);
+    cr_assert_eq(o.radix, 16);
+    px_opts_fini(&c);
+    EXPECT_RUN(PX_CMD_PRTE, &c, "--prtemca", "routed_radix", "3");
+    px_opts_dvm(&c, &o);
+    cr_assert_eq(o.radix, 3); /* the command line wins */
+    px_opts_fini(&c);
+    unsetenv("PRTE_MCA_routed_radix");
+    EXPECT_RUN(PX_CMD_PRTE, &c, "-v");
+    px_opts_dvm(&c, &o);
+    cr_assert_eq(o.radix, 0); /* not given: the DVM's default */
+    px_opts_fini(&c);
+    EXPECT_ERR(PX_CMD_PRTE, "\"routed_radix\" the value \"0\", which is not a radix", "--prtemca",
+               "routed_radix", "0");
+    EXPECT_ERR(PX_CMD_PRTE, "the value \"12x\", which is not a radix", "--prtemca",
+               "routed_radix", "12x");
     /* --help prtemca explains it */
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", "prtemca", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
