@@ -25,14 +25,14 @@ for bad in 0 -1 two 4097 ""; do
     run_to 20 "$PRTE" $RR --host "$HOSTS" --prtemca routed_radix "$bad" >"$T/bad" 2>&1 &&
         fail "routed_radix '$bad' was taken: $(cat "$T/bad")"
     if [ -n "$bad" ]; then
-        expect_in "$T/bad" "gives \"$bad\" for routed_radix: a whole number from 1 to 4096"
+        expect_in "$T/bad" "gives \"routed_radix\" the value \"$bad\", which is not a radix"
     else
         expect_in "$T/bad" "gives an empty value for \"routed_radix\""
     fi
 done
 PRTE_MCA_routed_radix=x run_to 20 "$PRTE" $RR --host "$HOSTS" >"$T/bad" 2>&1 &&
     fail "PRTE_MCA_routed_radix=x was taken"
-expect_in "$T/bad" "PRTE_MCA_routed_radix gives \"x\" for routed_radix"
+expect_in "$T/bad" "PRTE_MCA_routed_radix gives \"routed_radix\" the value \"x\", which is not a radix"
 
 # --- a DVM whose daemons form a tree of radix 2 (prte not daemonized: its log is a file)
 "$PRTE" --report-uri "$T/uri" --report-pid "$T/pid" $RR --host "$HOSTS" \
