@@ -74,6 +74,9 @@ typedef struct px_connset {
     size_t nprocs;
     size_t count; /* connects not yet disconnected */
     char *sig;    /* owned */
+    /* every member's job is an Open MPI 4.1 one (px_job_t.ompi): its MPI_Comm_disconnect
+     * is a fence, never PMIx_Disconnect, so a member's normal end is not reported */
+    bool ompi;
     struct px_connset *next;
 } px_connset_t;
 
@@ -715,6 +718,11 @@ void px_dvm_connected(px_dvm_t *dvm, const pmix_proc_t *procs, size_t nprocs, co
     memcpy(s->procs, procs, nprocs * sizeof(*procs));
     s->nprocs = nprocs;
     s->count = 1;
+    s->ompi = nprocs > 0;
+    for (size_t i = 0; i < nprocs && s->ompi; i++) {
+        const px_job_t *j = px_job_find(dvm, procs[i].nspace);
+        s->ompi = j != NULL && j->ompi;
+    }
     s->next = dvm->connsets;
     dvm->connsets = s;
 }
@@ -756,6 +764,11 @@ void px_dvm_group_proc_ended(px_dvm_t *dvm, const pmix_proc_t *proc, bool failed
 {
     for (px_connset_t *s = dvm->connsets; s != NULL; s = s->next) {
         if (!names(s->procs, s->nprocs, proc)) {
+            continue;
+        }
+        if (s->ompi && !failed_job) {
+            px_dvm_log(dvm, 1, "%s:%u ended while connected (%s): not reported (Open MPI 4.1)",
+                       proc->nspace, proc->rank, s->sig);
             continue;
         }
         px_dvm_log(dvm, 1, "%s:%u ended while connected (%s)", proc->nspace, proc->rank, s->sig);

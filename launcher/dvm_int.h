@@ -120,6 +120,8 @@ struct px_job {
     bool waiting_dvm;       /* asked for before the DVM was up, or waiting for the hosts
                                it adds (job_hosts.c): mapped once they are */
     bool hosts_added;       /* its PMIX_ADD_HOST was acted on (job_hosts.c) */
+    bool ompi;              /* an app of it has the ompi personality (Open MPI 4.1), as
+                               the controller sees its executable: dvm_group.c */
     bool *node_over;        /* owned, by daemon id: the node has more processes than slots */
     const pmix_app_t *apps; /* borrowed until the job ends (the spawn's) */
     size_t napps;

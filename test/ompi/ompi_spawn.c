@@ -1,11 +1,14 @@
-/* ompi_spawn.c [NCHILD] - MPI_Comm_spawn: the parents (every rank of the job, collectively)
+/* ompi_spawn.c [NCHILD [late]] - MPI_Comm_spawn: the parents (every rank of the job, collectively)
  * start NCHILD (default 2) copies of this program; the two sides talk over the
  * intercommunicator: parent rank 0 sends each child its number, each child answers with
  * number * 10 + its rank; then MPI_Intercomm_merge and an MPI_Allreduce over parents and
  * children, and MPI_Comm_disconnect. Parent rank 0 prints "spawn ok parents=P children=C
- * sum=S", each child "child R of C ok", each parent "parent R done". */
+ * sum=S", each child "child R of C ok", each parent "parent R done". With "late", the
+ * parents wait 2 s after MPI_Comm_disconnect before MPI_Finalize, so the children end
+ * while their parents still run. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ompi_common.h"
 
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     MPI_Comm_free(&merged);
     MPI_Comm_disconnect(&inter);
+    if (parent == MPI_COMM_NULL && argc > 2 && strcmp(argv[2], "late") == 0)
+        sleep(2);
     MPI_Finalize();
     return 0;
 }

@@ -23,6 +23,11 @@ run -n 2 "$O/ompi_spawn" 2 >"$T/out" 2>"$T/err" || fail "spawn 2+2: exit $?: $(c
 check_spawn "$T/out" 2 2
 run -n 1 "$O/ompi_spawn" 3 >"$T/out" 2>"$T/err" || fail "spawn 1+3: exit $?: $(cat "$T/err")"
 check_spawn "$T/out" 1 3
+# the children end while their parents still run: Open MPI 4.1's MPI_Comm_disconnect is
+# a fence, not PMIx_Disconnect, so the DVM must not report their normal end
+# (PMIX_ERR_PROC_TERM_WO_SYNC), which Open MPI's default handler answers by aborting
+run -n 2 "$O/ompi_spawn" 2 late >"$T/out" 2>"$T/err" || fail "spawn 2+2, late parents: exit $?: $(cat "$T/err")"
+check_spawn "$T/out" 2 2
 [ ! -s "$T/err" ] || fail "unexpected stderr: $(cat "$T/err")"
 # the DVM lists no job once both ended (children included)
 no_jobs() {
