@@ -299,6 +299,7 @@ static void on_silent(unsigned id, double silent_ms, void *arg)
 {
     (void)id;
     prted_t *d = arg;
+    px_help_set_sink(NULL, NULL); /* not to the silent controller: our own stderr */
     px_show_help("help-prted.txt", "controller-silent", d->id, d->node, d->ctl, silent_ms / 1e3,
                  d->hbo.timeout_ms / 1e3);
     stop(d, 1);
