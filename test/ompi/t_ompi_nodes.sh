@@ -4,8 +4,9 @@
 # Each rank must see exactly the ranks the map put on its node as its shared-memory
 # peers (MPI_Comm_split_type SHARED, from our PMIx locality keys), and hello, a ring of
 # 256 KiB messages (TCP between nodes, shared memory within one), MPI_Allreduce and
-# MPI_Comm_split must work under --map-by node, ppr:2:node and slot, up to 16 ranks; an
-# MPI_Abort on another node ends the job with its code.
+# MPI_Comm_split must work under --map-by node, ppr:2:node and slot, up to 16 ranks;
+# MPI_Comm_spawn from parents on every node; an MPI_Abort on another node ends the job
+# with its code.
 # The fake nodes get their own shared-memory directories (lib_nodes.sh says why).
 . "$(dirname "$0")/../dvm/lib.sh"
 . "$(dirname "$0")/lib_ompi.sh"
@@ -39,6 +40,14 @@ run -n 16 "$O/ompi_allreduce" >"$T/out" 2>"$T/err" || fail "allreduce -n 16: $(c
 expect_lines "$T/out" "^allreduce ok [0-9]+ sum=120\$" 16
 run -n 16 "$O/ompi_hello" >"$T/out" 2>"$T/err" || fail "hello -n 16: $(cat "$T/err")"
 expect_lines "$T/out" "^hello [0-9]+ of 16\$" 16
+
+# MPI_Comm_spawn with parents on every node (the prteds' servers connect them to their
+# children), then children that end while their parents still run
+run -n 3 --map-by node "$O/ompi_spawn" 3 >"$T/out" 2>"$T/err" || fail "spawn 3+3 across nodes: exit $?: $(cat "$T/err")"
+expect_lines "$T/out" "^spawn ok parents=3 children=3 sum=6\$" 1
+expect_lines "$T/out" "^child [0-9]+ of 3 ok\$" 3
+run -n 3 --map-by node "$O/ompi_spawn" 2 late >"$T/out" 2>"$T/err" || fail "spawn 3+2 across nodes, late parents: exit $?: $(cat "$T/err")"
+expect_lines "$T/out" "^parent [0-9]+ done\$" 3
 
 # MPI_Abort on fake2 (rank 2 under --map-by node): the job's code, the node named
 run -n 3 --map-by node "$O/ompi_abort" 2 7 >"$T/out" 2>"$T/err"

@@ -5,8 +5,7 @@
 # prterun. The launcher raises a job's JOB_START and LAUNCH_COMPLETE only for a
 # requester that asked (PMIX_NOTIFY_JOB_EVENTS): Open MPI's default event handler aborts
 # the parent on any event it did not register for (status -191, JOB_START).
-# Not here: parents or children on other nodes (a prted's server cannot yet connect
-# processes: docs/ARCHITECTURE.md, "Personalities").
+# Parents on other nodes: t_ompi_nodes.sh.
 . "$(dirname "$0")/../dvm/lib.sh"
 . "$(dirname "$0")/lib_ompi.sh"
 
