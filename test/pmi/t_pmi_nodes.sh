@@ -5,8 +5,9 @@
 # --map-by node, ppr:2:node, an uneven node map and 16 ranks by slot) and MPICH's
 # shared-memory communicator holds exactly the ranks the map put on the rank's node;
 # hello, a ring and MPI_Allreduce on 6 and 16 ranks; PMI and PMIx processes of one job on
-# different nodes exchange data through one fence; PMI-2 gets by rank across nodes; an
-# MPI_Abort on another node ends the job with its code.
+# different nodes exchange data through one fence; PMI-2 gets by rank across nodes;
+# PMI2_Job_Spawn from another node; an MPI_Abort on another node ends the job with its
+# code.
 . "$(dirname "$0")/../dvm/lib.sh"
 . "$(dirname "$0")/lib_pmi.sh"
 . "$(dirname "$0")/../ompi/lib_nodes.sh"
@@ -50,6 +51,13 @@ run_job "$T/kvs" 0 "$PRUN" $RR -n 6 --map-by node "$P2" kvs
 lines_in "$T/kvs" "got 12 of 12" 6
 lines_in "$T/kvs" "PMI_process_mapping (vector,(0,3,1))" 6
 grep -q FAIL "$T/kvs" && fail "$(cat "$T/kvs")"
+
+# PMI2_Job_Spawn from a process on fake1 (its prted's server forwards the spawn): the
+# children say spawned and find the preput key
+run_job "$T/spawn" 0 "$PRUN" $RR --host fake1 -n 2 "$P2" spawn
+lines_in "$T/spawn" "size 2 appnum 0 spawned 1" 2
+lines_in "$T/spawn" "preput PARENT_KEY=from-" 2
+grep -q FAIL "$T/spawn" && fail "$(cat "$T/spawn")"
 
 # MPI_Abort by the last rank, on fake2: its code is the job's, the node named
 run_job "$T/abort" 7 "$PRUN" $RR -n 3 --map-by node "$MPI" abort 7
