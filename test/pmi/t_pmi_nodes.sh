@@ -6,7 +6,7 @@
 # shared-memory communicator holds exactly the ranks the map put on the rank's node;
 # hello, a ring and MPI_Allreduce on 6 and 16 ranks; PMI and PMIx processes of one job on
 # different nodes exchange data through one fence; PMI-2 gets by rank across nodes;
-# PMI2_Job_Spawn from another node; an MPI_Abort on another node ends the job with its
+# its name service and PMI2_Job_Spawn from other nodes; an MPI_Abort on another node ends the job with its
 # code.
 . "$(dirname "$0")/../dvm/lib.sh"
 . "$(dirname "$0")/lib_pmi.sh"
@@ -51,6 +51,10 @@ run_job "$T/kvs" 0 "$PRUN" $RR -n 6 --map-by node "$P2" kvs
 lines_in "$T/kvs" "got 12 of 12" 6
 lines_in "$T/kvs" "PMI_process_mapping (vector,(0,3,1))" 6
 grep -q FAIL "$T/kvs" && fail "$(cat "$T/kvs")"
+
+# PMI-2's name service with ranks on every node (a prted's server forwards it: PUBSUB)
+run_job "$T/names" 0 "$PRUN" $RR -n 3 --map-by node "$P2" names
+lines_in "$T/names" "lookup port-1234" 3
 
 # PMI2_Job_Spawn from a process on fake1 (its prted's server forwards the spawn): the
 # children say spawned and find the preput key
