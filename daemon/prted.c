@@ -47,7 +47,7 @@ typedef struct {
     char secret[PX_TCP_SECRET_HEX + 1]; /* the DVM's, for those children's stdin */
     px_hb_opts_t hbo;                   /* --heartbeat */
     char ctl[96];                       /* the controller's address:port, for messages */
-    px_droute_t *route; /* its place in the routing tree */
+    px_droute_t *route;                 /* its place in the routing tree */
     /* test-only (PX_PRTED_TEST_RELAY_DELAY_MS): XCASTs relayed this much later, in order,
      * so job messages straight from the controller overtake a relayed LAUNCH */
     int relay_delay_ms;

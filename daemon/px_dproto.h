@@ -419,9 +419,9 @@ typedef struct {
     pmix_info_t *info;       /* DMODEX_REQ, EVENT: owned, ninfo */
     size_t ninfo;
     px_dp_spawn_t spawn; /* PX_DP_SPAWN (owned) */
-    bool define;        /* PX_DP_PSET: define (true) or delete */
-    char *name;         /* PX_DP_PSET: owned */
-    pmix_proc_t *procs; /* PX_DP_PSET: owned, nprocs members */
+    bool define;         /* PX_DP_PSET: define (true) or delete */
+    char *name;          /* PX_DP_PSET: owned */
+    pmix_proc_t *procs;  /* PX_DP_PSET: owned, nprocs members */
     size_t nprocs;
     px_dp_tree_t tree; /* PX_DP_TREE (owned) */
     uint32_t inner;    /* PX_DP_XCAST: the inner tag; data is its payload (a view) */

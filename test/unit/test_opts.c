@@ -761,8 +761,8 @@ Test(opts, prtemca_ssh_agent)
     px_opts_fini(&c);
     EXPECT_ERR(PX_CMD_PRTE, "\"routed_radix\" the value \"0\", which is not a radix", "--prtemca",
                "routed_radix", "0");
-    EXPECT_ERR(PX_CMD_PRTE, "the value \"12x\", which is not a radix", "--prtemca",
-               "routed_radix", "12x");
+    EXPECT_ERR(PX_CMD_PRTE, "the value \"12x\", which is not a radix", "--prtemca", "routed_radix",
+               "12x");
     /* --help prtemca explains it */
     cr_assert_eq(run(PX_CMD_PRTE, &c, "--help", "prtemca", NULL), PX_OPTS_EXIT_OK);
     cr_assert(strstr(g_out, "PRTE_MCA_plm_ssh_agent") != NULL, "%s", g_out);
