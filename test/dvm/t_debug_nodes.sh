@@ -45,8 +45,8 @@ wait_for "$T/running" "target " 6
 tns=$(run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR --parsable 2>/dev/null | head -1 | cut -d: -f1)
 [ -n "$tns" ] || fail "no namespace from pps"
 run_to 60 "$DBG" attach "$tns" node:1 "$DD" >"$T/attach" 2>&1 || fail "attach: $(cat "$T/attach")"
-cat "$T/running" >>"$T/attach"
 wait $prun || fail "the debugged job failed: $(cat "$T/running")"
+cat "$T/running" >>"$T/attach" # (once prun has ended: the releases come after attach's end)
 per_node "$T/attach" 6 "$tns"
 
 # fork/exec and exec agents on every node: each agent connects back to its own node's
