@@ -130,9 +130,10 @@ struct px_job {
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
 
-    /* debugger stop points (job_debug.c): per app and kind, the rank named (one, or
-     * WILDCARD) or PMIX_RANK_INVALID; NULL when the spawn asked for none */
-    pmix_rank_t (*stops)[PX_STOP_KINDS]; /* owned, napps */
+    /* debugger stop points (job_debug.c): per app and kind, the directive's value that
+     * applies (one rank, the wildcard, a list of processes; checked) or NULL; read while
+     * the job is mapped and set up (the request's info is alive then) */
+    const pmix_value_t *(*stops)[PX_STOP_KINDS]; /* owned array of borrowed, napps */
     size_t stop_targets;                 /* processes with a stop point */
     size_t stop_reached;                 /* of those, how many reached it */
     char *breakpoint;                    /* owned: the first PMIX_BREAKPOINT reported */
@@ -338,7 +339,8 @@ void px_job_end_children(px_job_t *pj);
  * stop points for one process (PMIX_ERR_NOT_SUPPORTED). */
 pmix_status_t px_jdbg_read(px_job_t *j, char **msg);
 /* The stop directives of app a for its application realm (the client library and the
- * application read them with PMIx_Get): each as a PMIX_PROC_RANK. */
+ * application read them with PMIx_Get): each as a PMIX_PROC_RANK, or a list as a
+ * PMIX_DATA_ARRAY of PMIX_PROC naming the job's namespace. */
 void px_jdbg_app_realm(const px_job_t *j, size_t a, void *list);
 /* Process p reached its stop point (its exec hold is confirmed, or it said
  * PMIX_READY_FOR_DEBUG); once every target has, the running job moves to HELD. */

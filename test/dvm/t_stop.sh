@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debugger stop points (issue 17 item 1): a debugger-like tool (dvm_dbg tool) spawns a job
-# with PMIX_DEBUG_STOP_IN_INIT / _IN_APP, hears PMIX_READY_FOR_DEBUG once for the job
+# with PMIX_DEBUG_STOP_IN_INIT / _IN_APP (true, a rank, a list of processes), hears
+# PMIX_READY_FOR_DEBUG once for the job
 # (its namespace, the breakpoint), sees the held processes STOPPED in the proc table and
 # not past their stop point, releases them with PMIX_DEBUGGER_RELEASE in a custom range,
 # and the job then ends well. A second tool registered for the event hears it too. Bad
@@ -60,10 +61,43 @@ held init64 64 init $(seq 0 63)
 run_dbg initone init 2 4 app
 held initone 4 init 2
 
+# list_case NAME KIND SPEC N LEVEL HELD... : a stop value naming a list of processes
+# (pmix_data_array_t of pmix_proc_t): the ranks not in it run through to their end while
+# the listed ones are held (the tool waits for DIR/go, created once the others are
+# done), one ready event, then the release and the end
+list_case() {
+    local name=$1 kind=$2 spec=$3 n=$4 level=$5
+    shift 5
+    local dir=$T/$name out=$T/$name.out
+    mkdir -p "$dir"
+    "$DBG" tool "$kind" "$spec" "$n" "$level" "$dir" event+wait >"$out" 2>&1 &
+    local tool=$!
+    wait_for "$out" "marker $((n - 1)) "
+    local r others=""
+    for r in $(seq 0 $((n - 1))); do
+        case " $* " in *" $r "*) ;; *) others="$others $r" ;; esac
+    done
+    all_done() {
+        local x
+        for x in $others; do [ -e "$dir/done.$x" ] || return 1; done
+    }
+    poll_until all_done || fail "$name: ranks$others must run through: $(cat "$out")"
+    for r in "$@"; do
+        [ -e "$dir/done.$r" ] && fail "$name: rank $r went past its stop point: $(cat "$out")"
+    done
+    touch "$dir/go"
+    wait "$tool" || fail "$name: $(cat "$out")"
+    held "$name" "$n" "$kind" "$@"
+}
+list_case initlist init list:1,3 5 job 1 3
+# app level, with a rank named twice
+list_case initlistapp init list:3,0,3 4 app 0 3
+
 # the application's own stop point: it learns it from PMIx_Get and says where it is
 BP=dvm-dbg-app
 run_dbg app4 app wild 4 job
 held app4 4 app 0 1 2 3
+list_case applist app list:2,1 4 job 1 2
 
 # refusals, each with its message
 run_to 60 "$DBG" bad >"$T/bad.out" 2>&1 || fail "bad: $(cat "$T/bad.out")"
@@ -75,6 +109,12 @@ expect_in "$T/bad.out" "two stops: PMIX_ERR_NOT_SUPPORTED"
 expect_in "$T/bad.out" "rank 1 would stop at two points (pmix.dbg.exec and pmix.dbg.init)"
 expect_in "$T/bad.out" "other app's rank: PMIX_ERR_BAD_PARAM"
 expect_in "$T/bad.out" "of the application it was given for (app 1)"
+expect_in "$T/bad.out" "list of another namespace: PMIX_ERR_BAD_PARAM"
+expect_in "$T/bad.out" "pmix.dbg.init names process other:0, which is not of the job"
+expect_in "$T/bad.out" "list rank beyond: PMIX_ERR_BAD_PARAM"
+expect_in "$T/bad.out" "pmix.dbg.exec names rank 7, which is not a process of the job"
+expect_in "$T/bad.out" "list of ints: PMIX_ERR_NOT_SUPPORTED"
+expect_in "$T/bad.out" "pmix.dbg.notify is given as a PMIX_DATA_ARRAY"
 # the command line: prun --stop-in-init; pps shows the held processes STOPPED; a tool
 # releases them by their namespace (rank 1, then all) and the job ends well
 "$PRUN" $RR -n 2 --stop-in-init "$APP" hello >"$T/cli.out" 2>&1 &

@@ -3,8 +3,9 @@
 # first instruction (state T in /proc, not traced, its program exec'd and main() not
 # run), a debugger can attach to it (ptrace attach and detach from here), pps and the
 # proc table say STOPPED, PMIX_READY_FOR_DEBUG comes once (breakpoint pmix-exec), and
-# SIGCONT lets it run to a good end. One rank only: the others run through. A debugger
-# that leaves without resuming its job: the DVM ends it, nothing is left.
+# SIGCONT lets it run to a good end. One rank only, or a list of processes: the others
+# run through. A debugger that leaves without resuming its job: the DVM ends it, nothing
+# is left.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
 start_dvm
@@ -53,6 +54,16 @@ exec_case() {
         [ "$(readlink "/proc/$pid/exe")" = "$DBG" ] || fail "$name: rank $r has not exec'd"
         [ -e "$dir/init.$r" ] && fail "$name: rank $r ran before its release"
     done
+    # the others run through meanwhile
+    local others=""
+    for r in $(seq 0 $((n - 1))); do
+        case " $* " in *" $r "*) ;; *) others="$others $r" ;; esac
+    done
+    others_done() {
+        local x
+        for x in $others; do [ -e "$dir/done.$x" ] || return 1; done
+    }
+    poll_until others_done || fail "$name: ranks$others must run through: $(cat "$out")"
     # a debugger attaches to one of them (and leaves it stopped)
     pid=$(sed -n "s/^ptab $1 STOPPED pid=//p" "$out")
     attach "$pid" || fail "$name: a debugger cannot attach to pid $pid"
@@ -69,6 +80,8 @@ exec_case() {
 exec_case one 1 true job 0
 exec_case all16 16 wild job $(seq 0 15)
 exec_case rank1 3 1 app 1
+# a list of processes (pmix_data_array_t of pmix_proc_t): those alone are held
+exec_case list 5 list:4,0,2 job 0 2 4
 # 64 processes, resumed by job control (PMIX_JOB_CTRL_RESUME of the namespace)
 mkdir -p "$T/r64"
 run_to 200 "$DBG" tool exec wild 64 job "$T/r64" resume >"$T/r64.out" 2>&1 ||
