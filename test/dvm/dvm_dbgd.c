@@ -15,7 +15,9 @@
  *                     namespaces, then every JOB_END ("jobend NS status=S exit=C" and
  *                     "msg: TEXT") until both jobs ended (one after a failed spawn;
  *                     "--ends K" first: until K jobs ended); no DAEMON: a plain spawn
- *                     of the application by the same front end
+ *                     of the application by the same front end; "--stop KIND" first (init,
+ *                     exec): PMIX_DEBUG_STOP_IN_INIT / _ON_EXEC true in the job info, and
+ *                     each PMIX_READY_FOR_DEBUG heard is printed "ready NS bp=BP"
  *   attach TARGET PLACE DAEMON...
  *                     as a PMIx tool: spawn the daemons beside TARGET (NS or NS:RANK with
  *                     PMIX_DEBUG_TARGET, job:NS with the older PMIX_DEBUG_JOB, "auto": the
@@ -188,6 +190,32 @@ static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *source, p
     }
 }
 
+static void on_ready(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    const char *ns = "?", *bp = "-";
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
+            ns = info[i].value.data.string;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING) {
+            bp = info[i].value.data.string;
+        }
+    }
+    pthread_mutex_lock(&lock);
+    printf("ready %s bp=%s\n", ns, bp);
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
 static int want_ends;
 static bool ends_done(void)
 {
@@ -253,7 +281,7 @@ static char *namespaces(void)
     return s ? s : strdup("");
 }
 
-static int front(int argc, char **argv, bool cospawn, int ends)
+static int front(int argc, char **argv, bool cospawn, int ends, const char *stop)
 {
     /* cospawn NP PLACE APP... -- DAEMON...  |  attach TARGET PLACE DAEMON... */
     if (argc < 5) {
@@ -267,6 +295,10 @@ static int front(int argc, char **argv, bool cospawn, int ends)
     }
     pmix_status_t code = PMIX_EVENT_JOB_END;
     PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    if (stop != NULL) {
+        code = PMIX_READY_FOR_DEBUG;
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_ready, NULL, NULL);
+    }
     const char *how = argv[3];
     bool cospawn_app = false;
     bool yes = true;
@@ -322,13 +354,19 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         app_of(&apps[napps++], argv + 4, argc - 4, dmax, dinfo);
         free(names);
     }
-    pmix_info_t jinfo[4];
+    pmix_info_t jinfo[5];
     size_t nj = 3;
     PMIx_Info_load(&jinfo[0], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
     PMIx_Info_load(&jinfo[1], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
     PMIx_Info_load(&jinfo[2], PMIX_FWD_STDERR, &yes, PMIX_BOOL);
     if (mapby != NULL) {
         PMIx_Info_load(&jinfo[nj++], PMIX_MAPBY, mapby, PMIX_STRING);
+    }
+    if (stop != NULL) {
+        PMIx_Info_load(&jinfo[nj++],
+                       strcmp(stop, "exec") == 0 ? PMIX_DEBUG_STOP_ON_EXEC
+                                                 : PMIX_DEBUG_STOP_IN_INIT,
+                       &yes, PMIX_BOOL);
     }
     pmix_nspace_t ns = {0};
     pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
@@ -364,8 +402,16 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int ends = -1;
-    if (argc >= 3 && strcmp(argv[1], "--ends") == 0) {
-        ends = atoi(argv[2]);
+    const char *stop = NULL;
+    for (bool more = true; more && argc >= 3;) {
+        if (strcmp(argv[1], "--ends") == 0) {
+            ends = atoi(argv[2]);
+        } else if (strcmp(argv[1], "--stop") == 0) {
+            stop = argv[2];
+        } else {
+            more = false;
+            continue;
+        }
         argv += 2;
         argc -= 2;
     }
@@ -377,10 +423,10 @@ int main(int argc, char **argv)
         return whoami();
     }
     if (argc >= 2 && strcmp(argv[1], "cospawn") == 0) {
-        return front(argc, argv, true, ends);
+        return front(argc, argv, true, ends, stop);
     }
     if (argc >= 2 && strcmp(argv[1], "attach") == 0) {
-        return front(argc, argv, false, ends);
+        return front(argc, argv, false, ends, stop);
     }
     printf("usage: dvm_dbgd target | cospawn NP PLACE APP... -- DAEMON... | attach TARGET PLACE "
            "DAEMON...\n");
