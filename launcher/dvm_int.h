@@ -447,6 +447,40 @@ char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank);
  * NULL. */
 char *px_dbg_agent_signal(const px_job_t *j, int pid);
 
+/* job_agents.c: which debugger agent starts each process of a job, the agents' namespace
+ * ("<job>" PX_NA_AGENTS_SUFFIX: the job's ranks under a fork/exec agent, numbered in rank
+ * order), the pid of the process a fork/exec agent started (controller loop) */
+typedef struct px_jagents px_jagents_t;
+/* The agent directives of a spawn (job info, each app's info): a non-empty path and one
+ * kind per level; none in an app of debugger daemons (is_daemons). PMIX_SUCCESS or a
+ * refusal with *msg. */
+pmix_status_t px_jagents_check(const px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                               const pmix_app_t *apps, size_t napps,
+                               bool (*is_daemons)(const pmix_app_t *app), char **msg);
+/* Which agent starts each of apps' processes (an app's own directive wins over the job's),
+ * kept for the job's life; *out NULL when none does. PMIX_SUCCESS or PMIX_ERR_NOMEM. */
+pmix_status_t px_jagents_keep(const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                              size_t napps, px_jagents_t **out);
+void px_jagents_free(px_jagents_t *g);
+/* The agent of rank r of mapped job j (*fe: a fork/exec agent), NULL: none. */
+const char *px_jagents_path(const px_job_t *j, pmix_rank_t r, bool *fe);
+/* p's rank connected as a client from pid (0: not known): under a fork/exec agent, that
+ * is the process the agent started. */
+void px_jagents_connected(px_proc_t *p, pid_t pid);
+/* The pid a proc table shows for p: the process its fork/exec agent started once that
+ * connected, else the one its daemon started. */
+pid_t px_jagents_proc_pid(const px_proc_t *p);
+/* j's agents' namespace into out: false when no process of j runs under a fork/exec
+ * agent. */
+bool px_jagents_nspace(const px_job_t *j, pmix_nspace_t out);
+/* The job whose agents' namespace is nspace, or NULL. */
+px_job_t *px_jagents_job(px_dvm_t *dvm, const char *nspace);
+/* Whether rank r of j runs under a fork/exec agent: its rank in the agents' namespace
+ * (*k) and the agent's path (*path). */
+bool px_jagents_agent(const px_job_t *j, pmix_rank_t r, pmix_rank_t *k, const char **path);
+/* job_dbgd.c keeps a job's agents with its debugger state: NULL when none. */
+px_jagents_t *px_dbg_agents(const px_job_t *j);
+
 /* dvm_query.c: daemon id's QUERY request seq (a process of its node asked): answered as
  * the query upcall answers this node's processes, the requester's node being id's. */
 void px_dvm_query_remote(px_dvm_t *dvm, unsigned id, uint32_t seq, const pmix_query_t *queries,

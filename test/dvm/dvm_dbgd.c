@@ -23,6 +23,11 @@
  *                     PMIX_DEBUG_TARGET, job:NS with the older PMIX_DEBUG_JOB, "auto": the
  *                     DVM's one running job); print "spawn STATUS ns=NS" and the daemons'
  *                     JOB_END as above
+ *   feainfo NS        as a PMIx tool: the job data of NS's fork/exec agents' namespace
+ *                     "NS.fea" from this tool's server: "feainfo size N nodes LIST" (its
+ *                     PMIX_JOB_SIZE, PMIX_NODE_LIST), then per rank R "feainfo R host H
+ *                     target T" (PMIX_HOSTNAME, PMIX_DEBUG_TARGET), or "feainfo R KEY:
+ *                     STATUS" on an error
  * PLACE: node:N (PMIX_DEBUG_DAEMONS_PER_NODE), proc:N (PER_PROC), np:N (N daemons, the
  * DVM's ordinary mapping), cospawn-app (node:1, the app marked PMIX_COSPAWN_APP instead
  * of PMIX_DEBUGGER_DAEMONS); for refusals: both (PER_NODE and PER_PROC), target-too (a
@@ -398,6 +403,50 @@ static int front(int argc, char **argv, bool cospawn, int ends, const char *stop
     return status;
 }
 
+static int feainfo(const char *ns)
+{
+    pmix_proc_t me, p;
+    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
+        printf("dvm_dbgd: PMIx_tool_init failed\n");
+        return 1;
+    }
+    char ans[PMIX_MAX_NSLEN + 1];
+    snprintf(ans, sizeof(ans), "%s.fea", ns);
+    PMIx_Load_procid(&p, ans, PMIX_RANK_WILDCARD);
+    uint32_t size = get_u32(&p, PMIX_JOB_SIZE);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, PMIX_NODE_LIST, NULL, 0, &v);
+    printf("feainfo size %u nodes %s\n", size,
+           rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : PMIx_Error_string(rc));
+    if (rc == PMIX_SUCCESS) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    int status = size != UINT32_MAX ? 0 : 1;
+    for (uint32_t r = 0; size != UINT32_MAX && r < size; r++) {
+        PMIx_Load_procid(&p, ans, r);
+        pmix_value_t *h = NULL, *t = NULL;
+        pmix_status_t hrc = PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &h);
+        pmix_status_t trc = PMIx_Get(&p, PMIX_DEBUG_TARGET, NULL, 0, &t);
+        if (hrc == PMIX_SUCCESS && h->type == PMIX_STRING && trc == PMIX_SUCCESS &&
+            t->type == PMIX_PROC) {
+            printf("feainfo %u host %s target %s:%u\n", r, h->data.string, t->data.proc->nspace,
+                   t->data.proc->rank);
+        } else {
+            printf("feainfo %u %s: %s\n", r, hrc != PMIX_SUCCESS ? "hostname" : "target",
+                   PMIx_Error_string(hrc != PMIX_SUCCESS ? hrc : trc));
+            status = 1;
+        }
+        if (h != NULL) {
+            PMIX_VALUE_RELEASE(h);
+        }
+        if (t != NULL) {
+            PMIX_VALUE_RELEASE(t);
+        }
+    }
+    PMIx_tool_finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -421,6 +470,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "whoami") == 0) {
         return whoami();
+    }
+    if (argc >= 3 && strcmp(argv[1], "feainfo") == 0) {
+        return feainfo(argv[2]);
     }
     if (argc >= 2 && strcmp(argv[1], "cospawn") == 0) {
         return front(argc, argv, true, ends, stop);
