@@ -23,6 +23,13 @@
  *                     PMIX_DEBUG_TARGET, job:NS with the older PMIX_DEBUG_JOB, "auto": the
  *                     DVM's one running job); print "spawn STATUS ns=NS" and the daemons'
  *                     JOB_END as above
+ *   apps JOB A0 A1 APP...
+ *                     as a PMIx tool: one PMIx_Spawn of two apps running APP..., A0 and A1
+ *                     each "N:AGENT[:daemons]" (N processes; AGENT "-" none, "fea=PATH"
+ *                     PMIX_FORKEXEC_AGENT or "ea=PATH" PMIX_EXEC_AGENT in the app's info,
+ *                     "both=PATH" the two of them; ":daemons": the app is marked
+ *                     PMIX_DEBUGGER_DAEMONS), JOB the same AGENT for the job info; print
+ *                     "spawn STATUS ns=NS" and, after a successful spawn, its JOB_END
  *   feainfo NS        as a PMIx tool: the job data of NS's fork/exec agents' namespace
  *                     "NS.fea" from this tool's server: "feainfo size N nodes LIST" (its
  *                     PMIX_JOB_SIZE, PMIX_NODE_LIST), then per rank R "feainfo R host H
@@ -403,6 +410,83 @@ static int front(int argc, char **argv, bool cospawn, int ends, const char *stop
     return status;
 }
 
+/* An AGENT of "apps" into an info list. */
+static void agent_info(void *list, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (eq == NULL) {
+        return;
+    }
+    if (strncmp(spec, "fea=", 4) == 0 || strncmp(spec, "both=", 5) == 0) {
+        PMIx_Info_list_add(list, PMIX_FORKEXEC_AGENT, eq + 1, PMIX_STRING);
+    }
+    if (strncmp(spec, "ea=", 3) == 0 || strncmp(spec, "both=", 5) == 0) {
+        PMIx_Info_list_add(list, PMIX_EXEC_AGENT, eq + 1, PMIX_STRING);
+    }
+}
+
+static int two_apps(int argc, char **argv)
+{
+    /* apps JOB A0 A1 APP... */
+    if (argc < 6) {
+        printf("dvm_dbgd: apps JOB A0 A1 APP...\n");
+        return 2;
+    }
+    pmix_proc_t me;
+    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
+        printf("dvm_dbgd: PMIx_tool_init failed\n");
+        return 1;
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    pmix_app_t apps[2];
+    bool yes = true;
+    for (int a = 0; a < 2; a++) {
+        char spec[4096];
+        snprintf(spec, sizeof(spec), "%s", argv[3 + a]);
+        char *agent = strchr(spec, ':');
+        if (agent == NULL) {
+            printf("dvm_dbgd: an app is N:AGENT[:daemons], not %s\n", spec);
+            return 2;
+        }
+        *agent++ = '\0';
+        char *daemons = strstr(agent, ":daemons");
+        if (daemons != NULL) {
+            *daemons = '\0';
+        }
+        void *info = PMIx_Info_list_start();
+        agent_info(info, agent);
+        if (daemons != NULL) {
+            PMIx_Info_list_add(info, PMIX_DEBUGGER_DAEMONS, &yes, PMIX_BOOL);
+        }
+        app_of(&apps[a], argv + 5, argc - 5, atoi(spec), info);
+    }
+    void *jl = PMIx_Info_list_start();
+    PMIx_Info_list_add(jl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIx_Info_list_add(jl, PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    PMIx_Info_list_add(jl, PMIX_FWD_STDERR, &yes, PMIX_BOOL);
+    agent_info(jl, argv[2]);
+    pmix_data_array_t jinfo = PMIX_DATA_ARRAY_STATIC_INIT;
+    PMIx_Info_list_convert(jl, &jinfo);
+    PMIx_Info_list_release(jl);
+    pmix_nspace_t ns = {0};
+    pmix_status_t rc = PMIx_Spawn(jinfo.array, jinfo.size, apps, 2, ns);
+    pthread_mutex_lock(&lock);
+    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    want_ends = 1; /* a failed spawn's end came first */
+    int status = wait_until(ends_done, 120) ? 0 : 1;
+    if (status != 0) {
+        printf("dvm_dbgd: timed out waiting for the job's end\n");
+    }
+    PMIX_APP_DESTRUCT(&apps[0]);
+    PMIX_APP_DESTRUCT(&apps[1]);
+    PMIx_Data_array_destruct(&jinfo);
+    PMIx_tool_finalize();
+    return status;
+}
+
 static int feainfo(const char *ns)
 {
     pmix_proc_t me, p;
@@ -470,6 +554,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "whoami") == 0) {
         return whoami();
+    }
+    if (argc >= 2 && strcmp(argv[1], "apps") == 0) {
+        return two_apps(argc, argv);
     }
     if (argc >= 3 && strcmp(argv[1], "feainfo") == 0) {
         return feainfo(argv[2]);
