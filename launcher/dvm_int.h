@@ -67,6 +67,7 @@ typedef struct {
     uint8_t stop;      /* px_stop_t: the stop point asked of it, PX_STOP_NONE if none */
     bool stop_reached; /* it reached that point (counted once in the job's stop_reached) */
     bool at_stop;      /* held there: not released or continued since */
+    bool released;     /* a release named it before it got there: it passes through */
     bool os_stopped;   /* its daemon saw it stopped (a signal) and not continued since */
 } px_proc_t;
 

@@ -189,11 +189,16 @@ void px_jdbg_reached(px_proc_t *p)
         return;
     }
     p->stop_reached = true;
-    p->at_stop = true;
+    p->at_stop = !p->released;
     j->stop_reached++;
-    px_dvm_log(j->dvm, 2, "%s rank %u: at its stop point (%zu of %zu)", j->nspace, p->proc.rank,
-               j->stop_reached, j->stop_targets);
-    maybe_held(j);
+    px_dvm_log(j->dvm, 2, "%s rank %u: at its stop point (%zu of %zu)%s", j->nspace, p->proc.rank,
+               j->stop_reached, j->stop_targets, p->released ? ", released already" : "");
+    maybe_held(j); /* every target reached its stop point: the ready event, once */
+    if (p->released && j->state == PX_JOB_HELD) {
+        /* its release came first (the client library got it from its server's event
+         * cache): it is not held, so neither is the job */
+        px_job_move(j, PX_JOB_RUNNING, "a target released before it reached its stop point");
+    }
 }
 
 void px_jdbg_running(px_job_t *j)
@@ -277,9 +282,14 @@ bool px_jdbg_event(px_dvm_t *dvm, pmix_status_t code, const pmix_proc_t *source,
         px_job_t *j = px_job_find(dvm, procs[i].nspace);
         for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
             px_proc_t *p = &j->procs[r];
-            if ((procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == r) && p->at_stop &&
-                (p->stop == PX_STOP_INIT || p->stop == PX_STOP_APP)) {
+            if ((procs[i].rank != PMIX_RANK_WILDCARD && procs[i].rank != r) ||
+                (p->stop != PX_STOP_INIT && p->stop != PX_STOP_APP)) {
+                continue;
+            }
+            if (p->at_stop) {
                 left_stop(p, "released by a debugger");
+            } else if (!p->stop_reached) {
+                p->released = true; /* it will pass through its stop point */
             }
         }
     }

@@ -7,7 +7,11 @@
  *                       wildcard, or a list of processes holding it), register for
  *                       PMIX_DEBUGGER_RELEASE, say PMIX_READY_FOR_DEBUG (breakpoint
  *                       "dvm-dbg-app") and wait for the release (60 s, else exit 5);
- *                       create DIR/done.R, finalize
+ *                       create DIR/done.R, finalize. When DIR/hold exists: wait (60 s)
+ *                       for DIR/go-init before PMIx_Init and for DIR/go-end before done.R
+ *   watch FILE [NS]     as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
+ *                       wait (60 s) for the event (of job NS, when given) and print
+ *                       "watch ready NS", exit
  *   tool KIND SPEC N LEVEL DIR HOW
  *                       as a PMIx tool: register for PMIX_READY_FOR_DEBUG and JOB_END,
  *                       spawn N x "dvm_dbg app DIR" with the stop directive KIND (exec,
@@ -24,8 +28,6 @@
  *                       finalize and exit 0); HOW+wait: first wait (60 s) for DIR/go; print
  *                       "released STATUS", wait for JOB_END (60 s) and print "end STATUS",
  *                       then "ready events N" (how many for this job)
- *   watch FILE          as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
- *                       wait (60 s) for the event and print "watch ready NS", exit
  *   release NS [R]      as a PMIx tool: PMIX_DEBUGGER_RELEASE in the custom range NS:R
  *                       (default: every rank); print "release STATUS"
  *   jobctl OP T...      as a PMIx tool: PMIx_Job_control of the targets T (NS or NS:RANK)
@@ -139,8 +141,24 @@ static void touch(const char *dir, const char *what, pmix_rank_t rank)
 
 /* ---- the target ---- */
 
+/* Wait (60 s) for DIR/NAME to exist. */
+static void wait_file(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    for (int i = 0; i < 6000 && access(path, F_OK) != 0; i++) {
+        usleep(10000);
+    }
+}
+
 static void app(const char *dir)
 {
+    char hold[4096];
+    snprintf(hold, sizeof(hold), "%s/hold", dir);
+    bool holding = access(hold, F_OK) == 0;
+    if (holding) {
+        wait_file(dir, "go-init");
+    }
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_Init", rc);
@@ -190,6 +208,9 @@ static void app(const char *dir)
         }
         printf("rank %u released in app\n", me.rank);
         fflush(stdout);
+    }
+    if (holding) {
+        wait_file(dir, "go-end");
     }
     touch(dir, "done", me.rank);
     rc = PMIx_Finalize(NULL, 0);
@@ -434,7 +455,18 @@ out:
     return leave || (got && end_status == PMIX_SUCCESS) ? 0 : 1;
 }
 
-static int watch(const char *file)
+/* A ready event heard for ns (any job when NULL); lock held. */
+static bool heard_ready(const char *ns)
+{
+    for (int i = 0; i < nready_all; i++) {
+        if (ns == NULL || PMIx_Check_nspace(ready_all[i], ns)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int watch(const char *file, const char *ns)
 {
     tool_start();
     FILE *f = fopen(file, "w");
@@ -445,13 +477,14 @@ static int watch(const char *file)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 60;
-    while (ready_ns[0] == '\0' && pthread_cond_timedwait(&cond, &lock, &until) != ETIMEDOUT) {
+    while (!heard_ready(ns) && pthread_cond_timedwait(&cond, &lock, &until) != ETIMEDOUT) {
     }
-    printf("watch ready %s\n", ready_ns[0] ? ready_ns : "(none)");
+    bool heard = heard_ready(ns);
+    printf("watch ready %s\n", !heard ? "(none)" : ns != NULL ? ns : ready_all[0]);
     pthread_mutex_unlock(&lock);
     fflush(stdout);
     PMIx_tool_finalize();
-    return ready_ns[0] ? 0 : 1;
+    return heard ? 0 : 1;
 }
 
 static int release(const char *ns, const char *rank)
@@ -572,7 +605,7 @@ int main(int argc, char **argv)
         return tool(argv + 2, argv[0]);
     }
     if (argc >= 3 && strcmp(argv[1], "watch") == 0) {
-        return watch(argv[2]);
+        return watch(argv[2], argc >= 4 ? argv[3] : NULL);
     }
     if (argc >= 3 && strcmp(argv[1], "release") == 0) {
         return release(argv[2], argc >= 4 ? argv[3] : NULL);

@@ -137,5 +137,28 @@ expect_in "$T/cli.out" "hello rank 1 of 2"
 run_to 30 "$PRUN" $RR -n 1 --stop-on-exec --stop-in-app "$APP" hello >"$T/two.out" 2>&1 &&
     fail "two stop points were accepted: $(cat "$T/two.out")"
 expect_in "$T/two.out" "rank 0 would stop at two points (pmix.dbg.exec and pmix.dbg.notify)"
+# a release before the processes reach their stop point (a debugger that does not wait
+# for the ready event): they pass through it (the client library gets the release from
+# its server's event cache); the ready event still comes once every one got there, and
+# the proc tables do not show them STOPPED afterwards
+mkdir -p "$T/early"
+touch "$T/early/hold"
+"$PRUN" $RR -n 2 --stop-in-init "$DBG" app "$T/early" >"$T/early.out" 2>&1 &
+PRUN_PID=$!
+wait_pps "$DBG app" 2
+ns=$(grep -F "$DBG app" "$T/pps" | head -1 | awk '{print $1}')
+run_to 30 "$DBG" release "$ns" >"$T/erel.out" 2>&1 || fail "early release: $(cat "$T/erel.out")"
+"$DBG" watch "$T/early/watching" "$ns" >"$T/ewatch.out" 2>&1 &
+WATCH=$!
+poll_until wait_for_file "$T/early/watching" || fail "the watching tool never registered"
+touch "$T/early/go-init"
+wait "$WATCH" || fail "no ready event after an early release: $(cat "$T/ewatch.out")"
+both_init() { [ -e "$T/early/init.0" ] && [ -e "$T/early/init.1" ]; }
+poll_until both_init || fail "released early, the processes must pass PMIx_Init: $(cat "$T/early.out")"
+pps_now
+[ "$(grep -F "$DBG app" "$T/pps" | grep -c ' STOPPED ')" = 0 ] ||
+    fail "processes released early are not held: $(cat "$T/pps")"
+touch "$T/early/go-end"
+wait "$PRUN_PID" || fail "prun --stop-in-init, released early: $(cat "$T/early.out")"
 stop_dvm
 pass
