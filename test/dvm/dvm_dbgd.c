@@ -164,21 +164,24 @@ static int whoami(void)
 
 /* ---- the front end ---- */
 
+/* A JOB_END ("jobend NS status=S exit=C", "msg: TEXT", counted) or a
+ * PMIX_READY_FOR_DEBUG ("ready NS bp=BP") heard by the front end. */
 static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
                    size_t ninfo, pmix_info_t results[], size_t nresults,
                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;
-    (void)status;
     (void)source;
     (void)results;
     (void)nresults;
-    const char *ns = "?", *msg = NULL;
+    const char *ns = "?", *msg = NULL, *bp = "-";
     pmix_status_t st = PMIX_SUCCESS;
     int code = 0;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
             ns = info[i].value.data.string;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING) {
+            bp = info[i].value.data.string;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS)) {
             st = info[i].value.data.status;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
@@ -189,39 +192,17 @@ static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *source, p
         }
     }
     pthread_mutex_lock(&lock);
-    printf("jobend %s status=%s exit=%d\n", ns, PMIx_Error_string(st), code);
-    if (msg != NULL) {
-        printf("msg: %s", msg);
-    }
-    fflush(stdout);
-    nends++;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-    if (cbfunc != NULL) {
-        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
-    }
-}
-
-static void on_ready(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
-                     size_t ninfo, pmix_info_t results[], size_t nresults,
-                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
-{
-    (void)id;
-    (void)status;
-    (void)source;
-    (void)results;
-    (void)nresults;
-    const char *ns = "?", *bp = "-";
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
-            ns = info[i].value.data.string;
-        } else if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING) {
-            bp = info[i].value.data.string;
+    if (status == PMIX_READY_FOR_DEBUG) {
+        printf("ready %s bp=%s\n", ns, bp);
+    } else {
+        printf("jobend %s status=%s exit=%d\n", ns, PMIx_Error_string(st), code);
+        if (msg != NULL) {
+            printf("msg: %s", msg);
         }
+        nends++;
     }
-    pthread_mutex_lock(&lock);
-    printf("ready %s bp=%s\n", ns, bp);
     fflush(stdout);
+    pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
     if (cbfunc != NULL) {
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
@@ -293,6 +274,45 @@ static char *namespaces(void)
     return s ? s : strdup("");
 }
 
+/* PMIx_tool_init; with ends, JOB_END events are printed and counted (on_end). false:
+ * it failed (said). */
+static bool tool_up(bool ends)
+{
+    pmix_proc_t me;
+    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
+        printf("dvm_dbgd: PMIx_tool_init failed\n");
+        return false;
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    if (ends) {
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    }
+    return true;
+}
+
+/* PMIx_Spawn, its answer printed ("spawn STATUS ns=NS"). */
+static pmix_status_t spawn_said(const pmix_info_t *jinfo, size_t nj, const pmix_app_t *apps,
+                                size_t napps, pmix_nspace_t ns)
+{
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
+    pthread_mutex_lock(&lock);
+    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* Wait (120 s) until n jobs ended: 0, or 1 (said). */
+static int ends_heard(int n)
+{
+    want_ends = n;
+    if (wait_until(ends_done, 120)) {
+        return 0;
+    }
+    printf("dvm_dbgd: timed out waiting for the jobs' ends\n");
+    return 1;
+}
+
 static int front(int argc, char **argv, bool cospawn, int ends, const char *stop)
 {
     /* cospawn NP PLACE APP... -- DAEMON...  |  attach TARGET PLACE DAEMON... */
@@ -300,16 +320,12 @@ static int front(int argc, char **argv, bool cospawn, int ends, const char *stop
         printf("dvm_dbgd: bad arguments\n");
         return 2;
     }
-    pmix_proc_t me;
-    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
-        printf("dvm_dbgd: PMIx_tool_init failed\n");
+    if (!tool_up(true)) {
         return 1;
     }
-    pmix_status_t code = PMIX_EVENT_JOB_END;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
     if (stop != NULL) {
-        code = PMIX_READY_FOR_DEBUG;
-        PMIx_Register_event_handler(&code, 1, NULL, 0, on_ready, NULL, NULL);
+        pmix_status_t code = PMIX_READY_FOR_DEBUG;
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
     }
     const char *how = argv[3];
     bool cospawn_app = false;
@@ -381,11 +397,7 @@ static int front(int argc, char **argv, bool cospawn, int ends, const char *stop
                        &yes, PMIX_BOOL);
     }
     pmix_nspace_t ns = {0};
-    pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
-    pthread_mutex_lock(&lock);
-    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
-    fflush(stdout);
-    pthread_mutex_unlock(&lock);
+    pmix_status_t rc = spawn_said(jinfo, nj, apps, napps, ns);
     if (rc == PMIX_SUCCESS) {
         char *names = namespaces();
         pthread_mutex_lock(&lock);
@@ -395,11 +407,7 @@ static int front(int argc, char **argv, bool cospawn, int ends, const char *stop
         free(names);
     }
     /* a failed spawn: its JOB_END came first; the application's and the daemons' */
-    want_ends = rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : (int)napps;
-    int status = wait_until(ends_done, 120) ? 0 : 1;
-    if (status != 0) {
-        printf("dvm_dbgd: timed out waiting for the jobs' ends\n");
-    }
+    int status = ends_heard(rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : (int)napps);
     for (size_t a = 0; a < napps; a++) {
         PMIX_APP_DESTRUCT(&apps[a]);
     }
@@ -432,13 +440,9 @@ static int two_apps(int argc, char **argv)
         printf("dvm_dbgd: apps JOB A0 A1 APP...\n");
         return 2;
     }
-    pmix_proc_t me;
-    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
-        printf("dvm_dbgd: PMIx_tool_init failed\n");
+    if (!tool_up(true)) {
         return 1;
     }
-    pmix_status_t code = PMIX_EVENT_JOB_END;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
     pmix_app_t apps[2];
     bool yes = true;
     for (int a = 0; a < 2; a++) {
@@ -470,16 +474,8 @@ static int two_apps(int argc, char **argv)
     PMIx_Info_list_convert(jl, &jinfo);
     PMIx_Info_list_release(jl);
     pmix_nspace_t ns = {0};
-    pmix_status_t rc = PMIx_Spawn(jinfo.array, jinfo.size, apps, 2, ns);
-    pthread_mutex_lock(&lock);
-    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
-    fflush(stdout);
-    pthread_mutex_unlock(&lock);
-    want_ends = 1; /* a failed spawn's end came first */
-    int status = wait_until(ends_done, 120) ? 0 : 1;
-    if (status != 0) {
-        printf("dvm_dbgd: timed out waiting for the job's end\n");
-    }
+    spawn_said(jinfo.array, jinfo.size, apps, 2, ns);
+    int status = ends_heard(1); /* a failed spawn's end came first */
     PMIX_APP_DESTRUCT(&apps[0]);
     PMIX_APP_DESTRUCT(&apps[1]);
     PMIx_Data_array_destruct(&jinfo);
@@ -489,9 +485,8 @@ static int two_apps(int argc, char **argv)
 
 static int feainfo(const char *ns)
 {
-    pmix_proc_t me, p;
-    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
-        printf("dvm_dbgd: PMIx_tool_init failed\n");
+    pmix_proc_t p;
+    if (!tool_up(false)) {
         return 1;
     }
     char ans[PMIX_MAX_NSLEN + 1];

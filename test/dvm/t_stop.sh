@@ -8,6 +8,7 @@
 # values and combinations fail the spawn with their message.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
+. "$(dirname "$0")/stop_lib.sh"
 start_dvm
 
 # run_dbg NAME ARGS... : dvm_dbg tool ARGS with marker directory $T/NAME, output $T/NAME.out
@@ -73,15 +74,8 @@ list_case() {
     "$DBG" tool "$kind" "$spec" "$n" "$level" "$dir" event+wait >"$out" 2>&1 &
     local tool=$!
     wait_for "$out" "marker $((n - 1)) "
-    local r others=""
-    for r in $(seq 0 $((n - 1))); do
-        case " $* " in *" $r "*) ;; *) others="$others $r" ;; esac
-    done
-    all_done() {
-        local x
-        for x in $others; do [ -e "$dir/done.$x" ] || return 1; done
-    }
-    poll_until all_done || fail "$name: ranks$others must run through: $(cat "$out")"
+    run_through "$name" "$dir" "$n" "$@"
+    local r
     for r in "$@"; do
         [ -e "$dir/done.$r" ] && fail "$name: rank $r went past its stop point: $(cat "$out")"
     done

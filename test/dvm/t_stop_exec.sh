@@ -8,6 +8,7 @@
 # is left.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
+. "$(dirname "$0")/stop_lib.sh"
 start_dvm
 
 # the state, tracer and program of pid
@@ -54,16 +55,7 @@ exec_case() {
         [ "$(readlink "/proc/$pid/exe")" = "$DBG" ] || fail "$name: rank $r has not exec'd"
         [ -e "$dir/init.$r" ] && fail "$name: rank $r ran before its release"
     done
-    # the others run through meanwhile
-    local others=""
-    for r in $(seq 0 $((n - 1))); do
-        case " $* " in *" $r "*) ;; *) others="$others $r" ;; esac
-    done
-    others_done() {
-        local x
-        for x in $others; do [ -e "$dir/done.$x" ] || return 1; done
-    }
-    poll_until others_done || fail "$name: ranks$others must run through: $(cat "$out")"
+    run_through "$name" "$dir" "$n" "$@" # the others run through meanwhile
     # a debugger attaches to one of them (and leaves it stopped)
     pid=$(sed -n "s/^ptab $1 STOPPED pid=//p" "$out")
     attach "$pid" || fail "$name: a debugger cannot attach to pid $pid"
