@@ -453,11 +453,11 @@ char *px_dbg_agent_signal(const px_job_t *j, int pid);
  * order), the pid of the process a fork/exec agent started (controller loop) */
 typedef struct px_jagents px_jagents_t;
 /* The agent directives of a spawn (job info, each app's info): a non-empty path and one
- * kind per level; none in an app of debugger daemons (is_daemons). PMIX_SUCCESS or a
- * refusal with *msg. */
+ * kind per level; none in an app of debugger daemons (daemon_app[a]), none in the job
+ * info of a request of daemons only. PMIX_SUCCESS or a refusal with *msg. */
 pmix_status_t px_jagents_check(const px_job_t *j, const pmix_info_t *info, size_t ninfo,
-                               const pmix_app_t *apps, size_t napps,
-                               bool (*is_daemons)(const pmix_app_t *app), char **msg);
+                               const pmix_app_t *apps, size_t napps, const bool *daemon_app,
+                               char **msg);
 /* Which agent starts each of apps' processes (an app's own directive wins over the job's),
  * kept for the job's life; *out NULL when none does. PMIX_SUCCESS or PMIX_ERR_NOMEM. */
 pmix_status_t px_jagents_keep(const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,

@@ -66,18 +66,25 @@ static pmix_status_t check_level(const px_job_t *j, const pmix_info_t *info, siz
 }
 
 pmix_status_t px_jagents_check(const px_job_t *j, const pmix_info_t *info, size_t ninfo,
-                               const pmix_app_t *apps, size_t napps,
-                               bool (*is_daemons)(const pmix_app_t *app), char **msg)
+                               const pmix_app_t *apps, size_t napps, const bool *daemon_app,
+                               char **msg)
 {
     pmix_status_t rc = check_level(j, info, ninfo, msg);
+    const pmix_info_t *job = agent_directive(info, ninfo);
+    bool app = false; /* some app is the application's (not debugger daemons) */
     for (size_t a = 0; rc == PMIX_SUCCESS && a < napps; a++) {
         const pmix_info_t *in = agent_directive(apps[a].info, apps[a].ninfo);
-        if (in != NULL && is_daemons(&apps[a])) {
+        app |= !daemon_app[a];
+        if (in != NULL && daemon_app[a]) {
             /* debugger daemons are the debugger's own processes: no agent starts them */
             *msg = px_help_render("help-prte-debug.txt", "agent-daemons", j->nspace, a, in->key);
             return PMIX_ERR_NOT_SUPPORTED;
         }
         rc = check_level(j, apps[a].info, apps[a].ninfo, msg);
+    }
+    if (rc == PMIX_SUCCESS && job != NULL && !app) {
+        *msg = px_help_render("help-prte-debug.txt", "agent-no-app", j->nspace, job->key);
+        return PMIX_ERR_NOT_SUPPORTED;
     }
     return rc;
 }

@@ -275,19 +275,24 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
 {
     dreq_t q = {0};
     *daemons = NULL;
-    char *amsg = NULL;
-    pmix_status_t arc = px_jagents_check(j, *info, *ninfo, *apps, *napps, is_daemon_app, &amsg);
-    if (arc != PMIX_SUCCESS) {
-        refuse(&q, arc, amsg);
-    }
     bool all = true_at(*info, *ninfo, PMIX_DEBUGGER_DAEMONS); /* every app is a daemon */
+    bool *mine = calloc(*napps ? *napps : 1, sizeof(*mine));
+    if (mine == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
     read_keys(&q, j, *info, *ninfo);
     for (size_t a = 0; a < *napps; a++) {
-        bool mine = all || is_daemon_app(&(*apps)[a]);
-        q.ndaemon_apps += mine;
-        if (mine) {
+        mine[a] = all || is_daemon_app(&(*apps)[a]);
+        q.ndaemon_apps += mine[a];
+        if (mine[a]) {
             read_keys(&q, j, (*apps)[a].info, (*apps)[a].ninfo);
         }
+    }
+    char *amsg = NULL; /* the agents (job_agents.c): of the application only */
+    pmix_status_t arc = px_jagents_check(j, *info, *ninfo, *apps, *napps, mine, &amsg);
+    free(mine);
+    if (arc != PMIX_SUCCESS) {
+        refuse(&q, arc, amsg);
     }
     bool cospawn = q.ndaemon_apps > 0 && q.ndaemon_apps < *napps;
     if (q.rc == PMIX_SUCCESS && q.ndaemon_apps == 0 && (q.target_key || q.per_key)) {

@@ -107,14 +107,19 @@ done
 fea_of mixed 2 0
 fea_of mixed 3 1
 [ "$(grep -c '^exec_agent pid ' "$T/mixed")" = 2 ] || fail "mixed: two exec agents: $(cat "$T/mixed")"
-# refusals: two agents in one app; an agent for debugger daemons
+# refusals: two agents in one app; an agent for debugger daemons (in their app's info, or
+# in the job info of a request of daemons only)
 run_to 60 "$DBG" apps - "1:both=$FEA" 1:- "$DBG" whoami >"$T/app2" 2>&1 || fail "app2: $(cat "$T/app2")"
 expect_in "$T/app2" "spawn PMIX_ERR_BAD_PARAM ns=-"
 expect_in "$T/app2" "it names both a fork/exec agent (PMIX_FORKEXEC_AGENT,"
 run_to 60 "$DBG" apps - 1:- "1:fea=$FEA:daemons" "$DBG" whoami >"$T/app3" 2>&1 || fail "app3: $(cat "$T/app3")"
 expect_in "$T/app3" "spawn PMIX_ERR_NOT_SUPPORTED ns=-"
 expect_in "$T/app3" "app 1 is debugger daemons (PMIX_DEBUGGER_DAEMONS or"
-grep -q '^whoami' "$T/app2" "$T/app3" && fail "a refused spawn ran something"
+run_to 60 "$DBG" apps "fea=$FEA" 1:-:daemons 1:-:daemons "$DBG" whoami >"$T/app4" 2>&1 ||
+    fail "app4: $(cat "$T/app4")"
+expect_in "$T/app4" "spawn PMIX_ERR_NOT_SUPPORTED ns=-"
+expect_in "$T/app4" "is debugger daemons only and names a debugger agent"
+grep -q '^whoami' "$T/app2" "$T/app3" "$T/app4" && fail "a refused spawn ran something"
 wait_pps dvm_dbgd 0
 
 # ---- errors
