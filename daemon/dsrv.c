@@ -91,7 +91,8 @@ static op_t *op_new(uint32_t tag, pmix_op_cbfunc_t cbfunc, void *cbdata)
     return o;
 }
 
-/* PSTATE with one report: connected or finalized. */
+/* PSTATE with one report: connected (with the pid that connected: a fork/exec agent's
+ * process is not the one this daemon started) or finalized. */
 static pmix_status_t proc_state(const pmix_proc_t *proc, uint8_t state, pmix_op_cbfunc_t cbfunc,
                                 void *cbdata)
 {
@@ -99,7 +100,9 @@ static pmix_status_t proc_state(const pmix_proc_t *proc, uint8_t state, pmix_op_
     if (o == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    px_dp_pstate_one_t one = {.rank = proc->rank, .state = state};
+    px_dp_pstate_one_t one = {.rank = proc->rank,
+                              .state = state,
+                              .pid = state == PX_DP_PS_CONNECTED ? px_srv_client_pid(proc) : 0};
     px_dp_pstate_t ps = {.procs = &one, .n = 1};
     PMIX_LOAD_NSPACE(ps.nspace, proc->nspace);
     return op_shift(o, px_dp_pstate_pack(&o->buf, &ps));

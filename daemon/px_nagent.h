@@ -69,6 +69,10 @@ size_t px_nagent_count(const px_nagent_t *a);
  * process it starts, in its own process realm (PMIx_Get of its own name): a
  * PMIX_DATA_ARRAY of one PMIX_APP (cmd, argv, env, cwd). */
 #define PX_NA_FEA_APP "px.fea.app"
+/* The fork/exec agents of job NS form namespace NS PX_NA_AGENTS_SUFFIX: rank k is the
+ * agent of the job's k-th process (in rank order) that runs under a fork/exec agent (all
+ * of them, the same rank, when the whole job does). The controller numbers them alike. */
+#define PX_NA_AGENTS_SUFFIX ".fea"
 /* A PSTATE "failed to start" report of stage "agent-exited" (a fork/exec agent that ended
  * before connecting back) carries 0x10000 | its wait status: never 0, which would read as
  * a success. */

@@ -2,9 +2,12 @@
  * DVM beside the job it debugs (co-spawned with it, or co-located with a running job),
  * it finds its target processes by local rank and releases them.
  *
- *   debugger_daemon [--stay] [--die SIG] [--no-release]
+ *   debugger_daemon [--stay] [--die SIG] [--no-release] [--wait-ready] [--cont]
  *
  * 1. PMIx_Init; the job-level PMIX_DEBUG_TARGET says which job (or rank) to debug.
+ *    --wait-ready (a target spawned with a stop point, PMIX_DEBUG_STOP_*): first wait
+ *    (60 s) for the target's PMIX_READY_FOR_DEBUG (every target process at its stop
+ *    point; a registration also gets it from the server's cache when it came earlier).
  * 2. PMIX_QUERY_LOCAL_PROC_TABLE of the target: its processes on this node (pid, state);
  *    PMIX_QUERY_PROC_TABLE: all of them.
  * 3. Its own targets by local rank (the Standard's "self-determining" rule): with at
@@ -14,19 +17,24 @@
  * 4. Prints one line: "dbgd RANK/SIZE host HOST lrank L/LS target NS[:RANK] local N
  *    total T mine R,R,... pids P,P,..." (ranks and pids of its own targets), or "dbgd
  *    RANK/SIZE target NS has ended" when the target is gone (then finalizes, exits 0).
+ *    With --wait-ready, a second line "dbgd RANK/SIZE ready BREAKPOINT states S,S,..."
+ *    (the proc table's state of each of its targets: STOPPED while held).
  * 5. Releases them: PMIX_DEBUGGER_RELEASE in a custom range of exactly its targets
  *    (processes held in PMIx_Init by PMIX_DEBUG_STOP_IN_INIT wait for it), unless
- *    --no-release.
+ *    --no-release; --cont: then SIGCONT to each of them (processes held at exec by
+ *    PMIX_DEBUG_STOP_ON_EXEC are stopped by the kernel: a debugger resumes them).
  * Then: --die SIG raises SIG (a daemon that dies); --stay waits for SIGTERM (the DVM
  * terminates the daemons when their target ends); otherwise PMIx_Finalize, exit 0.
  * Public PMIx API only; errors go to stderr and exit 1.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -137,19 +145,82 @@ static void release(pmix_proc_t *targets, size_t n)
     }
 }
 
+/* The target's PMIX_READY_FOR_DEBUG (--wait-ready): its breakpoint, once heard. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool heard;
+    char bp[64];
+} ready = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, "-"};
+
+static void on_ready(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&ready.lock);
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING) {
+            snprintf(ready.bp, sizeof(ready.bp), "%s", info[i].value.data.string);
+        }
+    }
+    ready.heard = true;
+    pthread_cond_broadcast(&ready.cond);
+    pthread_mutex_unlock(&ready.lock);
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+/* Wait (60 s) for the ready event of job target (registered naming it). */
+static void wait_ready(const pmix_proc_t *target)
+{
+    pmix_status_t code = PMIX_READY_FOR_DEBUG;
+    pmix_proc_t job;
+    PMIx_Load_procid(&job, target->nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t aff;
+    PMIx_Info_load(&aff, PMIX_EVENT_AFFECTED_PROC, &job, PMIX_PROC);
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, &aff, 1, on_ready, NULL, NULL);
+    PMIx_Info_destruct(&aff);
+    if (rc < 0) {
+        die("PMIx_Register_event_handler(PMIX_READY_FOR_DEBUG)", rc);
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&ready.lock);
+    while (!ready.heard && pthread_cond_timedwait(&ready.cond, &ready.lock, &until) != ETIMEDOUT) {
+    }
+    bool heard = ready.heard;
+    pthread_mutex_unlock(&ready.lock);
+    if (!heard) {
+        die("PMIX_READY_FOR_DEBUG of the target", PMIX_ERR_TIMEOUT);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    bool stay = false, no_release = false;
+    bool stay = false, no_release = false, want_ready = false, cont = false;
     int die_sig = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stay") == 0) {
             stay = true;
         } else if (strcmp(argv[i], "--no-release") == 0) {
             no_release = true;
+        } else if (strcmp(argv[i], "--wait-ready") == 0) {
+            want_ready = true;
+        } else if (strcmp(argv[i], "--cont") == 0) {
+            cont = true;
         } else if (strcmp(argv[i], "--die") == 0 && i + 1 < argc) {
             die_sig = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: %s [--stay] [--die SIG] [--no-release]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--stay] [--die SIG] [--no-release] [--wait-ready] [--cont]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -171,6 +242,9 @@ int main(int argc, char **argv)
     }
     target = *v->data.proc;
     PMIX_VALUE_RELEASE(v);
+    if (want_ready) {
+        wait_ready(&target);
+    }
     uint32_t size = get_u32(&job, PMIX_JOB_SIZE);
     uint32_t lsize = get_u32(&job, PMIX_LOCAL_SIZE);
     uint32_t lrank = get_u32(&me, PMIX_LOCAL_RANK);
@@ -206,6 +280,7 @@ int main(int argc, char **argv)
     /* which of the local targets are mine, by the target's local rank */
     pmix_proc_t *mine = PMIx_Proc_create(nlocal ? nlocal : 1);
     pid_t *pids = calloc(nlocal ? nlocal : 1, sizeof(*pids));
+    const char **states = calloc(nlocal ? nlocal : 1, sizeof(*states));
     size_t nmine = 0, ntargets = 0;
     for (size_t i = 0; i < nlocal; i++) {
         ntargets += target.rank == PMIX_RANK_WILDCARD || local[i].proc.rank == target.rank;
@@ -217,8 +292,9 @@ int main(int argc, char **argv)
         uint32_t tl = tlr[i];
         bool is_mine = lsize >= ntargets ? tl == lrank / (lsize / (ntargets ? ntargets : 1))
                                          : tl % lsize == lrank;
-        if (is_mine) {
+        if (is_mine && states != NULL) {
             mine[nmine] = local[i].proc;
+            states[nmine] = PMIx_Proc_state_string(local[i].state);
             pids[nmine++] = local[i].pid;
         }
     }
@@ -236,6 +312,13 @@ int main(int argc, char **argv)
         printf(i ? ",%d" : "%d", (int)pids[i]);
     }
     printf("\n");
+    if (want_ready) {
+        printf("dbgd %u/%u ready %s states ", me.rank, size, ready.bp);
+        for (size_t i = 0; i < nmine; i++) {
+            printf(i ? ",%s" : "%s", states[i]);
+        }
+        printf(nmine ? "\n" : "-\n");
+    }
     fflush(stdout);
     PMIx_Info_free(lres, nlres);
     PMIx_Info_free(ares, nares);
@@ -243,6 +326,14 @@ int main(int argc, char **argv)
     if (!no_release && nmine > 0) {
         release(mine, nmine);
     }
+    for (size_t i = 0; cont && i < nmine; i++) {
+        if (kill(pids[i], SIGCONT) != 0) {
+            fprintf(stderr, "debugger_daemon %s:%u: SIGCONT to %d: %s\n", me.nspace, me.rank,
+                    (int)pids[i], strerror(errno));
+            exit(1);
+        }
+    }
+    free(states);
     PMIx_Proc_free(mine, nlocal ? nlocal : 1);
     free(pids);
     free(tlr);

@@ -24,6 +24,7 @@
 #include "help/px_help.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
+#include "server/px_srv_host.h"
 
 /* The DVM this process's PMIx server serves (px_dvm_served). */
 static px_dvm_t *served;
@@ -123,6 +124,7 @@ static void op_on_loop(void *arg)
     px_proc_t *p = px_job_proc(o->dvm, &o->proc);
     if (p != NULL && o->what == 0) {
         p->connected = true;
+        px_jagents_connected(p, px_srv_client_pid(&o->proc)); /* job_agents.c */
     } else if (p != NULL && o->what == 1) {
         p->finalized = true;
     } else if (o->what == 2) {

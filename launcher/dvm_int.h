@@ -68,6 +68,7 @@ typedef struct {
     uint8_t stop;      /* px_stop_t: the stop point asked of it, PX_STOP_NONE if none */
     bool stop_reached; /* it reached that point (counted once in the job's stop_reached) */
     bool at_stop;      /* held there: not released or continued since */
+    bool released;     /* a release named it before it got there: it passes through */
     bool os_stopped;   /* its daemon saw it stopped (a signal) and not continued since */
 } px_proc_t;
 
@@ -133,9 +134,10 @@ struct px_job {
     px_iof_opts_t iof;
     pmix_rank_t stdin_rank; /* PMIX_RANK_WILDCARD: all; PMIX_RANK_INVALID: none */
 
-    /* debugger stop points (job_debug.c): per app and kind, the rank named (one, or
-     * WILDCARD) or PMIX_RANK_INVALID; NULL when the spawn asked for none */
-    pmix_rank_t (*stops)[PX_STOP_KINDS]; /* owned, napps */
+    /* debugger stop points (job_debug.c): per app and kind, the directive's value that
+     * applies (one rank, the wildcard, a list of processes; checked) or NULL; read while
+     * the job is mapped and set up (the request's info is alive then) */
+    const pmix_value_t *(*stops)[PX_STOP_KINDS]; /* owned array of borrowed, napps */
     size_t stop_targets;                 /* processes with a stop point */
     size_t stop_reached;                 /* of those, how many reached it */
     char *breakpoint;                    /* owned: the first PMIX_BREAKPOINT reported */
@@ -343,7 +345,8 @@ void px_job_end_children(px_job_t *pj);
  * stop points for one process (PMIX_ERR_NOT_SUPPORTED). */
 pmix_status_t px_jdbg_read(px_job_t *j, char **msg);
 /* The stop directives of app a for its application realm (the client library and the
- * application read them with PMIx_Get): each as a PMIX_PROC_RANK. */
+ * application read them with PMIx_Get): each as a PMIX_PROC_RANK, or a list as a
+ * PMIX_DATA_ARRAY of PMIX_PROC naming the job's namespace. */
 void px_jdbg_app_realm(const px_job_t *j, size_t a, void *list);
 /* Process p reached its stop point (its exec hold is confirmed, or it said
  * PMIX_READY_FOR_DEBUG); once every target has, the running job moves to HELD. */
@@ -467,6 +470,40 @@ char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank);
  * agent's, the process the daemon started): the rendered message naming the agent; else
  * NULL. */
 char *px_dbg_agent_signal(const px_job_t *j, int pid);
+
+/* job_agents.c: which debugger agent starts each process of a job, the agents' namespace
+ * ("<job>" PX_NA_AGENTS_SUFFIX: the job's ranks under a fork/exec agent, numbered in rank
+ * order), the pid of the process a fork/exec agent started (controller loop) */
+typedef struct px_jagents px_jagents_t;
+/* The agent directives of a spawn (job info, each app's info): a non-empty path and one
+ * kind per level; none in an app of debugger daemons (daemon_app[a]), none in the job
+ * info of a request of daemons only. PMIX_SUCCESS or a refusal with *msg. */
+pmix_status_t px_jagents_check(const px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                               const pmix_app_t *apps, size_t napps, const bool *daemon_app,
+                               char **msg);
+/* Which agent starts each of apps' processes (an app's own directive wins over the job's),
+ * kept for the job's life; *out NULL when none does. PMIX_SUCCESS or PMIX_ERR_NOMEM. */
+pmix_status_t px_jagents_keep(const pmix_info_t *info, size_t ninfo, const pmix_app_t *apps,
+                              size_t napps, px_jagents_t **out);
+void px_jagents_free(px_jagents_t *g);
+/* The agent of rank r of mapped job j (*fe: a fork/exec agent), NULL: none. */
+const char *px_jagents_path(const px_job_t *j, pmix_rank_t r, bool *fe);
+/* p's rank connected as a client from pid (0: not known): under a fork/exec agent, that
+ * is the process the agent started. */
+void px_jagents_connected(px_proc_t *p, pid_t pid);
+/* The pid a proc table shows for p: the process its fork/exec agent started once that
+ * connected, else the one its daemon started. */
+pid_t px_jagents_proc_pid(const px_proc_t *p);
+/* j's agents' namespace into out: false when no process of j runs under a fork/exec
+ * agent. */
+bool px_jagents_nspace(const px_job_t *j, pmix_nspace_t out);
+/* The job whose agents' namespace is nspace, or NULL. */
+px_job_t *px_jagents_job(px_dvm_t *dvm, const char *nspace);
+/* Whether rank r of j runs under a fork/exec agent: its rank in the agents' namespace
+ * (*k) and the agent's path (*path). */
+bool px_jagents_agent(const px_job_t *j, pmix_rank_t r, pmix_rank_t *k, const char **path);
+/* job_dbgd.c keeps a job's agents with its debugger state: NULL when none. */
+px_jagents_t *px_dbg_agents(const px_job_t *j);
 
 /* dvm_query.c: daemon id's QUERY request seq (a process of its node asked): answered as
  * the query upcall answers this node's processes, the requester's node being id's. */

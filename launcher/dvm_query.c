@@ -104,19 +104,60 @@ static bool on_node(const px_job_t *j, size_t r, unsigned node)
     return node == UINT_MAX || px_job_node(j, (pmix_rank_t)r) == node;
 }
 
-/* The proc table of one namespace (NULL: every job), of one node (UINT_MAX: all). */
+/* Rank r of j in a proc table: the process, or (agents) its fork/exec agent as rank k of
+ * the agents' namespace (job_agents.c), which runs and ends with the rank. */
+static void proc_row(const px_job_t *j, size_t r, bool agents, pmix_proc_info_t *pi)
+{
+    const px_proc_t *p = &j->procs[r];
+    pmix_rank_t k = 0;
+    const char *agent = NULL;
+    pi->proc = p->proc;
+    pi->hostname = strdup(px_job_node_name(j, (pmix_rank_t)r));
+    pi->exit_code = proc_exit_code(p);
+    pi->state = proc_state(j, p);
+    if (agents && px_jagents_agent(j, (pmix_rank_t)r, &k, &agent)) {
+        px_jagents_nspace(j, pi->proc.nspace);
+        pi->proc.rank = k;
+        pi->executable_name = strdup(agent);
+        pi->pid = p->pid; /* the process its daemon started */
+        if (pi->state == PX_PROC_STATE_STOPPED || pi->state == PMIX_PROC_STATE_CONNECTED) {
+            pi->state = PMIX_PROC_STATE_RUNNING; /* the agent itself is neither */
+        }
+        return;
+    }
+    pi->executable_name = strdup(j->exes[j->map.procs[r].app]);
+    pi->pid = px_jagents_proc_pid(p);
+}
+
+/* Whether rank r of j (its fork/exec agent when agents) is a row of the table of nspace
+ * (NULL: every job and agents' namespace) and node (UINT_MAX: every node). */
+static bool in_table(const px_job_t *j, size_t r, bool agents, const char *nspace, unsigned node)
+{
+    pmix_nspace_t ans;
+    pmix_rank_t k;
+    const char *path;
+    if (agents && (!px_jagents_nspace(j, ans) || !px_jagents_agent(j, (pmix_rank_t)r, &k, &path))) {
+        return false;
+    }
+    if (nspace != NULL && !PMIx_Check_nspace(agents ? ans : j->nspace, nspace)) {
+        return false;
+    }
+    return on_node(j, r, node);
+}
+
+/* The proc table of one namespace (NULL: every job and agents' namespace), of one node
+ * (UINT_MAX: all). */
 static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, const char *nspace,
                                 unsigned node)
 {
+    if (nspace != NULL && px_job_find(dvm, nspace) == NULL && px_jagents_job(dvm, nspace) == NULL) {
+        return PMIX_ERR_NOT_FOUND;
+    }
     size_t n = 0;
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
-        for (size_t r = 0;
-             (nspace == NULL || PMIx_Check_nspace(j->nspace, nspace)) && r < j->nprocs; r++) {
-            n += on_node(j, r, node);
+        for (size_t r = 0; r < j->nprocs; r++) {
+            n += in_table(j, r, false, nspace, node) + in_table(j, r, true, nspace, node);
         }
-    }
-    if (nspace != NULL && px_job_find(dvm, nspace) == NULL) {
-        return PMIX_ERR_NOT_FOUND;
     }
     pmix_data_array_t *da = PMIx_Data_array_create(n, PMIX_PROC_INFO);
     if (da == NULL && n > 0) {
@@ -124,22 +165,13 @@ static pmix_status_t proc_table(px_dvm_t *dvm, void *list, const char *key, cons
     }
     pmix_proc_info_t *pi = da ? da->array : NULL;
     size_t k = 0;
-    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
-        if (nspace != NULL && !PMIx_Check_nspace(j->nspace, nspace)) {
-            continue;
-        }
-        for (size_t r = 0; r < j->nprocs; r++) {
-            if (!on_node(j, r, node)) {
-                continue;
+    for (int agents = 0; agents < 2; agents++) { /* the jobs' processes, then the agents */
+        for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
+            for (size_t r = 0; r < j->nprocs; r++) {
+                if (in_table(j, r, agents, nspace, node)) {
+                    proc_row(j, r, agents, &pi[k++]);
+                }
             }
-            const px_proc_t *p = &j->procs[r];
-            pi[k].proc = p->proc;
-            pi[k].hostname = strdup(px_job_node_name(j, (pmix_rank_t)r));
-            pi[k].executable_name = strdup(j->exes[j->map.procs[r].app]);
-            pi[k].pid = p->pid;
-            pi[k].exit_code = proc_exit_code(p);
-            pi[k].state = proc_state(j, p);
-            k++;
         }
     }
     pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
@@ -153,8 +185,12 @@ static char *namespaces(px_dvm_t *dvm)
 {
     char **names = NULL;
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
+        pmix_nspace_t ans;
         if (j->state != PX_JOB_ENDED) {
             PMIx_Argv_append_nosize(&names, j->nspace);
+            if (px_jagents_nspace(j, ans)) { /* its fork/exec agents' (job_agents.c) */
+                PMIx_Argv_append_nosize(&names, ans);
+            }
         }
     }
     char *s = names ? PMIx_Argv_join(names, ',') : strdup("");
@@ -162,12 +198,27 @@ static char *namespaces(px_dvm_t *dvm)
     return s;
 }
 
-/* For each running job: its namespace and command line (PMIX_QUERY_NAMESPACE_INFO). */
+/* One row of PMIX_QUERY_NAMESPACE_INFO: a namespace and its command line. */
+static void ns_row(pmix_data_array_t *row, const char *nspace, const char *cmd)
+{
+    pmix_info_t *info = PMIx_Info_create(2);
+    if (info != NULL) {
+        PMIX_INFO_LOAD(&info[0], PMIX_NSPACE, nspace, PMIX_STRING);
+        PMIX_INFO_LOAD(&info[1], PMIX_CMD_LINE, cmd ? cmd : "", PMIX_STRING);
+    }
+    row->type = PMIX_INFO;
+    row->size = info ? 2 : 0;
+    row->array = info;
+}
+
+/* For each job: its namespace and command line (PMIX_QUERY_NAMESPACE_INFO); its fork/exec
+ * agents' namespace with the agent of its first rank under one. */
 static pmix_status_t namespace_info(px_dvm_t *dvm, void *list)
 {
     size_t n = 0;
+    pmix_nspace_t ans;
     for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
-        n++;
+        n += 1 + px_jagents_nspace(j, ans);
     }
     pmix_data_array_t *outer = PMIx_Data_array_create(n, PMIX_DATA_ARRAY);
     if (outer == NULL && n > 0) {
@@ -175,17 +226,18 @@ static pmix_status_t namespace_info(px_dvm_t *dvm, void *list)
     }
     pmix_data_array_t *rows = outer ? outer->array : NULL;
     size_t k = 0;
-    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next, k++) {
+    for (px_job_t *j = dvm->jobs; j != NULL; j = j->next) {
         char *cmd = PMIx_Argv_join(j->cmds, ':');
-        pmix_info_t *row = PMIx_Info_create(2);
-        if (row != NULL) {
-            PMIX_INFO_LOAD(&row[0], PMIX_NSPACE, j->nspace, PMIX_STRING);
-            PMIX_INFO_LOAD(&row[1], PMIX_CMD_LINE, cmd ? cmd : "", PMIX_STRING);
-        }
+        ns_row(&rows[k++], j->nspace, cmd);
         free(cmd);
-        rows[k].type = PMIX_INFO;
-        rows[k].size = row ? 2 : 0;
-        rows[k].array = row;
+        const char *agent = NULL;
+        pmix_rank_t ar;
+        for (size_t r = 0; px_jagents_nspace(j, ans) && agent == NULL && r < j->nprocs; r++) {
+            px_jagents_agent(j, (pmix_rank_t)r, &ar, &agent);
+        }
+        if (agent != NULL) {
+            ns_row(&rows[k++], ans, agent);
+        }
     }
     pmix_data_array_t empty = PMIX_DATA_ARRAY_STATIC_INIT;
     empty.type = PMIX_DATA_ARRAY;

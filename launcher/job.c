@@ -150,6 +150,9 @@ static void apply_pstate(px_job_t *j, const px_dp_pstate_one_t *o)
          * come straight to dvm.c) */
         p->connected = true;
         p->finalized |= o->state == PX_DP_PS_FINALIZED;
+        if (o->state == PX_DP_PS_CONNECTED) {
+            px_jagents_connected(p, o->pid); /* a fork/exec agent's process (job_agents.c) */
+        }
         return;
     }
     if (p != NULL && (o->state == PX_DP_PS_STOPPED || o->state == PX_DP_PS_CONTINUED)) {

@@ -39,9 +39,8 @@ struct px_dbg {
     bool owns_apps;    /* a daemons' job: apps are deep copies (info without stops) */
     pmix_info_t *info; /* owned: a daemons' job's info without stop points */
     size_t ninfo;
-    /* a job whose processes run under a debugger agent (PMIX_FORKEXEC_AGENT, _EXEC_) */
-    char *agent; /* owned: its path; NULL: none */
-    bool agent_fe;
+    /* a job whose processes run under debugger agents (PMIX_FORKEXEC_AGENT, _EXEC_) */
+    px_jagents_t *agents; /* owned (job_agents.c); NULL: none */
 };
 
 /* The job's stop points and agents apply to the application only (Standard: "pause
@@ -180,7 +179,7 @@ static void dbg_free(px_dbg_t *g)
         PMIx_Info_free(app->info, app->ninfo);
     }
     free(g->apps);
-    free(g->agent);
+    px_jagents_free(g->agents);
     PMIx_Info_free(g->info, g->ninfo);
     free(g);
 }
@@ -245,49 +244,30 @@ static px_job_t *find_target(px_job_t *j, dreq_t *q)
     return t;
 }
 
-/* j's processes run under the agent info names (if any): kept, for the messages
- * about them once the request is gone. PMIX_SUCCESS or PMIX_ERR_NOMEM. */
-static pmix_status_t keep_agent(px_job_t *j, const pmix_info_t *info, size_t ninfo)
+/* j's processes run under the agents info and apps name (if any): kept, for the
+ * messages about them once the request is gone and for the agents' namespace.
+ * PMIX_SUCCESS or PMIX_ERR_NOMEM. */
+static pmix_status_t keep_agents(px_job_t *j, const pmix_info_t *info, size_t ninfo,
+                                 const pmix_app_t *apps, size_t napps)
 {
-    for (size_t i = 0; i < ninfo; i++) {
-        bool fe = PMIX_CHECK_KEY(&info[i], PMIX_FORKEXEC_AGENT);
-        if (!fe && !PMIX_CHECK_KEY(&info[i], PMIX_EXEC_AGENT)) {
-            continue;
-        }
-        px_dbg_t *g = j->dbg != NULL ? j->dbg : calloc(1, sizeof(*g));
-        if (g == NULL || (g->agent = strdup(info[i].value.data.string)) == NULL) {
-            if (g != j->dbg) {
-                free(g);
-            }
-            return PMIX_ERR_NOMEM;
-        }
-        g->agent_fe = fe;
-        j->dbg = g;
-        return PMIX_SUCCESS; /* check_agents refused two */
+    px_jagents_t *ag = NULL;
+    pmix_status_t rc = px_jagents_keep(info, ninfo, apps, napps, &ag);
+    if (rc != PMIX_SUCCESS || ag == NULL) {
+        return rc;
     }
+    px_dbg_t *g = j->dbg != NULL ? j->dbg : calloc(1, sizeof(*g));
+    if (g == NULL) {
+        px_jagents_free(ag);
+        return PMIX_ERR_NOMEM;
+    }
+    g->agents = ag;
+    j->dbg = g;
     return PMIX_SUCCESS;
 }
 
-/* PMIX_FORKEXEC_AGENT / PMIX_EXEC_AGENT: a path, one of the two. */
-static void check_agents(dreq_t *q, const px_job_t *j, const pmix_info_t *info, size_t ninfo)
+px_jagents_t *px_dbg_agents(const px_job_t *j)
 {
-    const char *first = NULL;
-    for (size_t i = 0; i < ninfo; i++) {
-        const pmix_info_t *in = &info[i];
-        if (!PMIX_CHECK_KEY(in, PMIX_FORKEXEC_AGENT) && !PMIX_CHECK_KEY(in, PMIX_EXEC_AGENT)) {
-            continue;
-        }
-        if (in->value.type != PMIX_STRING || in->value.data.string == NULL ||
-            in->value.data.string[0] == '\0') {
-            refuse(q, PMIX_ERR_BAD_PARAM,
-                   px_help_render("help-prte-debug.txt", "bad-value", j->nspace, in->key,
-                                  "the agent's path (a non-empty PMIX_STRING)"));
-        } else if (first != NULL && !PMIX_CHECK_KEY(in, first)) {
-            refuse(q, PMIX_ERR_BAD_PARAM,
-                   px_help_render("help-prte-debug.txt", "two-agents", j->nspace));
-        }
-        first = first != NULL ? first : in->key;
-    }
+    return j->dbg != NULL ? j->dbg->agents : NULL;
 }
 
 pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **info, size_t *ninfo,
@@ -295,15 +275,24 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
 {
     dreq_t q = {0};
     *daemons = NULL;
-    check_agents(&q, j, *info, *ninfo);
     bool all = true_at(*info, *ninfo, PMIX_DEBUGGER_DAEMONS); /* every app is a daemon */
+    bool *mine = calloc(*napps ? *napps : 1, sizeof(*mine));
+    if (mine == NULL) {
+        return PMIX_ERR_NOMEM;
+    }
     read_keys(&q, j, *info, *ninfo);
     for (size_t a = 0; a < *napps; a++) {
-        bool mine = all || is_daemon_app(&(*apps)[a]);
-        q.ndaemon_apps += mine;
-        if (mine) {
+        mine[a] = all || is_daemon_app(&(*apps)[a]);
+        q.ndaemon_apps += mine[a];
+        if (mine[a]) {
             read_keys(&q, j, (*apps)[a].info, (*apps)[a].ninfo);
         }
+    }
+    char *amsg = NULL; /* the agents (job_agents.c): of the application only */
+    pmix_status_t arc = px_jagents_check(j, *info, *ninfo, *apps, *napps, mine, &amsg);
+    free(mine);
+    if (arc != PMIX_SUCCESS) {
+        refuse(&q, arc, amsg);
     }
     bool cospawn = q.ndaemon_apps > 0 && q.ndaemon_apps < *napps;
     if (q.rc == PMIX_SUCCESS && q.ndaemon_apps == 0 && (q.target_key || q.per_key)) {
@@ -324,7 +313,7 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
                px_help_render("help-prte-debug.txt", "placement-apps", j->nspace, q.ndaemon_apps));
     }
     if (q.rc == PMIX_SUCCESS && q.ndaemon_apps == 0) {
-        return keep_agent(j, *info, *ninfo); /* a plain job, maybe under an agent */
+        return keep_agents(j, *info, *ninfo, *apps, *napps); /* a plain job, maybe under agents */
     }
     if (q.rc != PMIX_SUCCESS) {
         *msg = q.msg;
@@ -378,7 +367,7 @@ pmix_status_t px_dbg_spawn(px_job_t *j, px_job_t **daemons, const pmix_info_t **
         *napps = ag->napps;
         *daemons = d;
         px_dvm_log(j->dvm, 1, "%s: co-spawns debugger daemons as %s", j->nspace, d->nspace);
-        return keep_agent(j, *info, *ninfo); /* the application may run under an agent */
+        return keep_agents(j, *info, *ninfo, *apps, *napps); /* the application's agents */
     } else {
         *apps = dg->apps;
         *napps = dg->napps;
@@ -634,17 +623,10 @@ void px_dbg_job_free(px_job_t *j)
 
 /* ---- debugger agents: their failures, in the user's words ---- */
 
-/* The job's agent (PMIX_FORKEXEC_AGENT or PMIX_EXEC_AGENT: *fe says which), or NULL. */
-static const char *agent_of(const px_job_t *j, bool *fe)
-{
-    *fe = j->dbg != NULL && j->dbg->agent_fe;
-    return j->dbg != NULL ? j->dbg->agent : NULL;
-}
-
 char *px_dbg_agent_signal(const px_job_t *j, int pid)
 {
     bool fe = false;
-    const char *path = agent_of(j, &fe);
+    const char *path = px_jagents_path(j, j->why_rank, &fe);
     if (path == NULL || !fe || j->why_rank >= j->nprocs) {
         return NULL; /* an exec agent is the process itself */
     }
@@ -656,7 +638,7 @@ char *px_dbg_agent_signal(const px_job_t *j, int pid)
 char *px_dbg_agent_failure(const px_job_t *j, pmix_rank_t rank)
 {
     bool fe = false;
-    const char *path = agent_of(j, &fe);
+    const char *path = px_jagents_path(j, rank, &fe);
     const char *stage = j->why_text != NULL ? j->why_text : "";
     if (path == NULL) {
         return NULL;

@@ -1,8 +1,8 @@
 /* launcher: a debugger's stop points (Tools chapter, "Debugger Support") — which process
  * of a job stops where (PMIX_DEBUG_STOP_ON_EXEC, _IN_INIT, _IN_APP, at job or app level,
- * one rank or the wildcard), who has reached their stop point, and PMIX_READY_FOR_DEBUG
- * once every target has (the job's HELD state). The stops themselves are elsewhere: the
- * node agent's odls holds a process at exec, the client library in PMIx_Init, the
+ * one rank, the wildcard or a list of processes), who has reached their stop point, and
+ * PMIX_READY_FOR_DEBUG once every target has (the job's HELD state). The stops themselves are
+ * elsewhere: the node agent's odls holds a process at exec, the client library in PMIx_Init, the
  * application where it decides. Controller loop only.
  */
 #include <stdio.h>
@@ -38,9 +38,25 @@ static const pmix_value_t *last_value(const pmix_info_t *info, size_t ninfo, con
     return v;
 }
 
-/* The rank one stop directive names for app a (an app's own directive wins over the
- * job's), PMIX_RANK_INVALID for none; a refusal sets *msg. */
-static pmix_status_t app_stop(const px_job_t *j, size_t a, px_stop_t k, pmix_rank_t *out,
+/* A rank named by app a's directive key: in the job, and in the app for an app-level
+ * one (PMIX_RANK_WILDCARD always is); else the refusal in *msg. */
+static pmix_status_t check_rank(const px_job_t *j, size_t a, const char *key, bool app_level,
+                                pmix_rank_t r, char **msg)
+{
+    if (r == PMIX_RANK_WILDCARD || (r < j->nprocs && (!app_level || j->map.procs[r].app == a))) {
+        return PMIX_SUCCESS;
+    }
+    char app[24];
+    snprintf(app, sizeof(app), "%zu", a);
+    *msg = px_help_render("help-prte.txt", "stop-rank", j->nspace, key, (unsigned)r, j->nprocs,
+                          app_level ? app : "any");
+    return PMIX_ERR_BAD_PARAM;
+}
+
+/* The value of stop directive k that applies to app a (an app's own directive wins over
+ * the job's), NULL for none (absent, false, an empty list), checked: a refusal sets
+ * *msg. */
+static pmix_status_t app_stop(const px_job_t *j, size_t a, px_stop_t k, const pmix_value_t **out,
                               char **msg)
 {
     const char *key = stop_keys[k];
@@ -49,9 +65,31 @@ static pmix_status_t app_stop(const px_job_t *j, size_t a, px_stop_t k, pmix_ran
     if (v == NULL) {
         v = last_value(j->info, j->ninfo, key);
     }
-    *out = PMIX_RANK_INVALID;
+    *out = NULL;
+    if (v == NULL) {
+        return PMIX_SUCCESS;
+    }
+    const pmix_proc_t *procs;
+    size_t n;
+    if (px_debug_stop_list(v, &procs, &n) == 1) {
+        /* a list of processes: of this job (the requester cannot know its namespace
+         * before the spawn, so an empty one means this job too) */
+        for (size_t i = 0; i < n; i++) {
+            if (procs[i].nspace[0] != '\0' && !PMIx_Check_nspace(procs[i].nspace, j->nspace)) {
+                *msg = px_help_render("help-prte.txt", "stop-nspace", j->nspace, key,
+                                      procs[i].nspace, (unsigned)procs[i].rank);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            pmix_status_t rc = check_rank(j, a, key, app_level, procs[i].rank, msg);
+            if (rc != PMIX_SUCCESS) {
+                return rc;
+            }
+        }
+        *out = n > 0 ? v : NULL;
+        return PMIX_SUCCESS;
+    }
     pmix_rank_t r;
-    int how = v != NULL ? px_debug_stop_rank(v, &r) : 0;
+    int how = px_debug_stop_rank(v, &r);
     if (how < 0) {
         *msg = px_help_render("help-prte.txt", "stop-value", j->nspace, key,
                               PMIx_Data_type_string(v->type));
@@ -60,15 +98,9 @@ static pmix_status_t app_stop(const px_job_t *j, size_t a, px_stop_t k, pmix_ran
     if (how == 0) {
         return PMIX_SUCCESS;
     }
-    if (r != PMIX_RANK_WILDCARD && (r >= j->nprocs || (app_level && j->map.procs[r].app != a))) {
-        char app[24];
-        snprintf(app, sizeof(app), "%zu", a);
-        *msg = px_help_render("help-prte.txt", "stop-rank", j->nspace, key, (unsigned)r, j->nprocs,
-                              app_level ? app : "any");
-        return PMIX_ERR_BAD_PARAM;
-    }
-    *out = r;
-    return PMIX_SUCCESS;
+    pmix_status_t rc = check_rank(j, a, key, app_level, r, msg);
+    *out = rc == PMIX_SUCCESS ? v : NULL;
+    return rc;
 }
 
 pmix_status_t px_jdbg_read(px_job_t *j, char **msg)
@@ -88,7 +120,6 @@ pmix_status_t px_jdbg_read(px_job_t *j, char **msg)
         return PMIX_ERR_NOMEM;
     }
     for (size_t a = 0; a < j->napps; a++) {
-        j->stops[a][PX_STOP_NONE] = PMIX_RANK_INVALID;
         for (size_t k = 1; k < PX_STOP_KINDS; k++) {
             pmix_status_t rc = app_stop(j, a, (px_stop_t)k, &j->stops[a][k], msg);
             if (rc != PMIX_SUCCESS) {
@@ -98,9 +129,9 @@ pmix_status_t px_jdbg_read(px_job_t *j, char **msg)
     }
     for (size_t r = 0; r < j->nprocs; r++) {
         px_proc_t *p = &j->procs[r];
-        const pmix_rank_t *s = j->stops[j->map.procs[r].app];
+        const pmix_value_t *const *s = j->stops[j->map.procs[r].app];
         for (size_t k = 1; k < PX_STOP_KINDS; k++) {
-            if (s[k] != PMIX_RANK_WILDCARD && s[k] != r) {
+            if (s[k] == NULL || !px_debug_stop_names(s[k], &p->proc)) {
                 continue;
             }
             if (p->stop != PX_STOP_NONE) {
@@ -118,8 +149,26 @@ pmix_status_t px_jdbg_read(px_job_t *j, char **msg)
 void px_jdbg_app_realm(const px_job_t *j, size_t a, void *list)
 {
     for (size_t k = 1; j->stops != NULL && k < PX_STOP_KINDS; k++) {
-        if (j->stops[a][k] != PMIX_RANK_INVALID) {
-            PMIx_Info_list_add(list, stop_keys[k], &j->stops[a][k], PMIX_PROC_RANK);
+        const pmix_value_t *v = j->stops[a][k];
+        const pmix_proc_t *procs;
+        size_t n;
+        pmix_rank_t r;
+        if (v == NULL) {
+            continue;
+        }
+        if (px_debug_stop_list(v, &procs, &n) == 1) {
+            /* the list as given, each process named in the job's namespace */
+            pmix_proc_t *named = PMIx_Proc_create(n);
+            for (size_t i = 0; named != NULL && i < n; i++) {
+                PMIx_Load_procid(&named[i], j->nspace, procs[i].rank);
+            }
+            pmix_data_array_t da = {.type = PMIX_PROC, .size = n, .array = named};
+            if (named != NULL) {
+                PMIx_Info_list_add(list, stop_keys[k], &da, PMIX_DATA_ARRAY);
+            }
+            PMIx_Proc_free(named, n);
+        } else if (px_debug_stop_rank(v, &r) == 1) {
+            PMIx_Info_list_add(list, stop_keys[k], &r, PMIX_PROC_RANK);
         }
     }
 }
@@ -140,11 +189,16 @@ void px_jdbg_reached(px_proc_t *p)
         return;
     }
     p->stop_reached = true;
-    p->at_stop = true;
+    p->at_stop = !p->released;
     j->stop_reached++;
-    px_dvm_log(j->dvm, 2, "%s rank %u: at its stop point (%zu of %zu)", j->nspace, p->proc.rank,
-               j->stop_reached, j->stop_targets);
-    maybe_held(j);
+    px_dvm_log(j->dvm, 2, "%s rank %u: at its stop point (%zu of %zu)%s", j->nspace, p->proc.rank,
+               j->stop_reached, j->stop_targets, p->released ? ", released already" : "");
+    maybe_held(j); /* every target reached its stop point: the ready event, once */
+    if (p->released && j->state == PX_JOB_HELD) {
+        /* its release came first (the client library got it from its server's event
+         * cache): it is not held, so neither is the job */
+        px_job_move(j, PX_JOB_RUNNING, "a target released before it reached its stop point");
+    }
 }
 
 void px_jdbg_running(px_job_t *j)
@@ -228,9 +282,14 @@ bool px_jdbg_event(px_dvm_t *dvm, pmix_status_t code, const pmix_proc_t *source,
         px_job_t *j = px_job_find(dvm, procs[i].nspace);
         for (size_t r = 0; j != NULL && r < j->nprocs; r++) {
             px_proc_t *p = &j->procs[r];
-            if ((procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == r) && p->at_stop &&
-                (p->stop == PX_STOP_INIT || p->stop == PX_STOP_APP)) {
+            if ((procs[i].rank != PMIX_RANK_WILDCARD && procs[i].rank != r) ||
+                (p->stop != PX_STOP_INIT && p->stop != PX_STOP_APP)) {
+                continue;
+            }
+            if (p->at_stop) {
                 left_stop(p, "released by a debugger");
+            } else if (!p->stop_reached) {
+                p->released = true; /* it will pass through its stop point */
             }
         }
     }

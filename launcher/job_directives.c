@@ -69,9 +69,10 @@ static const struct {
     {PMIX_DEBUG_JOB, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
     {PMIX_DEBUG_DAEMONS_PER_NODE, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
     {PMIX_DEBUG_DAEMONS_PER_PROC, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
-    /* debugger agents: the node agent (daemon/nagent_agent.c) */
-    {PMIX_FORKEXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
-    {PMIX_EXEC_AGENT, PX_AT_JOB | PX_DEBUGGER},
+    /* debugger agents: job_agents.c, the node agent (daemon/nagent_agent.c); an app's
+     * own takes the place of the job's for its processes */
+    {PMIX_FORKEXEC_AGENT, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
+    {PMIX_EXEC_AGENT, PX_AT_JOB | PX_AT_APP | PX_DEBUGGER},
     {PMIX_HOST, PX_AT_JOB | PX_AT_APP},     /* job_hosts.c */
     {PMIX_ADD_HOST, PX_AT_JOB | PX_AT_APP}, /* job_hosts.c */
     /* a tool (e.g. a launcher a debugger starts through us): started like any process;

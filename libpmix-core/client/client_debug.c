@@ -64,7 +64,8 @@ static void on_release(size_t id, pmix_status_t status, const pmix_proc_t *sourc
 }
 
 /* Is this process a target of PMIX_DEBUG_STOP_IN_INIT? Its launcher registers the
- * directive's rank (one, or the wildcard) in the realm of the targeted applications. */
+ * directive (one rank, the wildcard, or a list of processes) in the realm of the targeted
+ * applications. */
 static bool stop_in_init(void)
 {
     pmix_proc_t wild;
@@ -72,12 +73,8 @@ static bool stop_in_init(void)
     pmix_value_t *v = NULL;
     pmix_info_t opt;
     PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, NULL, PMIX_BOOL);
-    bool mine = false;
-    pmix_rank_t r;
-    if (PMIx_Get(&wild, PMIX_DEBUG_STOP_IN_INIT, &opt, 1, &v) == PMIX_SUCCESS && v != NULL &&
-        px_debug_stop_rank(v, &r) == 1) {
-        mine = r == PMIX_RANK_WILDCARD || r == px_cl.myproc.rank;
-    }
+    bool mine = PMIx_Get(&wild, PMIX_DEBUG_STOP_IN_INIT, &opt, 1, &v) == PMIX_SUCCESS &&
+                v != NULL && px_debug_stop_names(v, &px_cl.myproc);
     if (v != NULL) {
         PMIx_Value_free(v, 1);
     }

@@ -288,6 +288,34 @@ int px_debug_stop_rank(const pmix_value_t *v, pmix_rank_t *rank)
     }
 }
 
+int px_debug_stop_list(const pmix_value_t *v, const pmix_proc_t **procs, size_t *n)
+{
+    if (v->type != PMIX_DATA_ARRAY || v->data.darray == NULL || v->data.darray->type != PMIX_PROC ||
+        (v->data.darray->size > 0 && v->data.darray->array == NULL)) {
+        return 0;
+    }
+    *procs = v->data.darray->array;
+    *n = v->data.darray->size;
+    return 1;
+}
+
+bool px_debug_stop_names(const pmix_value_t *v, const pmix_proc_t *who)
+{
+    const pmix_proc_t *procs;
+    size_t n;
+    if (px_debug_stop_list(v, &procs, &n) == 1) {
+        for (size_t i = 0; i < n; i++) {
+            if ((procs[i].nspace[0] == '\0' || PMIx_Check_nspace(procs[i].nspace, who->nspace)) &&
+                (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == who->rank)) {
+                return true;
+            }
+        }
+        return false;
+    }
+    pmix_rank_t r;
+    return px_debug_stop_rank(v, &r) == 1 && (r == PMIX_RANK_WILDCARD || r == who->rank);
+}
+
 const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, size_t *n)
 {
     *n = 0;

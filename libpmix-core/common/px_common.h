@@ -82,4 +82,15 @@ const pmix_proc_t *px_event_custom_range(const pmix_info_t *info, size_t ninfo, 
  * a string, a negative number). Used by the launcher and the client library alike. */
 int px_debug_stop_rank(const pmix_value_t *v, pmix_rank_t *rank);
 
+/* A stop directive's value given as a list of processes (a pmix_data_array_t of
+ * pmix_proc_t, which the Standard allows for these attributes): 1 with *procs and *n (n
+ * may be 0: none), else 0 (another type; px_debug_stop_rank reads those). */
+int px_debug_stop_list(const pmix_value_t *v, const pmix_proc_t **procs, size_t *n);
+
+/* Whether a stop directive's value names process who: true or the wildcard, who's rank,
+ * or a list holding who (an entry of who's namespace, or an empty one: the requester
+ * does not know the namespace before the spawn, with who's rank or the wildcard). A
+ * value not read names no one. */
+bool px_debug_stop_names(const pmix_value_t *v, const pmix_proc_t *who);
+
 #endif /* PX_COMMON_H */

@@ -60,4 +60,11 @@ bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel);
  * later PMIx_server_IOF_deliver (server_iof.c). */
 void px_srv_iof_inherit(const char *from, const char *to);
 
+/* The pid of the process that connected as registered client proc (its socket's
+ * credentials), 0 when none has. A host hears of the connection through the
+ * client_connected upcall, which carries no pid; a process started by a fork/exec agent
+ * is known by it (the host started the agent). Any thread but under the library's lock
+ * (not from inside a callback the library runs with it held). */
+pid_t px_srv_client_pid(const pmix_proc_t *proc);
+
 #endif /* PX_SRV_HOST_H */

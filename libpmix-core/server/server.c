@@ -58,6 +58,21 @@ px_srv_client_t *px_srv_client_find(const char *nspace, pmix_rank_t rank)
     return NULL;
 }
 
+pid_t px_srv_client_pid(const pmix_proc_t *proc)
+{
+    pid_t pid = 0;
+    if (px_srv == NULL || proc == NULL) {
+        return 0;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    const px_srv_client_t *c = px_srv_client_find(proc->nspace, proc->rank);
+    if (c != NULL && c->connected_once) {
+        pid = c->pid;
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    return pid;
+}
+
 void px_srv_reply(px_srv_client_t *c, uint32_t seq, uint32_t tag, pmix_status_t status,
                   const pmix_data_buffer_t *body)
 {

@@ -3,26 +3,31 @@
  * releases it, and the application it spawns. Public PMIx API only.
  *   app DIR             the target: PMIx_Init (held there with PMIX_DEBUG_STOP_IN_INIT),
  *                       create DIR/init.R, print "rank R initialized"; then, when
- *                       PMIx_Get(wildcard, PMIX_DEBUG_STOP_IN_APP) names it, register for
+ *                       PMIx_Get(wildcard, PMIX_DEBUG_STOP_IN_APP) names it (one rank, the
+ *                       wildcard, or a list of processes holding it), register for
  *                       PMIX_DEBUGGER_RELEASE, say PMIX_READY_FOR_DEBUG (breakpoint
  *                       "dvm-dbg-app") and wait for the release (60 s, else exit 5);
- *                       create DIR/done.R, finalize
+ *                       create DIR/done.R, finalize. When DIR/hold exists: wait (60 s)
+ *                       for DIR/go-init before PMIx_Init and for DIR/go-end before done.R
+ *   watch FILE [NS]     as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
+ *                       wait (60 s) for the event (of job NS, when given) and print
+ *                       "watch ready NS", exit
  *   tool KIND SPEC N LEVEL DIR HOW
  *                       as a PMIx tool: register for PMIX_READY_FOR_DEBUG and JOB_END,
  *                       spawn N x "dvm_dbg app DIR" with the stop directive KIND (exec,
  *                       init, app) valued SPEC (true: bool; wild: PMIX_RANK_WILDCARD; a
- *                       number: that rank) in the job info (LEVEL job) or the app's info
+ *                       number: that rank; list:R,R...: a pmix_data_array_t of pmix_proc_t
+ *                       with those ranks and an empty namespace) in the job info (LEVEL
+ *                       job) or the app's info
  *                       (app); print "spawned NS", wait for the ready event (60 s) and
  *                       print "ready ns=ok|NS breakpoint=BP", each rank's proc table row
  *                       "ptab R STATE pid=P", "marker R init|none" (DIR/init.R), release
  *                       HOW: event (PMIX_DEBUGGER_RELEASE, custom range = the job), cont
- *                       (SIGCONT to each pid of the proc table), resume
+ *                       (SIGCONT to each STOPPED pid of the proc table), resume
  *                       (PMIx_Job_control PMIX_JOB_CTRL_RESUME of the job), leave (none:
  *                       finalize and exit 0); HOW+wait: first wait (60 s) for DIR/go; print
  *                       "released STATUS", wait for JOB_END (60 s) and print "end STATUS",
  *                       then "ready events N" (how many for this job)
- *   watch FILE          as a PMIx tool: register for PMIX_READY_FOR_DEBUG, create FILE,
- *                       wait (60 s) for the event and print "watch ready NS", exit
  *   release NS [R]      as a PMIx tool: PMIX_DEBUGGER_RELEASE in the custom range NS:R
  *                       (default: every rank); print "release STATUS"
  *   jobctl OP T...      as a PMIx tool: PMIx_Job_control of the targets T (NS or NS:RANK)
@@ -30,7 +35,9 @@
  *                       (both: refused); print "jobctl OP STATUS"
  *   bad                 as a PMIx tool: spawns the DVM must refuse (a stop value that is
  *                       a string, a rank beyond the job, two stop points for a rank, an
- *                       app-level rank of another app): "CASE: STATUS" and "msg: TEXT"
+ *                       app-level rank of another app; a list naming another namespace, a
+ *                       rank beyond the job, an array of ints): "CASE: STATUS" and
+ *                       "msg: TEXT"
  */
 #include <errno.h>
 #include <pthread.h>
@@ -134,8 +141,24 @@ static void touch(const char *dir, const char *what, pmix_rank_t rank)
 
 /* ---- the target ---- */
 
+/* Wait (60 s) for DIR/NAME to exist. */
+static void wait_file(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    for (int i = 0; i < 6000 && access(path, F_OK) != 0; i++) {
+        usleep(10000);
+    }
+}
+
 static void app(const char *dir)
 {
+    char hold[4096];
+    snprintf(hold, sizeof(hold), "%s/hold", dir);
+    bool holding = access(hold, F_OK) == 0;
+    if (holding) {
+        wait_file(dir, "go-init");
+    }
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         die("PMIx_Init", rc);
@@ -150,6 +173,15 @@ static void app(const char *dir)
     if (PMIx_Get(&wild, PMIX_DEBUG_STOP_IN_APP, NULL, 0, &v) == PMIX_SUCCESS && v != NULL) {
         stop = v->type == PMIX_PROC_RANK &&
                (v->data.rank == PMIX_RANK_WILDCARD || v->data.rank == me.rank);
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+            v->data.darray->type == PMIX_PROC) { /* a list of processes */
+            const pmix_proc_t *p = v->data.darray->array;
+            for (size_t i = 0; i < v->data.darray->size; i++) {
+                stop = stop ||
+                       ((p[i].nspace[0] == '\0' || PMIx_Check_nspace(p[i].nspace, me.nspace)) &&
+                        (p[i].rank == PMIX_RANK_WILDCARD || p[i].rank == me.rank));
+            }
+        }
         PMIx_Value_free(v, 1);
     }
     if (stop) {
@@ -176,6 +208,9 @@ static void app(const char *dir)
         }
         printf("rank %u released in app\n", me.rank);
         fflush(stdout);
+    }
+    if (holding) {
+        wait_file(dir, "go-end");
     }
     touch(dir, "done", me.rank);
     rc = PMIx_Finalize(NULL, 0);
@@ -214,10 +249,24 @@ static const char *stop_key(const char *kind)
     exit(2);
 }
 
+/* A list "R,R,..." as a pmix_data_array_t of pmix_proc_t in namespace ns. */
+static void load_list(pmix_info_t *x, const char *key, const char *ns, const char *ranks)
+{
+    pmix_proc_t p[64];
+    size_t n = 0;
+    for (const char *c = ranks; *c != '\0' && n < 64; c += strcspn(c, ","), c += *c == ',') {
+        PMIx_Load_procid(&p[n++], ns, (pmix_rank_t)strtoul(c, NULL, 10));
+    }
+    pmix_data_array_t da = {.type = PMIX_PROC, .size = n, .array = p};
+    PMIX_INFO_LOAD(x, key, &da, PMIX_DATA_ARRAY);
+}
+
 static void load_stop(pmix_info_t *x, const char *key, const char *spec)
 {
     bool yes = true;
-    if (strcmp(spec, "true") == 0) {
+    if (strncmp(spec, "list:", 5) == 0) {
+        load_list(x, key, "", spec + 5);
+    } else if (strcmp(spec, "true") == 0) {
         PMIX_INFO_LOAD(x, key, &yes, PMIX_BOOL);
     } else if (strcmp(spec, "wild") == 0) {
         pmix_rank_t r = PMIX_RANK_WILDCARD;
@@ -260,6 +309,7 @@ static pmix_status_t spawn(const char *label, pmix_info_t *jinfo, size_t nj, pmi
     return rc;
 }
 
+/* The proc table of ns, printed; pids[rank] of the ranks shown STOPPED. */
 static void print_ptab(const char *ns, pid_t *pids, size_t npids)
 {
     pmix_query_t q;
@@ -279,7 +329,8 @@ static void print_ptab(const char *ns, pid_t *pids, size_t npids)
         for (size_t i = 0; i < pt->value.data.darray->size; i++) {
             printf("ptab %u %s pid=%d\n", pi[i].proc.rank, PMIx_Proc_state_string(pi[i].state),
                    (int)pi[i].pid);
-            if (pi[i].proc.rank < npids) {
+            if (pi[i].proc.rank < npids &&
+                strcmp(PMIx_Proc_state_string(pi[i].state), "STOPPED") == 0) {
                 pids[pi[i].proc.rank] = pi[i].pid;
             }
         }
@@ -404,7 +455,18 @@ out:
     return leave || (got && end_status == PMIX_SUCCESS) ? 0 : 1;
 }
 
-static int watch(const char *file)
+/* A ready event heard for ns (any job when NULL); lock held. */
+static bool heard_ready(const char *ns)
+{
+    for (int i = 0; i < nready_all; i++) {
+        if (ns == NULL || PMIx_Check_nspace(ready_all[i], ns)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int watch(const char *file, const char *ns)
 {
     tool_start();
     FILE *f = fopen(file, "w");
@@ -415,13 +477,14 @@ static int watch(const char *file)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 60;
-    while (ready_ns[0] == '\0' && pthread_cond_timedwait(&cond, &lock, &until) != ETIMEDOUT) {
+    while (!heard_ready(ns) && pthread_cond_timedwait(&cond, &lock, &until) != ETIMEDOUT) {
     }
-    printf("watch ready %s\n", ready_ns[0] ? ready_ns : "(none)");
+    bool heard = heard_ready(ns);
+    printf("watch ready %s\n", !heard ? "(none)" : ns != NULL ? ns : ready_all[0]);
     pthread_mutex_unlock(&lock);
     fflush(stdout);
     PMIx_tool_finalize();
-    return ready_ns[0] ? 0 : 1;
+    return heard ? 0 : 1;
 }
 
 static int release(const char *ns, const char *rank)
@@ -515,6 +578,18 @@ static void bad(const char *self)
     a[1].info = NULL;
     a[1].ninfo = 0;
     PMIX_INFO_DESTRUCT(&x[0]);
+    /* lists of processes: another namespace, a rank beyond the job, not processes */
+    load_list(&x[0], PMIX_DEBUG_STOP_IN_INIT, "other", "0");
+    spawn("list of another namespace", x, 1, a, 1, ns);
+    PMIX_INFO_DESTRUCT(&x[0]);
+    load_list(&x[0], PMIX_DEBUG_STOP_ON_EXEC, "", "0,7");
+    spawn("list rank beyond", x, 1, a, 1, ns);
+    PMIX_INFO_DESTRUCT(&x[0]);
+    int ints[] = {0, 1};
+    pmix_data_array_t da = {.type = PMIX_INT, .size = 2, .array = ints};
+    PMIX_INFO_LOAD(&x[0], PMIX_DEBUG_STOP_IN_APP, &da, PMIX_DATA_ARRAY);
+    spawn("list of ints", x, 1, a, 1, ns);
+    PMIX_INFO_DESTRUCT(&x[0]);
     PMIX_APP_DESTRUCT(&a[0]);
     PMIX_APP_DESTRUCT(&a[1]);
     PMIx_tool_finalize();
@@ -530,7 +605,7 @@ int main(int argc, char **argv)
         return tool(argv + 2, argv[0]);
     }
     if (argc >= 3 && strcmp(argv[1], "watch") == 0) {
-        return watch(argv[2]);
+        return watch(argv[2], argc >= 4 ? argv[3] : NULL);
     }
     if (argc >= 3 && strcmp(argv[1], "release") == 0) {
         return release(argv[2], argc >= 4 ? argv[3] : NULL);

@@ -15,12 +15,26 @@
  *                     namespaces, then every JOB_END ("jobend NS status=S exit=C" and
  *                     "msg: TEXT") until both jobs ended (one after a failed spawn;
  *                     "--ends K" first: until K jobs ended); no DAEMON: a plain spawn
- *                     of the application by the same front end
+ *                     of the application by the same front end; "--stop KIND" first (init,
+ *                     exec): PMIX_DEBUG_STOP_IN_INIT / _ON_EXEC true in the job info, and
+ *                     each PMIX_READY_FOR_DEBUG heard is printed "ready NS bp=BP"
  *   attach TARGET PLACE DAEMON...
  *                     as a PMIx tool: spawn the daemons beside TARGET (NS or NS:RANK with
  *                     PMIX_DEBUG_TARGET, job:NS with the older PMIX_DEBUG_JOB, "auto": the
  *                     DVM's one running job); print "spawn STATUS ns=NS" and the daemons'
  *                     JOB_END as above
+ *   apps JOB A0 A1 APP...
+ *                     as a PMIx tool: one PMIx_Spawn of two apps running APP..., A0 and A1
+ *                     each "N:AGENT[:daemons]" (N processes; AGENT "-" none, "fea=PATH"
+ *                     PMIX_FORKEXEC_AGENT or "ea=PATH" PMIX_EXEC_AGENT in the app's info,
+ *                     "both=PATH" the two of them; ":daemons": the app is marked
+ *                     PMIX_DEBUGGER_DAEMONS), JOB the same AGENT for the job info; print
+ *                     "spawn STATUS ns=NS" and, after a successful spawn, its JOB_END
+ *   feainfo NS        as a PMIx tool: the job data of NS's fork/exec agents' namespace
+ *                     "NS.fea" from this tool's server: "feainfo size N nodes LIST" (its
+ *                     PMIX_JOB_SIZE, PMIX_NODE_LIST), then per rank R "feainfo R host H
+ *                     target T" (PMIX_HOSTNAME, PMIX_DEBUG_TARGET), or "feainfo R KEY:
+ *                     STATUS" on an error
  * PLACE: node:N (PMIX_DEBUG_DAEMONS_PER_NODE), proc:N (PER_PROC), np:N (N daemons, the
  * DVM's ordinary mapping), cospawn-app (node:1, the app marked PMIX_COSPAWN_APP instead
  * of PMIX_DEBUGGER_DAEMONS); for refusals: both (PER_NODE and PER_PROC), target-too (a
@@ -150,21 +164,24 @@ static int whoami(void)
 
 /* ---- the front end ---- */
 
+/* A JOB_END ("jobend NS status=S exit=C", "msg: TEXT", counted) or a
+ * PMIX_READY_FOR_DEBUG ("ready NS bp=BP") heard by the front end. */
 static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
                    size_t ninfo, pmix_info_t results[], size_t nresults,
                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;
-    (void)status;
     (void)source;
     (void)results;
     (void)nresults;
-    const char *ns = "?", *msg = NULL;
+    const char *ns = "?", *msg = NULL, *bp = "-";
     pmix_status_t st = PMIX_SUCCESS;
     int code = 0;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_NSPACE) && info[i].value.type == PMIX_STRING) {
             ns = info[i].value.data.string;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_BREAKPOINT) && info[i].value.type == PMIX_STRING) {
+            bp = info[i].value.data.string;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS)) {
             st = info[i].value.data.status;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE)) {
@@ -175,12 +192,16 @@ static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *source, p
         }
     }
     pthread_mutex_lock(&lock);
-    printf("jobend %s status=%s exit=%d\n", ns, PMIx_Error_string(st), code);
-    if (msg != NULL) {
-        printf("msg: %s", msg);
+    if (status == PMIX_READY_FOR_DEBUG) {
+        printf("ready %s bp=%s\n", ns, bp);
+    } else {
+        printf("jobend %s status=%s exit=%d\n", ns, PMIx_Error_string(st), code);
+        if (msg != NULL) {
+            printf("msg: %s", msg);
+        }
+        nends++;
     }
     fflush(stdout);
-    nends++;
     pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
     if (cbfunc != NULL) {
@@ -253,20 +274,59 @@ static char *namespaces(void)
     return s ? s : strdup("");
 }
 
-static int front(int argc, char **argv, bool cospawn, int ends)
+/* PMIx_tool_init; with ends, JOB_END events are printed and counted (on_end). false:
+ * it failed (said). */
+static bool tool_up(bool ends)
+{
+    pmix_proc_t me;
+    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
+        printf("dvm_dbgd: PMIx_tool_init failed\n");
+        return false;
+    }
+    pmix_status_t code = PMIX_EVENT_JOB_END;
+    if (ends) {
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    }
+    return true;
+}
+
+/* PMIx_Spawn, its answer printed ("spawn STATUS ns=NS"). */
+static pmix_status_t spawn_said(const pmix_info_t *jinfo, size_t nj, const pmix_app_t *apps,
+                                size_t napps, pmix_nspace_t ns)
+{
+    pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
+    pthread_mutex_lock(&lock);
+    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* Wait (120 s) until n jobs ended: 0, or 1 (said). */
+static int ends_heard(int n)
+{
+    want_ends = n;
+    if (wait_until(ends_done, 120)) {
+        return 0;
+    }
+    printf("dvm_dbgd: timed out waiting for the jobs' ends\n");
+    return 1;
+}
+
+static int front(int argc, char **argv, bool cospawn, int ends, const char *stop)
 {
     /* cospawn NP PLACE APP... -- DAEMON...  |  attach TARGET PLACE DAEMON... */
     if (argc < 5) {
         printf("dvm_dbgd: bad arguments\n");
         return 2;
     }
-    pmix_proc_t me;
-    if (PMIx_tool_init(&me, NULL, 0) != PMIX_SUCCESS) {
-        printf("dvm_dbgd: PMIx_tool_init failed\n");
+    if (!tool_up(true)) {
         return 1;
     }
-    pmix_status_t code = PMIX_EVENT_JOB_END;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    if (stop != NULL) {
+        pmix_status_t code = PMIX_READY_FOR_DEBUG;
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_end, NULL, NULL);
+    }
     const char *how = argv[3];
     bool cospawn_app = false;
     bool yes = true;
@@ -322,7 +382,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         app_of(&apps[napps++], argv + 4, argc - 4, dmax, dinfo);
         free(names);
     }
-    pmix_info_t jinfo[4];
+    pmix_info_t jinfo[5];
     size_t nj = 3;
     PMIx_Info_load(&jinfo[0], PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
     PMIx_Info_load(&jinfo[1], PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
@@ -330,12 +390,14 @@ static int front(int argc, char **argv, bool cospawn, int ends)
     if (mapby != NULL) {
         PMIx_Info_load(&jinfo[nj++], PMIX_MAPBY, mapby, PMIX_STRING);
     }
+    if (stop != NULL) {
+        PMIx_Info_load(&jinfo[nj++],
+                       strcmp(stop, "exec") == 0 ? PMIX_DEBUG_STOP_ON_EXEC
+                                                 : PMIX_DEBUG_STOP_IN_INIT,
+                       &yes, PMIX_BOOL);
+    }
     pmix_nspace_t ns = {0};
-    pmix_status_t rc = PMIx_Spawn(jinfo, nj, apps, napps, ns);
-    pthread_mutex_lock(&lock);
-    printf("spawn %s ns=%s\n", PMIx_Error_string(rc), rc == PMIX_SUCCESS ? ns : "-");
-    fflush(stdout);
-    pthread_mutex_unlock(&lock);
+    pmix_status_t rc = spawn_said(jinfo, nj, apps, napps, ns);
     if (rc == PMIX_SUCCESS) {
         char *names = namespaces();
         pthread_mutex_lock(&lock);
@@ -345,11 +407,7 @@ static int front(int argc, char **argv, bool cospawn, int ends)
         free(names);
     }
     /* a failed spawn: its JOB_END came first; the application's and the daemons' */
-    want_ends = rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : (int)napps;
-    int status = wait_until(ends_done, 120) ? 0 : 1;
-    if (status != 0) {
-        printf("dvm_dbgd: timed out waiting for the jobs' ends\n");
-    }
+    int status = ends_heard(rc != PMIX_SUCCESS ? 1 : ends >= 0 ? ends : (int)napps);
     for (size_t a = 0; a < napps; a++) {
         PMIX_APP_DESTRUCT(&apps[a]);
     }
@@ -360,12 +418,128 @@ static int front(int argc, char **argv, bool cospawn, int ends)
     return status;
 }
 
+/* An AGENT of "apps" into an info list. */
+static void agent_info(void *list, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (eq == NULL) {
+        return;
+    }
+    if (strncmp(spec, "fea=", 4) == 0 || strncmp(spec, "both=", 5) == 0) {
+        PMIx_Info_list_add(list, PMIX_FORKEXEC_AGENT, eq + 1, PMIX_STRING);
+    }
+    if (strncmp(spec, "ea=", 3) == 0 || strncmp(spec, "both=", 5) == 0) {
+        PMIx_Info_list_add(list, PMIX_EXEC_AGENT, eq + 1, PMIX_STRING);
+    }
+}
+
+static int two_apps(int argc, char **argv)
+{
+    /* apps JOB A0 A1 APP... */
+    if (argc < 6) {
+        printf("dvm_dbgd: apps JOB A0 A1 APP...\n");
+        return 2;
+    }
+    if (!tool_up(true)) {
+        return 1;
+    }
+    pmix_app_t apps[2];
+    bool yes = true;
+    for (int a = 0; a < 2; a++) {
+        char spec[4096];
+        snprintf(spec, sizeof(spec), "%s", argv[3 + a]);
+        char *agent = strchr(spec, ':');
+        if (agent == NULL) {
+            printf("dvm_dbgd: an app is N:AGENT[:daemons], not %s\n", spec);
+            return 2;
+        }
+        *agent++ = '\0';
+        char *daemons = strstr(agent, ":daemons");
+        if (daemons != NULL) {
+            *daemons = '\0';
+        }
+        void *info = PMIx_Info_list_start();
+        agent_info(info, agent);
+        if (daemons != NULL) {
+            PMIx_Info_list_add(info, PMIX_DEBUGGER_DAEMONS, &yes, PMIX_BOOL);
+        }
+        app_of(&apps[a], argv + 5, argc - 5, atoi(spec), info);
+    }
+    void *jl = PMIx_Info_list_start();
+    PMIx_Info_list_add(jl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    PMIx_Info_list_add(jl, PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
+    PMIx_Info_list_add(jl, PMIX_FWD_STDERR, &yes, PMIX_BOOL);
+    agent_info(jl, argv[2]);
+    pmix_data_array_t jinfo = PMIX_DATA_ARRAY_STATIC_INIT;
+    PMIx_Info_list_convert(jl, &jinfo);
+    PMIx_Info_list_release(jl);
+    pmix_nspace_t ns = {0};
+    spawn_said(jinfo.array, jinfo.size, apps, 2, ns);
+    int status = ends_heard(1); /* a failed spawn's end came first */
+    PMIX_APP_DESTRUCT(&apps[0]);
+    PMIX_APP_DESTRUCT(&apps[1]);
+    PMIx_Data_array_destruct(&jinfo);
+    PMIx_tool_finalize();
+    return status;
+}
+
+static int feainfo(const char *ns)
+{
+    pmix_proc_t p;
+    if (!tool_up(false)) {
+        return 1;
+    }
+    char ans[PMIX_MAX_NSLEN + 1];
+    snprintf(ans, sizeof(ans), "%s.fea", ns);
+    PMIx_Load_procid(&p, ans, PMIX_RANK_WILDCARD);
+    uint32_t size = get_u32(&p, PMIX_JOB_SIZE);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, PMIX_NODE_LIST, NULL, 0, &v);
+    printf("feainfo size %u nodes %s\n", size,
+           rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : PMIx_Error_string(rc));
+    if (rc == PMIX_SUCCESS) {
+        PMIX_VALUE_RELEASE(v);
+    }
+    int status = size != UINT32_MAX ? 0 : 1;
+    for (uint32_t r = 0; size != UINT32_MAX && r < size; r++) {
+        PMIx_Load_procid(&p, ans, r);
+        pmix_value_t *h = NULL, *t = NULL;
+        pmix_status_t hrc = PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &h);
+        pmix_status_t trc = PMIx_Get(&p, PMIX_DEBUG_TARGET, NULL, 0, &t);
+        if (hrc == PMIX_SUCCESS && h->type == PMIX_STRING && trc == PMIX_SUCCESS &&
+            t->type == PMIX_PROC) {
+            printf("feainfo %u host %s target %s:%u\n", r, h->data.string, t->data.proc->nspace,
+                   t->data.proc->rank);
+        } else {
+            printf("feainfo %u %s: %s\n", r, hrc != PMIX_SUCCESS ? "hostname" : "target",
+                   PMIx_Error_string(hrc != PMIX_SUCCESS ? hrc : trc));
+            status = 1;
+        }
+        if (h != NULL) {
+            PMIX_VALUE_RELEASE(h);
+        }
+        if (t != NULL) {
+            PMIX_VALUE_RELEASE(t);
+        }
+    }
+    PMIx_tool_finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int ends = -1;
-    if (argc >= 3 && strcmp(argv[1], "--ends") == 0) {
-        ends = atoi(argv[2]);
+    const char *stop = NULL;
+    for (bool more = true; more && argc >= 3;) {
+        if (strcmp(argv[1], "--ends") == 0) {
+            ends = atoi(argv[2]);
+        } else if (strcmp(argv[1], "--stop") == 0) {
+            stop = argv[2];
+        } else {
+            more = false;
+            continue;
+        }
         argv += 2;
         argc -= 2;
     }
@@ -376,11 +550,17 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "whoami") == 0) {
         return whoami();
     }
+    if (argc >= 2 && strcmp(argv[1], "apps") == 0) {
+        return two_apps(argc, argv);
+    }
+    if (argc >= 3 && strcmp(argv[1], "feainfo") == 0) {
+        return feainfo(argv[2]);
+    }
     if (argc >= 2 && strcmp(argv[1], "cospawn") == 0) {
-        return front(argc, argv, true, ends);
+        return front(argc, argv, true, ends, stop);
     }
     if (argc >= 2 && strcmp(argv[1], "attach") == 0) {
-        return front(argc, argv, false, ends);
+        return front(argc, argv, false, ends, stop);
     }
     printf("usage: dvm_dbgd target | cospawn NP PLACE APP... -- DAEMON... | attach TARGET PLACE "
            "DAEMON...\n");

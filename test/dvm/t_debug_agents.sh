@@ -9,7 +9,8 @@
 # stdin reaches it; at 1, 16 and 64 processes. Errors, each with its message naming node
 # and rank and a non-zero exit: an agent that cannot be executed, one that exits before
 # connecting, one that never connects, an agent killed while its process runs (the job
-# ends, nothing is left), two agents, an empty path.
+# ends, nothing is left), two agents, an empty path. An agent given in one app's info
+# applies to that app's processes only (the job's agent to the others).
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbgd
 EA=$B/examples/exec_agent
@@ -54,6 +55,72 @@ echo "through the agent" | P -n 1 --fork-exec-agent "$FEA" -x PX_SEEN=yes "$APP"
 expect_in "$T/in" "through the agent"
 P -n 1 --fork-exec-agent "$FEA" -x PX_SEEN=yes "$APP" env PX_SEEN >"$T/env" 2>&1 || fail "env: $(cat "$T/env")"
 expect_in "$T/env" "yes"
+
+# ---- an agent given in one app's info applies to that app only (issue 17 item 4); the
+# agents' namespace numbers the ranks under a fork/exec agent in rank order
+# apps_case NAME JOB A0 A1 : dvm_dbgd apps of 2 + 2 whoami processes
+apps_case() {
+    local name=$1
+    run_to 120 "$DBG" apps "$2" "$3" "$4" "$DBG" whoami >"$T/$name" 2>&1 ||
+        fail "$name: $(cat "$T/$name")"
+    expect_in "$T/$name" "spawn PMIX_SUCCESS ns="
+    [ "$(grep -c '^whoami [0-3]/4 lsize 4 ' "$T/$name")" = 4 ] || fail "$name: $(cat "$T/$name")"
+    grep -q "^jobend .* status=PMIX_SUCCESS exit=0" "$T/$name" || fail "$name: $(cat "$T/$name")"
+}
+# fea_of NAME R K : rank R was started by the fork/exec agent of rank K of the agents'
+# namespace (its child, the agent's line naming it)
+fea_of() {
+    local out=$T/$1 ns apid
+    ns=$(sed -n 's/^spawn PMIX_SUCCESS ns=//p' "$out")
+    apid=$(sed -n "s|^fea $3 pid \([0-9]*\) host $(hostname) target $ns:$2 cmd $DBG cwd .*|\1|p" "$out")
+    [ -n "$apid" ] || fail "$1: no agent $3 for rank $2: $(cat "$out")"
+    grep "^whoami $2/4 " "$out" | grep -q " ppid $apid agent -$" ||
+        fail "$1: rank $2 is not the child of agent $3 ($apid): $(cat "$out")"
+}
+# plain NAME R : rank R was started by its daemon: no agent's child, no exec agent
+plain() {
+    local out=$T/$1 ppid
+    ppid=$(sed -n "s/^whoami $2\/4 .* ppid \([0-9]*\) agent -$/\1/p" "$out")
+    [ -n "$ppid" ] || fail "$1: rank $2 ran under an exec agent: $(cat "$out")"
+    grep -q "^fea [0-9]* pid $ppid " "$out" && fail "$1: rank $2 ran under a fork/exec agent: $(cat "$out")"
+    return 0
+}
+apps_case app0 - "2:fea=$FEA" 2:-
+[ "$(grep -c '^fea ' "$T/app0")" = 2 ] || fail "app0: two agents expected: $(cat "$T/app0")"
+fea_of app0 0 0
+fea_of app0 1 1
+plain app0 2
+plain app0 3
+apps_case app1 - 2:- "2:fea=$FEA"
+[ "$(grep -c '^fea ' "$T/app1")" = 2 ] || fail "app1: two agents expected: $(cat "$T/app1")"
+plain app1 0
+plain app1 1
+fea_of app1 2 0
+fea_of app1 3 1
+# the job's exec agent for app 0, app 1's own fork/exec agent in its place
+apps_case mixed "ea=$EA" 2:- "2:fea=$FEA"
+for r in 0 1; do
+    line=$(grep "^whoami $r/4 " "$T/mixed")
+    pid=$(sed -n 's/.* pid \([0-9]*\) ppid .*/\1/p' <<<"$line")
+    grep -q " agent $pid$" <<<"$line" || fail "mixed: rank $r is not its exec agent's process: $line"
+done
+fea_of mixed 2 0
+fea_of mixed 3 1
+[ "$(grep -c '^exec_agent pid ' "$T/mixed")" = 2 ] || fail "mixed: two exec agents: $(cat "$T/mixed")"
+# refusals: two agents in one app; an agent for debugger daemons (in their app's info, or
+# in the job info of a request of daemons only)
+run_to 60 "$DBG" apps - "1:both=$FEA" 1:- "$DBG" whoami >"$T/app2" 2>&1 || fail "app2: $(cat "$T/app2")"
+expect_in "$T/app2" "spawn PMIX_ERR_BAD_PARAM ns=-"
+expect_in "$T/app2" "it names both a fork/exec agent (PMIX_FORKEXEC_AGENT,"
+run_to 60 "$DBG" apps - 1:- "1:fea=$FEA:daemons" "$DBG" whoami >"$T/app3" 2>&1 || fail "app3: $(cat "$T/app3")"
+expect_in "$T/app3" "spawn PMIX_ERR_NOT_SUPPORTED ns=-"
+expect_in "$T/app3" "app 1 is debugger daemons (PMIX_DEBUGGER_DAEMONS or"
+run_to 60 "$DBG" apps "fea=$FEA" 1:-:daemons 1:-:daemons "$DBG" whoami >"$T/app4" 2>&1 ||
+    fail "app4: $(cat "$T/app4")"
+expect_in "$T/app4" "spawn PMIX_ERR_NOT_SUPPORTED ns=-"
+expect_in "$T/app4" "is debugger daemons only and names a debugger agent"
+grep -q '^whoami' "$T/app2" "$T/app3" "$T/app4" && fail "a refused spawn ran something"
+wait_pps dvm_dbgd 0
 
 # ---- errors
 P -n 2 --exec-agent /nonexistent/agent "$DBG" whoami >"$T/e1" 2>&1

@@ -55,6 +55,40 @@ run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
     --fork-exec-agent "$FEA" "$DBG" whoami >"$T/fea" 2>&1 ||
     fail "fork/exec agents over 3 nodes: $(cat "$T/fea")"
 fea_children "$T/fea" 6
+# the proc tables (pps, from the controller) show each rank's own process, the one its
+# agent started, not the agent; the agents form a namespace of the DVM ("<job>.fea":
+# PMIX_QUERY_NAMESPACES, pps, its proc table with the agents' pids and nodes) whose job
+# data a tool of the controller reads for every agent, whichever node it is on; debugger
+# daemons placed beside the job find the processes' pids and release them
+run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
+    --fork-exec-agent "$FEA" "$DBG" target >"$T/fear" 2>&1 &
+prun=$!
+wait_for "$T/fear" "target " 6
+tns=$(sed -n 's/^fea 0 pid [0-9]* host [^ ]* target \(.*\):0 cmd .*/\1/p' "$T/fear")
+[ -n "$tns" ] || fail "no agent of rank 0: $(cat "$T/fear")"
+pps_pids_ok() {
+    run_to 10 "$PPS" --dvm-uri "file:$T/uri" $RR --parsable >"$T/pps" 2>&1 || return 1
+    local r pid apid host
+    for ((r = 0; r < 6; r++)); do
+        pid=$(sed -n "s/^target $r\/6 .* pid \([0-9]*\)$/\1/p" "$T/fear")
+        apid=$(sed -n "s/^fea $r pid \([0-9]*\) .*/\1/p" "$T/fear")
+        host=${NODES[$((r % 3))]}
+        grep -q "^$tns:$r:$pid:$host:" "$T/pps" && grep -q "^$tns.fea:$r:$apid:$host:RUNNING:.*:$FEA\$" "$T/pps" ||
+            return 1
+    done
+}
+poll_until pps_pids_ok || fail "pps must list the processes and their agents: $(cat "$T/pps") $(cat "$T/fear")"
+run_to 30 "$DBG" feainfo "$tns" >"$T/feainfo" 2>&1 || fail "the agents' job data: $(cat "$T/feainfo")"
+expect_in "$T/feainfo" "feainfo size 6 nodes $HERE,fake1,fake2"
+for ((r = 0; r < 6; r++)); do
+    expect_in "$T/feainfo" "feainfo $r host ${NODES[$((r % 3))]} target $tns:$r"
+done
+run_to 60 "$DBG" attach "$tns" node:1 "$DD" >"$T/feattach" 2>&1 || fail "attach: $(cat "$T/feattach")"
+grep "^namespaces " "$T/feattach" | grep -qF "$tns.fea" ||
+    fail "PMIX_QUERY_NAMESPACES lacks the agents' namespace: $(cat "$T/feattach")"
+wait $prun || fail "the job under fork/exec agents failed: $(cat "$T/fear")"
+cat "$T/fear" >>"$T/feattach"
+per_node "$T/feattach" 6 "$tns"
 run_to 120 "$PRUN" $RR --dvm-uri "file:$T/uri" -n 6 --map-by node \
     --exec-agent "$B/examples/exec_agent" "$DBG" whoami >"$T/ea" 2>&1 ||
     fail "exec agents over 3 nodes: $(cat "$T/ea")"

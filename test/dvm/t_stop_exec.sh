@@ -3,10 +3,12 @@
 # first instruction (state T in /proc, not traced, its program exec'd and main() not
 # run), a debugger can attach to it (ptrace attach and detach from here), pps and the
 # proc table say STOPPED, PMIX_READY_FOR_DEBUG comes once (breakpoint pmix-exec), and
-# SIGCONT lets it run to a good end. One rank only: the others run through. A debugger
-# that leaves without resuming its job: the DVM ends it, nothing is left.
+# SIGCONT lets it run to a good end. One rank only, or a list of processes: the others
+# run through. A debugger that leaves without resuming its job: the DVM ends it, nothing
+# is left.
 . "$(dirname "$0")/lib.sh"
 DBG=$B/test/dvm/dvm_dbg
+. "$(dirname "$0")/stop_lib.sh"
 start_dvm
 
 # the state, tracer and program of pid
@@ -53,6 +55,7 @@ exec_case() {
         [ "$(readlink "/proc/$pid/exe")" = "$DBG" ] || fail "$name: rank $r has not exec'd"
         [ -e "$dir/init.$r" ] && fail "$name: rank $r ran before its release"
     done
+    run_through "$name" "$dir" "$n" "$@" # the others run through meanwhile
     # a debugger attaches to one of them (and leaves it stopped)
     pid=$(sed -n "s/^ptab $1 STOPPED pid=//p" "$out")
     attach "$pid" || fail "$name: a debugger cannot attach to pid $pid"
@@ -69,6 +72,8 @@ exec_case() {
 exec_case one 1 true job 0
 exec_case all16 16 wild job $(seq 0 15)
 exec_case rank1 3 1 app 1
+# a list of processes (pmix_data_array_t of pmix_proc_t): those alone are held
+exec_case list 5 list:4,0,2 job 0 2 4
 # 64 processes, resumed by job control (PMIX_JOB_CTRL_RESUME of the namespace)
 mkdir -p "$T/r64"
 run_to 200 "$DBG" tool exec wild 64 job "$T/r64" resume >"$T/r64.out" 2>&1 ||

@@ -1,5 +1,6 @@
 /* Unit tests of libpmix-core/common: the value of a debugger's stop directive
- * (px_debug_stop_rank) and an event's custom range (px_event_custom_range). */
+ * (px_debug_stop_rank, px_debug_stop_list, px_debug_stop_names) and an event's custom
+ * range (px_event_custom_range). */
 #include <criterion/criterion.h>
 
 #include <pmix.h>
@@ -54,6 +55,64 @@ Test(stop_value, other_types_refused)
     PMIx_Value_load(&v, &p, PMIX_PROC);
     cr_assert_eq(rank_of(&v, &r), -1);
     PMIx_Value_destruct(&v);
+}
+
+Test(stop_value, list_of_processes)
+{
+    pmix_proc_t p[3], me;
+    PMIx_Load_procid(&p[0], "", 1);    /* empty: the job being spawned */
+    PMIx_Load_procid(&p[1], "job", 4); /* the job's own namespace */
+    PMIx_Load_procid(&p[2], "other", 2);
+    pmix_data_array_t da = {.type = PMIX_PROC, .size = 3, .array = p};
+    pmix_value_t v;
+    PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY);
+    const pmix_proc_t *got = NULL;
+    size_t n = 0;
+    cr_assert_eq(px_debug_stop_list(&v, &got, &n), 1);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(got[1].rank, 4);
+    pmix_rank_t r;
+    cr_assert_eq(rank_of(&v, &r), -1); /* not one rank */
+    PMIx_Load_procid(&me, "job", 1);
+    cr_assert(px_debug_stop_names(&v, &me));
+    me.rank = 4;
+    cr_assert(px_debug_stop_names(&v, &me));
+    me.rank = 2; /* rank 2 of another namespace only */
+    cr_assert_not(px_debug_stop_names(&v, &me));
+    me.rank = 0;
+    cr_assert_not(px_debug_stop_names(&v, &me));
+    PMIx_Value_destruct(&v);
+    /* the wildcard in a list: every rank */
+    PMIx_Load_procid(&p[0], "", PMIX_RANK_WILDCARD);
+    da.size = 1;
+    PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY);
+    cr_assert(px_debug_stop_names(&v, &me));
+    PMIx_Value_destruct(&v);
+    /* an empty list names no one; an array of another type is not a list */
+    da.size = 0;
+    da.array = NULL;
+    PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY);
+    cr_assert_eq(px_debug_stop_list(&v, &got, &n), 1);
+    cr_assert_eq(n, 0);
+    cr_assert_not(px_debug_stop_names(&v, &me));
+    PMIx_Value_destruct(&v);
+    int ints[] = {0, 1};
+    pmix_data_array_t di = {.type = PMIX_INT, .size = 2, .array = ints};
+    PMIx_Value_load(&v, &di, PMIX_DATA_ARRAY);
+    cr_assert_eq(px_debug_stop_list(&v, &got, &n), 0);
+    cr_assert_not(px_debug_stop_names(&v, &me));
+    PMIx_Value_destruct(&v);
+    /* the other forms through the same test */
+    bool yes = true, no = false;
+    PMIx_Value_load(&v, &yes, PMIX_BOOL);
+    cr_assert(px_debug_stop_names(&v, &me));
+    PMIx_Value_load(&v, &no, PMIX_BOOL);
+    cr_assert_not(px_debug_stop_names(&v, &me));
+    pmix_rank_t zero = 0, one = 1;
+    PMIx_Value_load(&v, &zero, PMIX_PROC_RANK);
+    cr_assert(px_debug_stop_names(&v, &me));
+    PMIx_Value_load(&v, &one, PMIX_PROC_RANK);
+    cr_assert_not(px_debug_stop_names(&v, &me));
 }
 
 Test(stop_value, custom_range)
