@@ -8,7 +8,8 @@
 #   setup-fork launcher variables: inherited ones stripped from children, the app's kept
 #   server-back prterun started with PMIX_LAUNCHER_RNDZ_URI attaches back; bad URIs
 #   self-spawn a tool without a server starts a program itself (directives, output, end)
-#   prterun-il, prterun-initiator, prun-il   indirect launch by examples/pdbg, both methods
+#   prterun-il, prterun-initiator, prun-il, prun-initiator   indirect launch by
+#              examples/pdbg, both methods, prterun and prun as the launcher
 #   no-release the launcher's bounded hold; keepalive  kill -9 of the initiator; nohup
 #   direct     direct launch through a DVM, a tool spawned through it (PMIX_SPAWN_TOOL), attach
 #   old-handshake  PMIX_LAUNCHER_PAUSE_FOR_TOOL, PMIx_tool_connect_to_server, PMIX_LAUNCH_DIRECTIVE
@@ -194,6 +195,44 @@ case_prun_il() {
     expect_in "$T/n" "prun: no running DVM was found"
 }
 
+# prun as the launcher of the initiator-parsed method: started alone (no executable), it
+# says PMIX_LAUNCHER_READY and passes our spawn requests on to its DVM; the job's events
+# (JOB_END with the exit code, PMIX_READY_FOR_DEBUG) and output come back to us through
+# prun's server, our release of the held job goes up to the DVM; kill -9 of the
+# initiator: prun goes, and the DVM ends the job it passed on
+case_prun_initiator() {
+    start_dvm
+    local n
+    for n in 1 16 64; do
+        pdbg_ok "$T/o$n" "$n" --launcher "$PRUN $RR" -n "$n" -- "$APP" hello
+        expect_in "$T/o$n" "pdbg: launcher ready"
+        grep -q "pdbg: launch complete prte-" "$T/o$n" || fail "a job of the DVM: $(cat "$T/o$n")"
+    done
+    # the output is the job's as it reaches our own pull (tagged with the job's ranks),
+    # not prun's; the processes held in init until our release
+    run_to 120 "$PDBG" --timeout 60 --tag --stop --launcher "$PRUN $RR" -n 2 -- "$APP" hello \
+        >"$T/t" 2>&1 || fail "pdbg --tag --stop: $(cat "$T/t")"
+    local ns
+    ns=$(sed -n 's/^pdbg: launch complete //p' "$T/t")
+    expect_in "$T/t" "pdbg: job $ns ready for debug"
+    expect_in "$T/t" "pdbg: released job $ns: PMIX_SUCCESS"
+    expect_in "$T/t" "[$ns,0]<stdout>: hello rank 0 of 2"
+    expect_in "$T/t" "[$ns,1]<stdout>: hello rank 1 of 2"
+    grep -q "^hello" "$T/t" && fail "untagged output (not through prun's server): $(cat "$T/t")"
+    run_to 60 "$PDBG" --timeout 30 --launcher "$PRUN $RR" -n 1 -- "$APP" exit 4 >"$T/x" 2>&1
+    [ $? = 4 ] || fail "exit code 4 expected: $(cat "$T/x")"
+    expect_in "$T/x" "ended: exit code 4"
+    "$PDBG" --timeout 60 --launcher "$PRUN $RR" -n 4 -- "$APP" sleep 60 >"$T/k" 2>&1 &
+    local pid=$!
+    wait_app_pids sleep 4
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    wait_pps 'sleep 60' 0
+    poll_until only_dvm_left || fail "left after kill -9 of the initiator: $(leftovers)"
+    stop_dvm
+    sweep_stale
+}
+
 # an initiator that never releases its launcher: the launcher gives up after the bound
 # it was given (PMIX_SPAWN_TIMEOUT; 60 s by default) with a clear message, runs nothing
 case_no_release() {
@@ -320,6 +359,7 @@ direct) case_direct ;;
 prterun-il) case_prterun_il ;;
 prterun-initiator) case_prterun_initiator ;;
 prun-il) case_prun_il ;;
+prun-initiator) case_prun_initiator ;;
 no-release) case_no_release ;;
 keepalive) case_keepalive ;;
 nohup) case_nohup ;;
