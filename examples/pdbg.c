@@ -28,13 +28,15 @@
  *   and releases them (PMIX_DEBUGGER_RELEASE, custom range: the job).
  *   pdbg --attach NSPACE [--dvm-uri URI]
  *       attach to a running job: print its processes (PMIX_QUERY_PROC_TABLE).
- *   pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
+ *   pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
  *       the older "wait for directives" handshake (OpenPMIx 3.x, what MPIR shims do): we
  *       fork/exec the launcher with PMIX_LAUNCHER_PAUSE_FOR_TOOL=<our id> and
  *       PMIX_LAUNCHER_RENDEZVOUS_FILE, connect with the deprecated
  *       PMIx_tool_connect_to_server, wait for PMIX_LAUNCHER_READY and send our directives
  *       in a PMIX_LAUNCH_DIRECTIVE event (PMIX_DEBUG_JOB_DIRECTIVES). --via-spawn: the
  *       library starts the launcher (PMIx_Spawn, the variables as PMIX_SET_ENVAR).
+ *       --no-release: we never send the directives, and wait for the launcher to give
+ *       up (its bound: PX_LAUNCHER_HOLD_SECS in its environment, else 60 s).
  *
  * In the indirect methods we start the launcher ourselves (PMIX_LAUNCHER,
  * PMIX_TOOL_DO_NOT_CONNECT: the library forks it), hand it our URI
@@ -390,7 +392,7 @@ static int attach(const char *nspace)
 
 /* The older handshake: the launcher is our child, paused until our directives. */
 static int old_handshake(char **argv, int secs, const char *mapby, const pmix_proc_t *me,
-                         bool via_spawn)
+                         bool via_spawn, bool no_release)
 {
     char file[4096], pause[PMIX_MAX_NSLEN + 32];
     const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
@@ -449,6 +451,10 @@ static int old_handshake(char **argv, int secs, const char *mapby, const pmix_pr
         goto out;
     }
     printf("pdbg: launcher ready\n");
+    if (no_release) {
+        printf("pdbg: directives not sent\n");
+        goto out;
+    }
     void *dl = PMIx_Info_list_start();
     PMIx_Info_list_add(dl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
     if (mapby != NULL)
@@ -473,10 +479,13 @@ out:
         pthread_mutex_lock(&lock);
         bool over = ended;
         pthread_mutex_unlock(&lock);
-        if (!over)
+        if (!over && !no_release)
             kill(pid, SIGTERM); /* we give up: so does our job */
         int ws = 0;
         waitpid(pid, &ws, 0);
+        if (no_release)
+            printf("pdbg: launcher exited with status %d\n",
+                   WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
     } else {
         wait_launcher(secs); /* it ends with its job, or when we leave */
     }
@@ -493,7 +502,8 @@ static void usage(void)
                     "       pdbg --direct [--dvm-uri URI] [--tool] [--tag] [--stop] -n N -- APP"
                     " [ARGS...]\n"
                     "       pdbg --attach NSPACE [--dvm-uri URI]\n"
-                    "       pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER"
+                    "       pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P]"
+                    " -- LAUNCHER"
                     " [ARGS...]\n");
     exit(2);
 }
@@ -575,7 +585,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (old) {
-        status = old_handshake(rest, secs, mapby, &me, via_spawn);
+        status = old_handshake(rest, secs, mapby, &me, via_spawn, no_release);
         goto out;
     }
     if (direct) {

@@ -13,6 +13,7 @@
 #   no-release the launcher's bounded hold; keepalive  kill -9 of the initiator; nohup
 #   direct     direct launch through a DVM, a tool spawned through it (PMIX_SPAWN_TOOL), attach
 #   old-handshake  PMIX_LAUNCHER_PAUSE_FOR_TOOL, PMIx_tool_connect_to_server, PMIX_LAUNCH_DIRECTIVE
+#   old-timeout    its bound (PX_LAUNCHER_HOLD_SECS): no tool, no directives, a bad value
 . "$(dirname "$0")/lib.sh"
 TOOL=$B/test/clients/pxt_tool
 H=$(hostname)
@@ -352,9 +353,39 @@ case_old_handshake() {
     return 0
 }
 
+# the older handshake's bound (PX_LAUNCHER_HOLD_SECS, 60 s by default): prterun paused
+# for a tool that never connects, or connects, hears PMIX_LAUNCHER_READY and never sends
+# its directives, gives up with a clear message and exit 1, runs nothing, leaves nothing
+# (no process, no rendezvous file); a bound that is not a number of seconds is refused
+case_old_timeout() {
+    PX_LAUNCHER_HOLD_SECS=2 PMIX_LAUNCHER_PAUSE_FOR_TOOL=nobody:0 \
+        PMIX_LAUNCHER_RENDEZVOUS_FILE=$T/rf run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello \
+        >"$T/a" 2>&1
+    [ $? = 1 ] || fail "prterun must give up with exit 1: $(cat "$T/a")"
+    expect_in "$T/a" "asked this launcher to wait for the tool nobody:0 to"
+    expect_in "$T/a" "none came within 2 s; nothing was launched"
+    grep -q "^hello" "$T/a" && fail "nothing may run: $(cat "$T/a")"
+    [ ! -e "$T/rf" ] || fail "the rendezvous file must go with prterun"
+    PX_LAUNCHER_HOLD_SECS=2 run_to 60 "$PDBG" --old --no-release --timeout 30 -- "$PRTERUN" $RR \
+        -n 1 "$APP" hello >"$T/b" 2>&1 && fail "pdbg must fail: $(cat "$T/b")"
+    expect_in "$T/b" "pdbg: launcher ready"
+    expect_in "$T/b" "pdbg: directives not sent"
+    expect_in "$T/b" "none came within 2 s; nothing was launched"
+    expect_in "$T/b" "pdbg: launcher exited with status 1"
+    grep -q "^hello" "$T/b" && fail "nothing may run: $(cat "$T/b")"
+    PX_LAUNCHER_HOLD_SECS=soon PMIX_LAUNCHER_PAUSE_FOR_TOOL=nobody:0 run_to 30 "$PRTERUN" $RR \
+        -n 1 "$APP" hello >"$T/c" 2>&1
+    [ $? = 1 ] || fail "a bad PX_LAUNCHER_HOLD_SECS must fail with exit 1: $(cat "$T/c")"
+    expect_in "$T/c" 'PX_LAUNCHER_HOLD_SECS holds "soon", which is not a number of seconds'
+    grep -q "^hello" "$T/c" && fail "nothing may run: $(cat "$T/c")"
+    poll_until no_leftovers || fail "left behind: $(leftovers)"
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "files left in TMPDIR: $(ls -A "$TMPDIR")"
+}
+
 case "${1:-}" in
 listener) case_listener ;;
 old-handshake) case_old_handshake ;;
+old-timeout) case_old_timeout ;;
 direct) case_direct ;;
 prterun-il) case_prterun_il ;;
 prterun-initiator) case_prterun_initiator ;;
