@@ -498,6 +498,21 @@ bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
     return any;
 }
 
+bool px_srv_iof_redirected(const pmix_proc_t *source, pmix_iof_channel_t channel)
+{
+    if (px_srv == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&px_srv->lock);
+    bool taken = false;
+    for (px_iof_sink_t *s = iof.sinks; s != NULL && !taken; s = s->next) {
+        taken = s->c->peer != NULL && !s->opts.is_default && !s->opts.copy &&
+                sink_matches(s, source, channel);
+    }
+    pthread_mutex_unlock(&px_srv->lock);
+    return taken;
+}
+
 /* ---- PMIx_server_IOF_deliver ---- */
 
 typedef struct iof_deliver {
