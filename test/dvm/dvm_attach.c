@@ -454,6 +454,9 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     pmix_proc_t job;
     PMIx_Load_procid(&job, ns, PMIX_RANK_WILDCARD);
     rc = PMIx_IOF_pull(&job, 1, nd ? dirs : NULL, nd, channel, on_output, NULL, NULL);
+    for (size_t k = 0; k < nd; k++) {
+        PMIX_INFO_DESTRUCT(&dirs[k]); /* the pull took what it needs */
+    }
     if (rc < 0) {
         printf("pull: %s\n", PMIx_Error_string(rc));
         fflush(stdout);
