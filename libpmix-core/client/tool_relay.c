@@ -221,17 +221,7 @@ pmix_status_t px_tool_relay_notify(pmix_status_t code, const pmix_proc_t *source
         return PMIX_ERR_NOT_SUPPORTED; /* nowhere to send it, or it came from there */
     }
     pmix_data_buffer_t msg;
-    px_bfrops_buf_init(&msg);
-    pmix_status_t rc = px_bfrops_pack(&msg, &code, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(&msg, (void *)source, 1, PMIX_PROC);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack(&msg, &range, 1, PMIX_DATA_RANGE);
-    }
-    if (rc == PMIX_SUCCESS) {
-        rc = px_bfrops_pack_info_array(&msg, info, ninfo);
-    }
+    pmix_status_t rc = px_cl_notify_pack(&msg, code, source, range, info, ninfo);
     if (rc == PMIX_SUCCESS) {
         rc = px_cl_send(PX_TAG_NOTIFY, &msg);
     }
