@@ -249,16 +249,17 @@ static int start_launcher(char **argv, bool parsed_by_launcher, int secs, const 
     return 0;
 }
 
-static int release(const char *ns)
+/* PMIX_DEBUGGER_RELEASE whose custom range is ns:rank (what: for the line we print). */
+static int release(const char *what, const char *ns, pmix_rank_t rank)
 {
-    pmix_proc_t il;
+    pmix_proc_t who;
     pmix_info_t range;
-    PMIx_Load_procid(&il, ns, 0);
-    PMIx_Info_load(&range, PMIX_EVENT_CUSTOM_RANGE, &il, PMIX_PROC);
+    PMIx_Load_procid(&who, ns, rank);
+    PMIx_Info_load(&range, PMIX_EVENT_CUSTOM_RANGE, &who, PMIX_PROC);
     pmix_status_t rc =
         PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL);
     PMIx_Info_destruct(&range);
-    printf("pdbg: released %s: %s\n", ns, PMIx_Error_string(rc));
+    printf("pdbg: released %s%s: %s\n", what, ns, PMIx_Error_string(rc));
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
@@ -311,15 +312,7 @@ static int release_job(int secs)
         return -1;
     }
     printf("pdbg: job %s ready for debug\n", app_ns);
-    pmix_proc_t job;
-    pmix_info_t range;
-    PMIx_Load_procid(&job, app_ns, PMIX_RANK_WILDCARD);
-    PMIx_Info_load(&range, PMIX_EVENT_CUSTOM_RANGE, &job, PMIX_PROC);
-    pmix_status_t rc =
-        PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL);
-    PMIx_Info_destruct(&range);
-    printf("pdbg: released job %s: %s\n", app_ns, PMIx_Error_string(rc));
-    return rc == PMIX_SUCCESS ? 0 : -1;
+    return release("job ", app_ns, PMIX_RANK_WILDCARD);
 }
 
 static int spawn_app(char **argv, int np, bool tool)
@@ -598,7 +591,7 @@ int main(int argc, char **argv)
         /* the launcher parses the command line: one spawn of all of it */
         if (start_launcher(rest, true, secs, mapby, keep) != 0)
             goto out;
-        if (!no_release && release(launcher_ns) != 0)
+        if (!no_release && release("", launcher_ns, 0) != 0)
             goto out;
         wait_for(&ended, 0);
         /* the launcher ends with its job: its last output comes before its end */
