@@ -297,6 +297,11 @@ void px_il_destroy(px_il_t *il)
     free(il);
 }
 
+bool px_il_nohup(const px_il_t *il)
+{
+    return il->nohup;
+}
+
 bool px_il_is_parent(const px_il_t *il, const char *nspace)
 {
     return nspace != NULL && PMIx_Check_nspace(nspace, il->parent.nspace);

@@ -267,6 +267,12 @@ static int relay_idle(const px_cmd_t *cmd, int sigfd)
         px_show_help("help-prte-cli.txt", "no-executable", cmd->prog, cmd->prog);
         return 1;
     }
+    if (px_il_nohup(il)) {
+        /* the jobs would have to outlive us (the DVM ends a requester's jobs with it), and
+         * we could not tell when they ended: refused rather than ignored */
+        px_show_help("help-prte.txt", "relay-nohup", cmd->prog);
+        return 1;
+    }
     px_il_ready(il);
     for (;;) {
         pthread_mutex_lock(&lock);

@@ -49,6 +49,9 @@ px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs);
 px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_il_cbs_t *cbs);
 void px_il_destroy(px_il_t *il);
 
+/* Did the tool that started us ask PMIX_NOHUP of us? */
+bool px_il_nohup(const px_il_t *il);
+
 /* Is nspace the namespace of the tool that started us? */
 bool px_il_is_parent(const px_il_t *il, const char *nspace);
 

@@ -223,6 +223,11 @@ case_prun_initiator() {
     run_to 60 "$PDBG" --timeout 30 --launcher "$PRUN $RR" -n 1 -- "$APP" exit 4 >"$T/x" 2>&1
     [ $? = 4 ] || fail "exit code 4 expected: $(cat "$T/x")"
     expect_in "$T/x" "ended: exit code 4"
+    # PMIX_NOHUP of a relaying prun: refused (its jobs would end with it), not ignored
+    run_to 60 "$PDBG" --timeout 30 --nohup --launcher "$PRUN $RR" -n 1 -- "$APP" hello \
+        >"$T/h" 2>&1 && fail "PMIX_NOHUP of a relaying prun must fail: $(cat "$T/h")"
+    expect_in "$T/h" "asked PMIX_NOHUP of it,"
+    grep -q "^hello" "$T/h" && fail "nothing may run: $(cat "$T/h")"
     "$PDBG" --timeout 60 --launcher "$PRUN $RR" -n 4 -- "$APP" sleep 60 >"$T/k" 2>&1 &
     local pid=$!
     wait_app_pids sleep 4
