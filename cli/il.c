@@ -153,6 +153,25 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
+/* The hold's bound when the tool gives none: PX_LAUNCHER_HOLD_SECS, else PX_IL_HOLD_SECS.
+ * -1 (message shown, errno EINVAL) for a value that is not a positive number of seconds. */
+static int hold_default(const px_il_cbs_t *cbs)
+{
+    const char *env = getenv(PX_IL_HOLD_ENV);
+    if (env == NULL) {
+        return PX_IL_HOLD_SECS;
+    }
+    char *end = NULL;
+    errno = 0;
+    long secs = strtol(env, &end, 10);
+    if (errno != 0 || end == env || *end != '\0' || secs <= 0 || secs > 86400) {
+        px_show_help("help-prte.txt", "hold-secs-bad", cbs->prog, PX_IL_HOLD_ENV, env);
+        errno = EINVAL;
+        return -1;
+    }
+    return (int)secs;
+}
+
 static int il_register(px_il_t *il)
 {
     pmix_status_t codes[] = {il->release_code, PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION};
@@ -180,6 +199,10 @@ px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_i
         errno = EINVAL;
         return NULL;
     }
+    int secs = hold_default(cbs);
+    if (secs < 0) {
+        return NULL;
+    }
     px_il_t *il = calloc(1, sizeof(*il));
     if (il == NULL) {
         return NULL;
@@ -191,7 +214,7 @@ px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_i
     snprintf(ns, sizeof(ns), "%.*s", (int)(colon - tool), tool);
     PMIx_Load_procid(&il->parent, ns, (pmix_rank_t)rank);
     il->stop_in_init = true; /* until its PMIX_LAUNCH_DIRECTIVE */
-    il->hold_secs = PX_IL_HOLD_SECS;
+    il->hold_secs = secs;
     il->release_code = PMIX_LAUNCH_DIRECTIVE;
     if (il_register(il) != 0) {
         px_il_destroy(il);
@@ -211,9 +234,11 @@ px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs)
         }
         return NULL; /* nobody started us as a launcher */
     }
-    px_il_t *il = calloc(1, sizeof(*il));
+    int secs = hold_default(cbs);
+    px_il_t *il = secs > 0 ? calloc(1, sizeof(*il)) : NULL;
     if (il == NULL) {
         PMIx_Value_free(v, 1);
+        errno = secs > 0 ? ENOMEM : EINVAL;
         return NULL;
     }
     pthread_mutex_init(&il->lock, NULL);
@@ -224,7 +249,7 @@ px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs)
     /* our own directives (the spawn's job info), then those for the job we launch */
     il->stop_in_init = own_flag(me, PMIX_DEBUG_STOP_IN_INIT);
     il->nohup = own_flag(me, PMIX_NOHUP);
-    il->hold_secs = PX_IL_HOLD_SECS;
+    il->hold_secs = secs;
     v = NULL;
     if (PMIx_Get(me, PMIX_SPAWN_TIMEOUT, NULL, 0, &v) == PMIX_SUCCESS && v != NULL) {
         int secs = 0;
@@ -270,6 +295,11 @@ void px_il_destroy(px_il_t *il)
     PMIx_Info_free(il->dirs, il->ndirs);
     pthread_mutex_destroy(&il->lock);
     free(il);
+}
+
+bool px_il_nohup(const px_il_t *il)
+{
+    return il->nohup;
 }
 
 bool px_il_is_parent(const px_il_t *il, const char *nspace)

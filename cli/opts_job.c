@@ -644,10 +644,11 @@ int px_opts_job_finish(px_cmd_t *cmd, px_job_state_t *js)
         if (px_opts_read_appfile(cmd, js) < 0)
             return -1;
     }
-    if (cmd->kind == PX_CMD_PRTERUN && getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL && js->nsegs == 1 &&
-        js->segs[0].argv == NULL) {
+    if ((cmd->kind == PX_CMD_PRTERUN || cmd->kind == PX_CMD_PRUN) &&
+        getenv("PMIX_LAUNCHER_RNDZ_URI") != NULL && js->nsegs == 1 && js->segs[0].argv == NULL) {
         /* a launcher started by a tool that parses the command line itself (Tools chapter,
-         * initiator-based parsing): the jobs come as that tool's spawn requests */
+         * initiator-based parsing): the jobs come as that tool's spawn requests (prterun's
+         * DVM takes them; prun passes them on to its DVM, libpmix-core tool_relay.c) */
         cmd->napps = 0;
         return 0;
     }

@@ -253,6 +253,56 @@ static int indirect(px_cmd_t *cmd, const pmix_proc_t *me)
     return go ? 0 : -1;
 }
 
+/* Started by a tool that parses the command line itself (Tools chapter, initiator-based
+ * parsing): no job of ours. We tell it we take its spawn requests (PMIX_LAUNCHER_READY;
+ * it made our own server its primary, and the library passes each spawn on to our DVM,
+ * libpmix-core/client/tool_relay.c) and idle until it ends (its keepalive pipe, its
+ * PMIX_EVENT_JOB_END, its link), our DVM goes, or a signal ends us. The jobs it spawned
+ * through us then go with our connection to the DVM, unless spawned with PMIX_NOHUP.
+ * Returns the exit status. */
+static int relay_idle(const px_cmd_t *cmd, int sigfd)
+{
+    if (il == NULL) {
+        /* no tool registered us as its launcher: nothing to run, nobody to serve */
+        px_show_help("help-prte-cli.txt", "no-executable", cmd->prog, cmd->prog);
+        return 1;
+    }
+    if (px_il_nohup(il)) {
+        /* the jobs would have to outlive us (the DVM ends a requester's jobs with it), and
+         * we could not tell when they ended: refused rather than ignored */
+        px_show_help("help-prte.txt", "relay-nohup", cmd->prog);
+        return 1;
+    }
+    px_il_ready(il);
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        bool lost = dvm_lost, gone = parent_gone;
+        pthread_mutex_unlock(&lock);
+        if (gone) {
+            return 0; /* the end of the tool we served is ours */
+        }
+        if (lost) {
+            px_show_help("help-prte.txt", "relay-lost-dvm", cmd->prog);
+            return 1;
+        }
+        struct pollfd pfd[2] = {{wake[0], POLLIN, 0}, {sigfd, POLLIN, 0}};
+        if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+            return 1;
+        }
+        if (pfd[0].revents & POLLIN) {
+            char junk[64];
+            if (read(wake[0], junk, sizeof(junk)) < 0) {
+                /* nothing to drain */
+            }
+        }
+        struct signalfd_siginfo si;
+        if ((pfd[1].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+            (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)) {
+            return 128 + (int)si.ssi_signo; /* the tool's jobs are not ours to signal */
+        }
+    }
+}
+
 static void print_message(const char *msg)
 {
     if (msg != NULL && msg[0] != '\0') {
@@ -294,6 +344,10 @@ int main(int argc, char **argv)
 
     int status = 1;
     if (indirect(&cmd, &me) != 0) {
+        goto out;
+    }
+    if (cmd.napps == 0) {
+        status = relay_idle(&cmd, sigfd);
         goto out;
     }
     pmix_nspace_t ns = {0};

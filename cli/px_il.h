@@ -30,21 +30,27 @@ typedef struct px_il_cbs {
     void *arg;
 } px_il_cbs_t;
 
-/* How long a launcher holds in init for the release when the tool gave no
- * PMIX_SPAWN_TIMEOUT (seconds; docs/ARCHITECTURE.md, man prterun). */
+/* How long a launcher holds in init for the release (or, in the older handshake, for
+ * the tool's directives) when the tool gave no PMIX_SPAWN_TIMEOUT (seconds;
+ * docs/ARCHITECTURE.md, man pmix-runtime): PX_IL_HOLD_ENV in our environment (a positive
+ * number of seconds), else PX_IL_HOLD_SECS. */
 #define PX_IL_HOLD_SECS 60
+#define PX_IL_HOLD_ENV  "PX_LAUNCHER_HOLD_SECS"
 
 /* After PMIx_server_init / PMIx_tool_init, me = our id (the server's, or the tool's):
- * NULL when no tool started us (errno 0) or
- * on failure (errno set). cbs copied. */
+ * NULL when no tool started us (errno 0) or on failure (errno set; EINVAL: a bad
+ * PX_IL_HOLD_ENV, message shown). cbs copied. */
 px_il_t *px_il_create(const pmix_proc_t *me, const px_il_cbs_t *cbs);
 /* The older "wait for directives" handshake (OpenPMIx 3.x): started with
  * PMIX_LAUNCHER_PAUSE_FOR_TOOL=<nspace>:<rank>, we hold until that tool sends
  * PMIX_LAUNCH_DIRECTIVE, whose PMIX_DEBUG_JOB_DIRECTIVES join the job's info
  * (px_il_add_directives after the release); px_il_ready tells it we wait. NULL (message
- * shown, errno EINVAL) for a value that is not <nspace>:<rank>. */
+ * shown, errno EINVAL) for a value that is not <nspace>:<rank>, or a bad PX_IL_HOLD_ENV. */
 px_il_t *px_il_create_paused(const char *tool, const pmix_proc_t *me, const px_il_cbs_t *cbs);
 void px_il_destroy(px_il_t *il);
+
+/* Did the tool that started us ask PMIX_NOHUP of us? */
+bool px_il_nohup(const px_il_t *il);
 
 /* Is nspace the namespace of the tool that started us? */
 bool px_il_is_parent(const px_il_t *il, const char *nspace);

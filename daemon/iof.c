@@ -2,15 +2,14 @@
  * (prefixes, xml, merge, raw, copies to files). Pure byte processing; runs on whatever
  * thread owns the stream (the daemon's loop). Formats are described in px_iof.h. */
 #include "daemon/px_iof.h"
+#include "util/px_iof_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,95 +146,44 @@ static void px_iof_buf_add(px_iof_buf_t *b, const char *data, size_t len)
     b->len += len;
 }
 
-/* ---- Files --------------------------------------------------------------------- */
-
-/* mkdir -p of path's every prefix up to (not including) the last component when
- * parent_only, else the whole path. */
-static int px_iof_mkdirs(const char *path, bool parent_only)
-{
-    char tmp[PATH_MAX];
-    size_t len = strlen(path);
-    if (len >= sizeof(tmp)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(tmp, path, len + 1);
-    if (parent_only) {
-        char *slash = strrchr(tmp, '/');
-        if (slash == NULL)
-            return 0;
-        *slash = '\0';
-    }
-    for (char *p = tmp + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (tmp[0] != '\0' && mkdir(tmp, 0755) < 0 && errno != EEXIST)
-                return -1;
-            if (c == '\0')
-                break;
-            *p = c;
-        }
-    }
-    return 0;
-}
-
-/* The job label as a path component: '/' would make a directory of it. */
-static void px_iof_safe_label(char *dst, size_t cap, const char *job)
-{
-    snprintf(dst, cap, "%s", job ? job : "job");
-    for (char *p = dst; *p; p++)
-        if (*p == '/')
-            *p = '_';
-}
+/* ---- Files (names, directories and writes: util/px_iof_file.h) ------------------ */
 
 /* Open the stream's file per the options; -1 + errno on failure, fd when done, and
  * -2 when the options ask for no file. The path tried is left in px_iof_path. */
 static int px_iof_open_file(const px_iof_opts_t *o, const char *job, pmix_rank_t rank, int channel)
 {
-    char label[256];
-    int n;
     bool shared; /* both channels go to this file */
-    px_iof_safe_label(label, sizeof(label), job);
     if (o->dir != NULL) {
-        const char *name = (channel == PMIX_FWD_STDERR_CHANNEL && !o->merge) ? "stderr" : "stdout";
-        n = snprintf(px_iof_path, sizeof(px_iof_path), "%s/%s/rank.%u/%s", o->dir, label,
-                     (unsigned)rank, name);
+        /* the Tools chapter's PMIX_IOF_OUTPUT_TO_DIRECTORY names */
+        px_iof_path_set = true;
+        if (px_iof_file_path(px_iof_path, sizeof(px_iof_path), o->dir, NULL, false, job, rank,
+                             channel == PMIX_FWD_STDERR_CHANNEL, o->merge) < 0)
+            return -1;
         shared = o->merge;
     } else if (o->file != NULL) {
-        n = snprintf(px_iof_path, sizeof(px_iof_path), "%s.%s.%u", o->file, label, (unsigned)rank);
+        /* --output file=FILE: FILE.<job>.<rank>, both channels (PRRTE's form) */
+        char label[256];
+        px_iof_file_label(label, sizeof(label), job);
+        int n =
+            snprintf(px_iof_path, sizeof(px_iof_path), "%s.%s.%u", o->file, label, (unsigned)rank);
+        px_iof_path_set = true;
+        if (n < 0 || (size_t)n >= sizeof(px_iof_path)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
         shared = true;
     } else {
         return -2;
     }
-    px_iof_path_set = true;
-    if (n < 0 || (size_t)n >= sizeof(px_iof_path)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if (px_iof_mkdirs(px_iof_path, true) < 0)
-        return -1;
     /* The stdout stream starts the file afresh; a stderr stream sharing it appends, so
      * creating it after the stdout stream never truncates what was written. */
-    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
-    if (!shared || channel != PMIX_FWD_STDERR_CHANNEL)
-        flags |= O_TRUNC;
-    return open(px_iof_path, flags, 0644);
+    return px_iof_file_open(px_iof_path, !shared || channel != PMIX_FWD_STDERR_CHANNEL);
 }
 
 static void px_iof_write_file(px_iof_stream_t *s, const char *data, size_t len)
 {
-    while (s->fd >= 0 && !s->fd_failed && len > 0) {
-        ssize_t w = write(s->fd, data, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            s->fd_failed = true;
-            return;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
+    if (s->fd >= 0 && !s->fd_failed && len > 0 && px_iof_file_write(s->fd, data, len) < 0)
+        s->fd_failed = true;
 }
 
 /* ---- Streams ------------------------------------------------------------------- */

@@ -13,23 +13,30 @@
  *       (the launcher gives up after S seconds). --nohup: the job outlives us (PMIX_NOHUP
  *       to the launcher); --no-forward: the launcher writes to our stdout/stderr itself
  *       instead of through PMIX_FWD_STDOUT/STDERR.
- *   pdbg [--timeout S] --launcher CMD -n N -- APP [ARGS...]
+ *   pdbg [--timeout S] [--tag] [--stop] --launcher CMD -n N -- APP [ARGS...]
  *       indirect launch, we parse the command line: one spawn starts the launcher CMD
- *       (e.g. prterun) alone, we wait for it to connect back and be ready
+ *       (prterun or prte, which run the job themselves, or prun, which passes it on to
+ *       its DVM) alone, we wait for it to connect back and be ready
  *       (PMIX_LAUNCHER_READY), then spawn N x APP through it.
- *   pdbg --direct [--dvm-uri URI] [--tool] -n N -- APP [ARGS...]
+ *   pdbg --direct [--dvm-uri URI] [--tool] [--tag] [--stop] -n N -- APP [ARGS...]
  *       direct launch: spawn APP through a running DVM (prte). --tool: APP is a tool
  *       (PMIX_SPAWN_TOOL) given our URI (PMIX_LAUNCHER_RNDZ_URI in its environment), so
  *       that it connects back to us.
+ *   In both: --tag pulls the job's output from our server (PMIx_IOF_pull in the spawn's
+ *   callback, PMIX_IOF_TAG_OUTPUT: "[nspace,rank]<stdout>: "); --stop holds the job's
+ *   processes in PMIx_Init (PMIX_DEBUG_STOP_IN_INIT), waits for its PMIX_READY_FOR_DEBUG
+ *   and releases them (PMIX_DEBUGGER_RELEASE, custom range: the job).
  *   pdbg --attach NSPACE [--dvm-uri URI]
  *       attach to a running job: print its processes (PMIX_QUERY_PROC_TABLE).
- *   pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
+ *   pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
  *       the older "wait for directives" handshake (OpenPMIx 3.x, what MPIR shims do): we
  *       fork/exec the launcher with PMIX_LAUNCHER_PAUSE_FOR_TOOL=<our id> and
  *       PMIX_LAUNCHER_RENDEZVOUS_FILE, connect with the deprecated
  *       PMIx_tool_connect_to_server, wait for PMIX_LAUNCHER_READY and send our directives
  *       in a PMIX_LAUNCH_DIRECTIVE event (PMIX_DEBUG_JOB_DIRECTIVES). --via-spawn: the
  *       library starts the launcher (PMIx_Spawn, the variables as PMIX_SET_ENVAR).
+ *       --no-release: we never send the directives, and wait for the launcher to give
+ *       up (its bound: PX_LAUNCHER_HOLD_SECS in its environment, else 60 s).
  *
  * In the indirect methods we start the launcher ourselves (PMIX_LAUNCHER,
  * PMIX_TOOL_DO_NOT_CONNECT: the library forks it), hand it our URI
@@ -52,7 +59,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static bool ready, launched, ended, lost, launcher_done;
+static bool ready, launched, ended, lost, launcher_done, app_ready;
 static pmix_nspace_t launcher_ns, app_ns;
 static int exit_code = 1;
 
@@ -73,6 +80,10 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     pthread_mutex_lock(&lock);
     if (status == PMIX_LAUNCHER_READY) {
         ready = true;
+    } else if (status == PMIX_READY_FOR_DEBUG && ns != NULL &&
+               (app_ns[0] == '\0' || PMIx_Check_nspace(ns, app_ns))) {
+        /* (before the spawn's answer it can only be our one job's) */
+        app_ready = true;
     } else if (status == PMIX_LAUNCH_COMPLETE && ns != NULL && !launched) {
         launched = true;
         PMIX_LOAD_NSPACE(app_ns, ns);
@@ -142,8 +153,8 @@ static void wait_launcher(int secs)
 static void register_events(void)
 {
     pmix_status_t codes[] = {PMIX_LAUNCHER_READY, PMIX_LAUNCH_COMPLETE, PMIX_EVENT_JOB_END,
-                             PMIX_ERR_LOST_CONNECTION};
-    pmix_status_t rc = PMIx_Register_event_handler(codes, 4, NULL, 0, on_event, NULL, NULL);
+                             PMIX_ERR_LOST_CONNECTION, PMIX_READY_FOR_DEBUG};
+    pmix_status_t rc = PMIx_Register_event_handler(codes, 5, NULL, 0, on_event, NULL, NULL);
     if (rc < 0)
         printf("pdbg: PMIx_Register_event_handler: %s\n", PMIx_Error_string(rc));
 }
@@ -238,17 +249,70 @@ static int start_launcher(char **argv, bool parsed_by_launcher, int secs, const 
     return 0;
 }
 
-static int release(const char *ns)
+/* PMIX_DEBUGGER_RELEASE whose custom range is ns:rank (what: for the line we print). */
+static int release(const char *what, const char *ns, pmix_rank_t rank)
 {
-    pmix_proc_t il;
+    pmix_proc_t who;
     pmix_info_t range;
-    PMIx_Load_procid(&il, ns, 0);
-    PMIx_Info_load(&range, PMIX_EVENT_CUSTOM_RANGE, &il, PMIX_PROC);
+    PMIx_Load_procid(&who, ns, rank);
+    PMIx_Info_load(&range, PMIX_EVENT_CUSTOM_RANGE, &who, PMIX_PROC);
     pmix_status_t rc =
         PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL);
     PMIx_Info_destruct(&range);
-    printf("pdbg: released %s: %s\n", ns, PMIx_Error_string(rc));
+    printf("pdbg: released %s%s: %s\n", what, ns, PMIx_Error_string(rc));
     return rc == PMIX_SUCCESS ? 0 : -1;
+}
+
+static bool tag, stop;
+static bool spawn_done;
+static pmix_status_t spawn_status;
+
+static void pulled(pmix_status_t status, size_t ref, void *cbdata)
+{
+    (void)ref, (void)cbdata;
+    if (status != PMIX_SUCCESS)
+        printf("pdbg: PMIx_IOF_pull: %s\n", PMIx_Error_string(status));
+}
+
+/* The spawn's answer (library thread): before any of the job's output is handled here,
+ * so a pull made now sees all of it. */
+static void spawned(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
+{
+    (void)cbdata;
+    if (status == PMIX_SUCCESS && tag) {
+        pmix_proc_t job;
+        pmix_info_t fmt;
+        bool yes = true;
+        PMIx_Load_procid(&job, nspace, PMIX_RANK_WILDCARD);
+        PMIx_Info_load(&fmt, PMIX_IOF_TAG_OUTPUT, &yes, PMIX_BOOL);
+        pmix_status_t rc =
+            PMIx_IOF_pull(&job, 1, &fmt, 1, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL, NULL,
+                          pulled, NULL);
+        PMIx_Info_destruct(&fmt);
+        if (rc != PMIX_SUCCESS)
+            pulled(rc, 0, NULL);
+    }
+    pthread_mutex_lock(&lock);
+    spawn_status = status;
+    if (status == PMIX_SUCCESS && !launched) {
+        launched = true;
+        PMIX_LOAD_NSPACE(app_ns, nspace);
+        printf("pdbg: launch complete %s\n", nspace);
+    }
+    spawn_done = true;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* --stop: the job waits in PMIx_Init; once it says so, release it. */
+static int release_job(int secs)
+{
+    if (!wait_for(&app_ready, secs)) {
+        printf("pdbg: job %s never said it was ready for debug\n", app_ns);
+        return -1;
+    }
+    printf("pdbg: job %s ready for debug\n", app_ns);
+    return release("job ", app_ns, PMIX_RANK_WILDCARD);
 }
 
 static int spawn_app(char **argv, int np, bool tool)
@@ -258,6 +322,8 @@ static int spawn_app(char **argv, int np, bool tool)
     PMIx_Info_list_add(jl, PMIX_FWD_STDOUT, &yes, PMIX_BOOL);
     PMIx_Info_list_add(jl, PMIX_FWD_STDERR, &yes, PMIX_BOOL);
     PMIx_Info_list_add(jl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
+    if (stop)
+        PMIx_Info_list_add(jl, PMIX_DEBUG_STOP_IN_INIT, &yes, PMIX_BOOL);
     char **env = NULL;
     if (tool) {
         pmix_value_t *uri = NULL;
@@ -275,21 +341,20 @@ static int spawn_app(char **argv, int np, bool tool)
     PMIx_Info_list_convert(jl, &ja);
     PMIx_Info_list_release(jl);
     pmix_app_t *app = make_app(argv, np, env);
-    pmix_nspace_t ns;
-    pmix_status_t rc = PMIx_Spawn(ja.array, ja.size, app, 1, ns);
+    pmix_status_t rc = PMIx_Spawn_nb(ja.array, ja.size, app, 1, spawned, NULL);
+    if (rc == PMIX_SUCCESS) {
+        pthread_mutex_lock(&lock); /* inputs stay ours until the answer */
+        while (!spawn_done)
+            pthread_cond_wait(&cond, &lock);
+        rc = spawn_status;
+        pthread_mutex_unlock(&lock);
+    }
     PMIX_DATA_ARRAY_DESTRUCT(&ja);
     PMIx_App_free(app, 1);
     if (rc != PMIX_SUCCESS) {
         printf("pdbg: spawn of %s failed: %s\n", argv[0], PMIx_Error_string(rc));
         return -1;
     }
-    pthread_mutex_lock(&lock);
-    if (!launched) {
-        launched = true;
-        PMIX_LOAD_NSPACE(app_ns, ns);
-        printf("pdbg: launch complete %s\n", ns);
-    }
-    pthread_mutex_unlock(&lock);
     return 0;
 }
 
@@ -320,7 +385,7 @@ static int attach(const char *nspace)
 
 /* The older handshake: the launcher is our child, paused until our directives. */
 static int old_handshake(char **argv, int secs, const char *mapby, const pmix_proc_t *me,
-                         bool via_spawn)
+                         bool via_spawn, bool no_release)
 {
     char file[4096], pause[PMIX_MAX_NSLEN + 32];
     const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
@@ -379,6 +444,10 @@ static int old_handshake(char **argv, int secs, const char *mapby, const pmix_pr
         goto out;
     }
     printf("pdbg: launcher ready\n");
+    if (no_release) {
+        printf("pdbg: directives not sent\n");
+        goto out;
+    }
     void *dl = PMIx_Info_list_start();
     PMIx_Info_list_add(dl, PMIX_NOTIFY_COMPLETION, &yes, PMIX_BOOL);
     if (mapby != NULL)
@@ -403,10 +472,13 @@ out:
         pthread_mutex_lock(&lock);
         bool over = ended;
         pthread_mutex_unlock(&lock);
-        if (!over)
+        if (!over && !no_release)
             kill(pid, SIGTERM); /* we give up: so does our job */
         int ws = 0;
         waitpid(pid, &ws, 0);
+        if (no_release)
+            printf("pdbg: launcher exited with status %d\n",
+                   WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
     } else {
         wait_launcher(secs); /* it ends with its job, or when we leave */
     }
@@ -418,10 +490,13 @@ static void usage(void)
 {
     fprintf(stderr, "usage: pdbg [--timeout S] [--no-release] [--map-by P] [--nohup] [--no-forward]"
                     " -- LAUNCHER [ARGS...]\n"
-                    "       pdbg [--timeout S] --launcher CMD -n N -- APP [ARGS...]\n"
-                    "       pdbg --direct [--dvm-uri URI] [--tool] -n N -- APP [ARGS...]\n"
+                    "       pdbg [--timeout S] [--tag] [--stop] --launcher CMD -n N -- APP"
+                    " [ARGS...]\n"
+                    "       pdbg --direct [--dvm-uri URI] [--tool] [--tag] [--stop] -n N -- APP"
+                    " [ARGS...]\n"
                     "       pdbg --attach NSPACE [--dvm-uri URI]\n"
-                    "       pdbg --old [--via-spawn] [--timeout S] [--map-by P] -- LAUNCHER"
+                    "       pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P]"
+                    " -- LAUNCHER"
                     " [ARGS...]\n");
     exit(2);
 }
@@ -452,6 +527,10 @@ int main(int argc, char **argv)
             direct = true;
         } else if (!strcmp(a, "--tool")) {
             tool = true;
+        } else if (!strcmp(a, "--tag")) {
+            tag = true;
+        } else if (!strcmp(a, "--stop")) {
+            stop = true;
         } else if (!strcmp(a, "--old")) {
             old = true;
         } else if (!strcmp(a, "--via-spawn")) {
@@ -499,11 +578,12 @@ int main(int argc, char **argv)
         goto out;
     }
     if (old) {
-        status = old_handshake(rest, secs, mapby, &me, via_spawn);
+        status = old_handshake(rest, secs, mapby, &me, via_spawn, no_release);
         goto out;
     }
     if (direct) {
-        if (spawn_app(rest, np, tool) == 0 && wait_for(&ended, 0))
+        if (spawn_app(rest, np, tool) == 0 && (!stop || release_job(secs) == 0) &&
+            wait_for(&ended, 0))
             status = exit_code;
         goto out;
     }
@@ -511,7 +591,7 @@ int main(int argc, char **argv)
         /* the launcher parses the command line: one spawn of all of it */
         if (start_launcher(rest, true, secs, mapby, keep) != 0)
             goto out;
-        if (!no_release && release(launcher_ns) != 0)
+        if (!no_release && release("", launcher_ns, 0) != 0)
             goto out;
         wait_for(&ended, 0);
         /* the launcher ends with its job: its last output comes before its end */
@@ -537,7 +617,7 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("pdbg: launcher ready\n");
-    if (spawn_app(rest, np, false) == 0 && wait_for(&ended, 0))
+    if (spawn_app(rest, np, false) == 0 && (!stop || release_job(secs) == 0) && wait_for(&ended, 0))
         status = exit_code;
 out:
     if (status != 0 && launcher_ns[0] != '\0' && keep[1] >= 0) {

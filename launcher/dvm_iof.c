@@ -2,8 +2,9 @@
  * upcall. A pull succeeds only for channels the job was spawned to forward
  * (PMIX_FWD_STDOUT/STDERR/STDDIAG in its spawn; a job spawned from inside a job
  * forwards what its parent job does), as the Tools chapter asks ("IO Forwarding"); a
- * job of this process (prterun's), whose output is printed here, only with
- * PMIX_IOF_COPY (it is then handed to the library too, output.c); the
+ * job of this process (prterun's), whose output is printed here, always: with
+ * PMIX_IOF_COPY it is then handed to the library too, with PMIX_IOF_REDIRECT (the
+ * default) to the library instead while the pull lasts (output.c); the
  * server library then adds the sinks, first sending what it kept of the output. The
  * upcall is shifted onto the controller loop, where the job table lives.
  */
@@ -19,7 +20,6 @@ typedef struct {
     pmix_proc_t *procs; /* owned */
     size_t nprocs;
     pmix_iof_channel_t channels;
-    bool copy; /* PMIX_IOF_COPY */
     pmix_op_cbfunc_t cbfunc;
     void *cbdata;
 } pull_req_t;
@@ -36,12 +36,6 @@ static void pull_on_loop(void *arg)
             px_dvm_log(r->dvm, 1, "IOF pull of %s:%u refused: no such process", r->procs[i].nspace,
                        r->procs[i].rank);
             rc = PMIX_ERR_NOT_FOUND;
-        } else if ((j->local || j->out_here) && !r->copy) {
-            /* this process's own jobs (prterun's) print their output here; a tool may tap
-             * it (output.c), not take it away (not implemented) */
-            px_dvm_log(r->dvm, 1, "IOF pull of %s refused: printed here, PMIX_IOF_COPY only",
-                       j->nspace);
-            rc = PMIX_ERR_NOT_SUPPORTED;
         } else if (!j->local && !j->out_here && (r->channels & ~j->fwd) != 0) {
             px_dvm_log(r->dvm, 1, "IOF pull of %s refused: channels %s were not forwarded",
                        j->nspace, PMIx_IOF_channel_string(r->channels & ~j->fwd));
@@ -65,11 +59,6 @@ pmix_status_t px_dvm_iof_pull(const pmix_proc_t procs[], size_t nprocs,
     memcpy(r->procs, procs, nprocs * sizeof(*procs));
     r->nprocs = nprocs;
     r->channels = channels;
-    for (size_t i = 0; i < ndirs; i++) {
-        if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COPY)) {
-            r->copy = PMIX_INFO_TRUE(&directives[i]);
-        }
-    }
     r->cbfunc = cbfunc;
     r->cbdata = cbdata;
     r->dvm = px_dvm_served();

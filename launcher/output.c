@@ -351,9 +351,15 @@ void px_out_emit(int channel, const char *data, size_t len, void *arg)
         out_piece(p, channel, data, len, NULL, false);
         return;
     }
-    /* printed here; a copy for a tool that pulls it (PMIX_IOF_COPY only, dvm_iof.c) */
+    /* printed here; a copy for a tool that pulls it (PMIX_IOF_COPY, dvm_iof.c), or the
+     * tool's instead while its pull with PMIX_IOF_REDIRECT lasts (then the tool alone
+     * paces it, as for a requester's job) */
     if (px_srv_iof_wanted(&p->proc, (pmix_iof_channel_t)channel)) {
-        out_piece(p, channel, data, len, NULL, true);
+        bool taken = px_srv_iof_redirected(&p->proc, (pmix_iof_channel_t)channel);
+        out_piece(p, channel, data, len, NULL, !taken);
+        if (taken) {
+            return;
+        }
     }
     px_out_sink_t *sink = sink_get(j->dvm, channel);
     if (sink == NULL) {

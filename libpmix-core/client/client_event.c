@@ -431,6 +431,24 @@ bool px_cl_range_names(pmix_data_range_t range, const pmix_info_t info[], size_t
     return false;
 }
 
+pmix_status_t px_cl_notify_pack(pmix_data_buffer_t *msg, pmix_status_t status,
+                                const pmix_proc_t *source, pmix_data_range_t range,
+                                const pmix_info_t info[], size_t ninfo)
+{
+    px_bfrops_buf_init(msg);
+    pmix_status_t rc = px_bfrops_pack(msg, &status, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(msg, (void *)source, 1, PMIX_PROC);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack(msg, &range, 1, PMIX_DATA_RANGE);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = px_bfrops_pack_info_array(msg, info, ninfo);
+    }
+    return rc;
+}
+
 static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
                                pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                                pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -438,17 +456,7 @@ static pmix_status_t cl_notify(pmix_status_t status, const pmix_proc_t *source,
     pmix_status_t rc = PMIX_SUCCESS;
     if (range != PMIX_RANGE_PROC_LOCAL) {
         pmix_data_buffer_t msg;
-        px_bfrops_buf_init(&msg);
-        rc = px_bfrops_pack(&msg, &status, 1, PMIX_STATUS);
-        if (rc == PMIX_SUCCESS) {
-            rc = px_bfrops_pack(&msg, (void *)source, 1, PMIX_PROC);
-        }
-        if (rc == PMIX_SUCCESS) {
-            rc = px_bfrops_pack(&msg, &range, 1, PMIX_DATA_RANGE);
-        }
-        if (rc == PMIX_SUCCESS) {
-            rc = px_bfrops_pack_info_array(&msg, info, ninfo);
-        }
+        rc = px_cl_notify_pack(&msg, status, source, range, info, ninfo);
         if (rc == PMIX_SUCCESS) {
             px_tool_parent_notify(&msg, range, info, ninfo); /* a launcher's initiator */
             rc = px_cl_send(PX_TAG_NOTIFY, &msg);

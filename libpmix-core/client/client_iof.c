@@ -19,6 +19,7 @@
 #include "common/px_proto.h"
 #include "client/px_client.h"
 #include "client/px_iof_fmt.h"
+#include "client/px_tool.h"
 
 #define PX_IOF_OUT_CHANNELS                                                                        \
     (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL | PMIX_FWD_STDDIAG_CHANNEL)
@@ -196,6 +197,9 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
         px_debug(1, "client", "malformed forwarded output dropped: %s", PMIx_Error_string(rc));
         goto out;
     }
+    /* a job spawned through us for the tool that started us: its output is that tool's
+     * (tool_relay.c), not ours to print */
+    bool relayed = px_tool_relay_iof(&source, channel, &bo, info, ninfo);
     /* Handlers are few; a stack array covers the usual case. */
     hit_t stack_hits[8], *hits = stack_hits;
     size_t nhits = 0, cap = 8;
@@ -253,7 +257,7 @@ void px_cl_iof_recv(pmix_data_buffer_t *payload)
     if (hits != stack_hits) {
         free(hits);
     }
-    if (to_fd && bo.size > 0) {
+    if (to_fd && !relayed && bo.size > 0) {
         int fd = (channel & PMIX_FWD_STDOUT_CHANNEL) ? STDOUT_FILENO : STDERR_FILENO;
         if (write_all(fd, bo.bytes, bo.size) != 0) {
             px_debug(1, "client", "forwarded output of %s:%u lost: %s", source.nspace, source.rank,

@@ -5,20 +5,29 @@
  * line, <stdout nspace="N" rank="R">text</stdout> with & < > escaped and the timestamp as
  * an attribute), complete lines unless PMIX_IOF_OUTPUT_RAW, and aggregation
  * (PMIX_IOF_BUFFERING_SIZE bytes, or PMIX_IOF_BUFFERING_TIME seconds, whichever first;
- * what is held goes out at deregistration). One state per (source, channel).
+ * what is held goes out at deregistration); files (PMIX_IOF_OUTPUT_TO_FILE /
+ * _TO_DIRECTORY, PMIX_IOF_FILE_PATTERN, PMIX_IOF_FILE_ONLY, named and written by
+ * util/px_iof_file.h as the node agent's --output files are) get what goes out, and
+ * PMIX_IOF_MERGE_STDERR_STDOUT sends stderr out as stdout (to one file). One state per
+ * (source, channel).
  * Client loop only: px_cl_iof_recv, the timers, the flush at deregistration or teardown.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
 #include "client/px_client.h"
 #include "client/px_iof_fmt.h"
 #include "common/px_common.h"
+#include "help/px_help.h"
+#include "util/px_iof_file.h"
 
 /* A partial line is held up to this much, then goes out as a piece (bounded memory). */
 #define PX_IOF_FMT_LINE_MAX (64 * 1024)
@@ -38,19 +47,60 @@ typedef struct fmt_stream {
     buf_t agg;           /* formatted bytes held for aggregation */
     struct event *timer; /* owned: PMIX_IOF_BUFFERING_TIME */
     bool armed;
+    int fd; /* its file, -1: none (or it failed) */
 } fmt_stream_t;
 
+/* A file path one of the streams opened (the first starts it afresh). */
+typedef struct fmt_path {
+    struct fmt_path *next;
+    char path[];
+} fmt_path_t;
+
 struct px_iof_fmt {
-    px_iof_fmt_opts_t o;
+    px_iof_fmt_opts_t o; /* o.dir, o.file owned */
     px_iof_fmt_deliver_fn deliver;
     void *arg;
     struct event_base *base; /* borrowed: the client loop's */
     fmt_stream_t *streams;   /* owned */
+    fmt_path_t *paths;       /* owned */
 };
 
 static bool get_flag(const pmix_info_t *in)
 {
     return in->value.type == PMIX_UNDEF || PMIX_INFO_TRUE(in);
+}
+
+/* A pull's files must have somewhere to go: the directory (or the file's, when it names
+ * no rank or namespace pattern) is made now, so that a place that cannot hold them fails
+ * the pull rather than its output. */
+static pmix_status_t files_check(const px_iof_fmt_opts_t *o)
+{
+    char dir[PATH_MAX];
+    if (o->dir != NULL) {
+        snprintf(dir, sizeof(dir), "%s/.", o->dir);
+    } else if (o->file != NULL && strchr(o->file, '%') == NULL) {
+        snprintf(dir, sizeof(dir), "%s", o->file);
+    } else {
+        return PMIX_SUCCESS;
+    }
+    /* px_iof_file_open makes the directories above its path's last component */
+    char probe[PATH_MAX + 32];
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL) {
+        return PMIX_SUCCESS; /* the working directory */
+    }
+    *slash = '\0';
+    snprintf(probe, sizeof(probe), "%s/.px-iof-probe.%d", dir[0] != '\0' ? dir : "", (int)getpid());
+    int fd = px_iof_file_open(probe, true);
+    if (fd < 0) {
+        int e = errno;
+        px_show_help("help-pmix-iof.txt", "pull-no-file", dir, strerror(e));
+        return e == EACCES || e == EPERM || e == EROFS ? PMIX_ERR_NO_PERMISSIONS
+                                                       : PMIX_ERR_BAD_PARAM;
+    }
+    close(fd);
+    unlink(probe);
+    return PMIX_SUCCESS;
 }
 
 pmix_status_t px_iof_fmt_parse(const pmix_info_t *dirs, size_t n, px_iof_fmt_opts_t *o)
@@ -75,33 +125,103 @@ pmix_status_t px_iof_fmt_parse(const pmix_info_t *dirs, size_t n, px_iof_fmt_opt
                 return PMIX_ERR_BAD_PARAM;
             }
             *(PMIX_CHECK_KEY(in, PMIX_IOF_BUFFERING_SIZE) ? &o->bsize : &o->btime) = v;
-        } else if ((PMIX_CHECK_KEY(in, PMIX_IOF_OUTPUT_TO_FILE) ||
-                    PMIX_CHECK_KEY(in, PMIX_IOF_OUTPUT_TO_DIRECTORY)) &&
-                   in->value.type == PMIX_STRING && in->value.data.string != NULL) {
-            return PMIX_ERR_NOT_SUPPORTED; /* a pull's output to files: not done */
-        } else if ((PMIX_CHECK_KEY(in, PMIX_IOF_FILE_ONLY) ||
-                    PMIX_CHECK_KEY(in, PMIX_IOF_FILE_PATTERN) ||
-                    PMIX_CHECK_KEY(in, PMIX_IOF_MERGE_STDERR_STDOUT)) &&
-                   get_flag(in)) {
-            return PMIX_ERR_NOT_SUPPORTED;
+        } else if (PMIX_CHECK_KEY(in, PMIX_IOF_OUTPUT_TO_FILE) ||
+                   PMIX_CHECK_KEY(in, PMIX_IOF_OUTPUT_TO_DIRECTORY)) {
+            if (in->value.type != PMIX_STRING || in->value.data.string == NULL ||
+                in->value.data.string[0] == '\0') {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            *(PMIX_CHECK_KEY(in, PMIX_IOF_OUTPUT_TO_FILE) ? &o->file : &o->dir) =
+                in->value.data.string;
+        } else if (PMIX_CHECK_KEY(in, PMIX_IOF_FILE_ONLY)) {
+            o->file_only = get_flag(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_IOF_FILE_PATTERN)) {
+            o->pattern = get_flag(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_IOF_MERGE_STDERR_STDOUT)) {
+            o->merge = get_flag(in);
         }
     }
-    return PMIX_SUCCESS;
+    /* one place for the files; a pattern or "files only" needs a file to apply to */
+    if ((o->dir != NULL && o->file != NULL) || (o->pattern && o->file == NULL) ||
+        (o->file_only && o->dir == NULL && o->file == NULL)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    return files_check(o);
 }
 
 bool px_iof_fmt_active(const px_iof_fmt_opts_t *o)
 {
-    return o->tag || o->rank || o->timestamp || o->xml || o->bsize > 0 || o->btime > 0;
+    return o->tag || o->rank || o->timestamp || o->xml || o->bsize > 0 || o->btime > 0 ||
+           o->dir != NULL || o->file != NULL || o->merge;
 }
 
 px_iof_fmt_t *px_iof_fmt_create(const px_iof_fmt_opts_t *o, struct event_base *base,
                                 px_iof_fmt_deliver_fn deliver, void *arg)
 {
     px_iof_fmt_t *f = calloc(1, sizeof(*f));
-    if (f != NULL) {
-        *f = (px_iof_fmt_t){*o, deliver, arg, base, NULL};
+    if (f == NULL) {
+        return NULL;
+    }
+    *f = (px_iof_fmt_t){*o, deliver, arg, base, NULL, NULL};
+    f->o.dir = o->dir != NULL ? strdup(o->dir) : NULL;
+    f->o.file = o->file != NULL ? strdup(o->file) : NULL;
+    if ((o->dir != NULL && f->o.dir == NULL) || (o->file != NULL && f->o.file == NULL)) {
+        px_iof_fmt_destroy(f, false);
+        return NULL;
     }
     return f;
+}
+
+/* Open s's file, if the pull asked for files: the first stream of a path starts it
+ * afresh, the others (stderr merged into stdout's) append. */
+static void file_open(fmt_stream_t *s)
+{
+    const px_iof_fmt_opts_t *o = &s->f->o;
+    s->fd = -1;
+    if (o->dir == NULL && o->file == NULL) {
+        return;
+    }
+    char path[PATH_MAX];
+    if (px_iof_file_path(path, sizeof(path), o->dir, o->file, o->pattern, s->source.nspace,
+                         s->source.rank, (s->channel & PMIX_FWD_STDOUT_CHANNEL) == 0,
+                         o->merge) != 0) {
+        px_show_help("help-pmix-iof.txt", "pull-file-failed", path, s->source.nspace,
+                     s->source.rank, strerror(errno));
+        return;
+    }
+    bool fresh = true;
+    for (fmt_path_t *p = s->f->paths; p != NULL && fresh; p = p->next) {
+        fresh = strcmp(p->path, path) != 0;
+    }
+    s->fd = px_iof_file_open(path, fresh);
+    if (s->fd < 0) {
+        px_show_help("help-pmix-iof.txt", "pull-file-failed", path, s->source.nspace,
+                     s->source.rank, strerror(errno));
+        return;
+    }
+    fmt_path_t *p = fresh ? malloc(sizeof(*p) + strlen(path) + 1) : NULL;
+    if (p != NULL) {
+        strcpy(p->path, path);
+        p->next = s->f->paths;
+        s->f->paths = p;
+    }
+}
+
+/* What goes out of s: into its file, and to the owner unless the pull wants files only
+ * (stderr as stdout when merged). */
+static void sink(fmt_stream_t *s, const char *p, size_t n)
+{
+    const px_iof_fmt_opts_t *o = &s->f->o;
+    if (s->fd >= 0 && px_iof_file_write(s->fd, p, n) != 0) {
+        px_show_help("help-pmix-iof.txt", "pull-file-failed", "(its file)", s->source.nspace,
+                     s->source.rank, strerror(errno));
+        close(s->fd);
+        s->fd = -1;
+    }
+    if (!o->file_only) {
+        pmix_iof_channel_t ch = o->merge ? PMIX_FWD_STDOUT_CHANNEL : s->channel;
+        s->f->deliver(&s->source, ch, p, n, s->f->arg);
+    }
 }
 
 static int buf_add(buf_t *b, const char *p, size_t n)
@@ -133,7 +253,7 @@ static void agg_flush(fmt_stream_t *s)
     if (s->agg.len > 0) {
         size_t n = s->agg.len;
         s->agg.len = 0; /* the deliverer may push again */
-        s->f->deliver(&s->source, s->channel, s->agg.p, n, s->f->arg);
+        sink(s, s->agg.p, n);
     }
 }
 
@@ -154,12 +274,12 @@ static void out(fmt_stream_t *s, const char *p, size_t n)
         return;
     }
     if (o->bsize == 0 && o->btime == 0) {
-        s->f->deliver(&s->source, s->channel, p, n, s->f->arg);
+        sink(s, p, n);
         return;
     }
     if (buf_add(&s->agg, p, n) != 0) {
         agg_flush(s); /* no memory to hold more: out at once */
-        s->f->deliver(&s->source, s->channel, p, n, s->f->arg);
+        sink(s, p, n);
         return;
     }
     if (o->bsize > 0 && s->agg.len >= o->bsize) {
@@ -255,6 +375,7 @@ static fmt_stream_t *stream_get(px_iof_fmt_t *f, const pmix_proc_t *source,
         s->f = f;
         s->source = *source;
         s->channel = channel;
+        file_open(s);
         s->next = f->streams;
         f->streams = s;
     }
@@ -266,7 +387,9 @@ void px_iof_fmt_push(px_iof_fmt_t *f, const pmix_proc_t *source, pmix_iof_channe
 {
     fmt_stream_t *s = stream_get(f, source, channel);
     if (s == NULL) {
-        f->deliver(source, channel, bytes, n, f->arg); /* as it came */
+        if (!f->o.file_only) {
+            f->deliver(source, channel, bytes, n, f->arg); /* as it came */
+        }
         return;
     }
     const px_iof_fmt_opts_t *o = &f->o;
@@ -335,9 +458,19 @@ void px_iof_fmt_destroy(px_iof_fmt_t *f, bool flush)
         if (s->timer != NULL) {
             event_free(s->timer);
         }
+        if (s->fd >= 0) {
+            close(s->fd);
+        }
         free(s->line.p);
         free(s->agg.p);
         free(s);
     }
+    while (f->paths != NULL) {
+        fmt_path_t *p = f->paths;
+        f->paths = p->next;
+        free(p);
+    }
+    free((char *)f->o.dir);
+    free((char *)f->o.file);
     free(f);
 }

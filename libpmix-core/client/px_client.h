@@ -75,6 +75,11 @@ void px_cl_event_lost(void);
 void px_cl_event_keep_local(pmix_status_t status, const pmix_info_t info[], size_t ninfo);
 /* Is who within an event's range (info: the event's, for PMIX_EVENT_CUSTOM_RANGE)? Every
  * range but the RM's holds it; a custom range only when it names who. */
+/* A NOTIFY request's payload (status, source, range, info) into msg (initialised here;
+ * the caller frees it). PMIX_SUCCESS, or the packing error (info it cannot carry). */
+pmix_status_t px_cl_notify_pack(pmix_data_buffer_t *msg, pmix_status_t status,
+                                const pmix_proc_t *source, pmix_data_range_t range,
+                                const pmix_info_t info[], size_t ninfo);
 bool px_cl_range_names(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
                        const pmix_proc_t *who);
 /* An event for this process from its own server (a tool's, client/tool_srv.c): run the

@@ -80,6 +80,27 @@ char *px_tool_srv_uri(void);
 pmix_status_t px_tool_srv_relay(pmix_status_t status, const pmix_proc_t *source,
                                 pmix_data_range_t range, const pmix_info_t info[], size_t ninfo);
 
+/* ---- tool_relay.c: a launcher tool passing its initiator's requests on ---- */
+/* The tool server's spawn: proc's spawn goes to our primary server (the DVM); its
+ * events and output come back to proc through our server. PMIX_ERR_NOT_SUPPORTED with
+ * no primary server (or when proc is it). Server loop. */
+pmix_status_t px_tool_relay_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[],
+                                  size_t ninfo, const pmix_app_t apps[], size_t napps,
+                                  pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+/* A notification of the tool that started us, beyond our node (e.g. its
+ * PMIX_DEBUGGER_RELEASE of a relayed job's processes): to our primary server, as it came
+ * (its source kept). PMIX_ERR_NOT_SUPPORTED when there is none or it came from there. */
+pmix_status_t px_tool_relay_notify(pmix_status_t code, const pmix_proc_t *source,
+                                   pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                   pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* Output of a relayed job (client loop): handed to our server for its requester (true;
+ * waits while more than a bound of it is unwritten), or false: not a relayed job's. */
+bool px_tool_relay_iof(const pmix_proc_t *source, pmix_iof_channel_t channel,
+                       const pmix_byte_object_t *bo, const pmix_info_t info[], size_t ninfo);
+/* Finalize: stop waiting for the requesters (before our server stops), then forget. */
+void px_tool_relay_stop(void);
+void px_tool_relay_fini(void);
+
 /* ---- tool_spawn.c: self-spawn ---- */
 /* Does PMIx_Spawn start the programs itself? (our own server runs, no primary server) */
 bool px_tool_self_spawns(void);

@@ -695,7 +695,9 @@ static pmix_status_t disconnect(const pmix_proc_t *server)
 static void tool_leave(void)
 {
     px_tool_spawn_fini(); /* what we started is no longer watched */
+    px_tool_relay_stop(); /* no more waiting for a relayed job's requester */
     px_tool_srv_stop();   /* the launchers connected to us hear that we left */
+    px_tool_relay_fini();
     for (;;) {
         pthread_mutex_lock(&tl.lock);
         pmix_proc_t s;

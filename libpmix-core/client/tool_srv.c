@@ -123,6 +123,21 @@ static void ts_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_dat
 
 static const px_srv_embed_t ts_embed = {.deliver = ts_deliver};
 
+/* What a connected tool notifies beyond this node: only the tool that started us (a
+ * launcher relaying its spawns, tool_relay.c) has it passed on to our primary server;
+ * the events of launchers connected back to us came from there. */
+static pmix_status_t ts_notify(pmix_status_t code, const pmix_proc_t *source,
+                               pmix_data_range_t range, pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_proc_t parent;
+    if (source == NULL || !px_tool_parent(&parent) || !PMIx_Check_procid(source, &parent) ||
+        source->rank != parent.rank) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    return px_tool_relay_notify(code, source, range, info, ninfo, cbfunc, cbdata);
+}
+
 /* ---- start / stop (PMIx_tool_init / PMIx_tool_finalize) ---- */
 
 /* Our URI where PMIx_Get(&myproc, PMIX_MYSERVER_URI) finds it: our own process's
@@ -150,7 +165,9 @@ pmix_status_t px_tool_srv_start(const pmix_info_t info[], size_t ninfo)
     pmix_info_t si[8];
     size_t n = 0;
     bool yes = true;
-    pmix_server_module_t module = {.tool_connected = ts_tool_connected};
+    pmix_server_module_t module = {.tool_connected = ts_tool_connected,
+                                   .spawn = px_tool_relay_spawn,
+                                   .notify_event = ts_notify};
     PMIx_Info_load(&si[n++], PMIX_SERVER_NSPACE, px_cl.myproc.nspace, PMIX_STRING);
     PMIx_Info_load(&si[n++], PMIX_SERVER_RANK, &px_cl.myproc.rank, PMIX_PROC_RANK);
     PMIx_Info_load(&si[n++], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);

@@ -46,6 +46,11 @@
  * PMIX_FWD_* or a pull)? A host that prints a job's output itself asks before handing it
  * to PMIx_server_IOF_deliver too. Any thread. */
 bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel);
+/* Does a connected tool's pull with PMIX_IOF_REDIRECT take channel of source's output
+ * now? A host that prints the output itself then stops printing it (the Tools chapter:
+ * delivered to the tool instead of its final destination, restored when the pull is
+ * deregistered or its tool leaves). Any thread. */
+bool px_srv_iof_redirected(const pmix_proc_t *source, pmix_iof_channel_t channel);
 
 /* A server init attribute (PMIX_BOOL): with PMIX_SERVER_TOOL_SUPPORT, tools connect only
  * through the URI the host hands them (a node daemon's fork/exec agents: their

@@ -484,7 +484,8 @@ static bool sink_matches(const px_iof_sink_t *s, const pmix_proc_t *source,
            PMIx_Check_nspace(s->proc.nspace, source->nspace);
 }
 
-bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
+/* Is a connected sink of channel of source there (only a redirecting pull's: taking)? */
+static bool any_sink(const pmix_proc_t *source, pmix_iof_channel_t channel, bool taking)
 {
     if (px_srv == NULL) {
         return false;
@@ -492,10 +493,21 @@ bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
     pthread_mutex_lock(&px_srv->lock);
     bool any = false;
     for (px_iof_sink_t *s = iof.sinks; s != NULL && !any; s = s->next) {
-        any = s->c->peer != NULL && sink_matches(s, source, channel);
+        any = s->c->peer != NULL && (!taking || (!s->opts.is_default && !s->opts.copy)) &&
+              sink_matches(s, source, channel);
     }
     pthread_mutex_unlock(&px_srv->lock);
     return any;
+}
+
+bool px_srv_iof_wanted(const pmix_proc_t *source, pmix_iof_channel_t channel)
+{
+    return any_sink(source, channel, false);
+}
+
+bool px_srv_iof_redirected(const pmix_proc_t *source, pmix_iof_channel_t channel)
+{
+    return any_sink(source, channel, true);
 }
 
 /* ---- PMIx_server_IOF_deliver ---- */

@@ -27,7 +27,10 @@
  *                     newest (PMIX_IOF_DROP_*), cache=N (PMIX_IOF_CACHE_SIZE), stderr /
  *                     stddiag (that channel instead), tag / rank / ts / xml / raw
  *                     (PMIX_IOF_TAG/RANK/TIMESTAMP/XML_OUTPUT, PMIX_IOF_OUTPUT_RAW),
- *                     bsize=N / btime=S (PMIX_IOF_BUFFERING_SIZE/TIME), until=N or
+ *                     bsize=N / btime=S (PMIX_IOF_BUFFERING_SIZE/TIME), both (stdout and
+ *                     stderr), dir=D / file=F (PMIX_IOF_OUTPUT_TO_DIRECTORY/_TO_FILE),
+ *                     pattern / merge / fileonly (PMIX_IOF_FILE_PATTERN,
+ *                     PMIX_IOF_MERGE_STDERR_STDOUT, PMIX_IOF_FILE_ONLY), until=N or
  *                     lines=N (see below; the size of each callback's bytes goes to
  *                     FILE.sizes, one per line); a failed pull
  *                     prints "pull: STATUS" (exit 1); else print "pulled"; print each
@@ -392,11 +395,11 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     tool_init();
     pmix_status_t rc;
     register_one(PMIX_ERR_IOF_FAILURE, on_iof_failure);
-    pmix_info_t dirs[8];
+    pmix_info_t dirs[12];
     size_t nd = 0;
     bool yes = true;
     pmix_iof_channel_t channel = PMIX_FWD_STDOUT_CHANNEL;
-    for (int i = 0; i < nopts && nd < 8; i++) {
+    for (int i = 0; i < nopts && nd < 12; i++) {
         if (strcmp(opts[i], "copy") == 0) {
             PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_COPY, &yes, PMIX_BOOL);
         } else if (strcmp(opts[i], "redirect") == 0) {
@@ -405,6 +408,18 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
             channel = PMIX_FWD_STDERR_CHANNEL;
         } else if (strcmp(opts[i], "stddiag") == 0) {
             channel = PMIX_FWD_STDDIAG_CHANNEL;
+        } else if (strcmp(opts[i], "both") == 0) {
+            channel = PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL;
+        } else if (strncmp(opts[i], "dir=", 4) == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_OUTPUT_TO_DIRECTORY, opts[i] + 4, PMIX_STRING);
+        } else if (strncmp(opts[i], "file=", 5) == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_OUTPUT_TO_FILE, opts[i] + 5, PMIX_STRING);
+        } else if (strcmp(opts[i], "pattern") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_FILE_PATTERN, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "merge") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_MERGE_STDERR_STDOUT, &yes, PMIX_BOOL);
+        } else if (strcmp(opts[i], "fileonly") == 0) {
+            PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_FILE_ONLY, &yes, PMIX_BOOL);
         } else if (strncmp(opts[i], "until=", 6) == 0) {
             until = atoll(opts[i] + 6);
         } else if (strncmp(opts[i], "lines=", 6) == 0) {
@@ -439,6 +454,9 @@ static int pull(const char *ns, const char *file, char **opts, int nopts)
     pmix_proc_t job;
     PMIx_Load_procid(&job, ns, PMIX_RANK_WILDCARD);
     rc = PMIx_IOF_pull(&job, 1, nd ? dirs : NULL, nd, channel, on_output, NULL, NULL);
+    for (size_t k = 0; k < nd; k++) {
+        PMIX_INFO_DESTRUCT(&dirs[k]); /* the pull took what it needs */
+    }
     if (rc < 0) {
         printf("pull: %s\n", PMIx_Error_string(rc));
         fflush(stdout);
@@ -571,10 +589,10 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "spawn") == 0) {
         return spawn(argv[0], atoi(argv[2]), argv[3]);
     }
-    fprintf(
-        stderr,
-        "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N [G]"
-        " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
-        "stddiag|tag|rank|ts|xml|raw|bsize=N|btime=S|until=N|lines=N]... | stdin N FWD ACT...\n");
+    fprintf(stderr,
+            "usage: dvm_attach watch NS | spawn N events|end|log|logend | writeafter F N [G]"
+            " | phases F N | pull NS FILE [copy|redirect|oldest|newest|cache=N|stderr|"
+            "stddiag|both|tag|rank|ts|xml|raw|bsize=N|btime=S|dir=D|file=F|pattern|merge|fileonly|"
+            "until=N|lines=N]... | stdin N FWD ACT...\n");
     return 2;
 }

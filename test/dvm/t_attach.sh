@@ -21,8 +21,9 @@
 # PMIx_IOF_push reaches them; a push to a rank whose stdin was not kept fails;
 # PMIX_IOF_PUSH_STDIN has the tool's library forward the tool's own stdin, byte-exact,
 # and close the targets' stdin at its end.
-# prterun's own job: a tool may tap its output (PMIX_IOF_COPY), not take it away; a tap
-# that stops reading does not stall what prterun prints.
+# prterun's own job: a tool may take its output (PMIX_IOF_REDIRECT, the default: prterun
+# stops printing it until the pull is deregistered) or tap it (PMIX_IOF_COPY: prterun
+# prints everything); a tap that stops reading does not stall what prterun prints.
 . "$(dirname "$0")/lib.sh"
 ATT=$B/test/dvm/dvm_attach
 # a DVM in the foreground: its stderr holds what PMIx_Log writes there
@@ -210,13 +211,29 @@ stop_dvm
 wait
 
 # ---- prterun's own job (its server is the only one left in our TMPDIR)
+# PMIX_IOF_REDIRECT: B goes to the tool only; C, after its deregistration, is printed
+rm -f "$T/f.1" "$T/f.2"
+run_to 60 "$PRTERUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out9" 2>"$T/err9" &
+prterun=$!
+wait_for "$T/out9" "A$(printf '%062d' 99)"
+ns=$(run_to 10 "$PPS" $RR | awk '/phases/ {print $1; exit}')
+run_to 30 "$ATT" pull "$ns" "$T/take" until=$K >"$T/p9" 2>&1 &
+p9=$!
+wait_for "$T/p9" "pulled"
+touch "$T/f.1"
+wait $p9 || fail "redirecting pull of prterun's job: $(cat "$T/p9")"
+expect_in "$T/p9" "deregistered: PMIX_SUCCESS"
+cmp -s "$T/B" "$T/take" || fail "PMIX_IOF_REDIRECT of prterun's job: B expected: $(head -c 200 "$T/take")"
+touch "$T/f.2"
+wait $prterun || fail "prterun: $(cat "$T/err9")"
+cat "$T/A" "$T/C" | cmp -s - "$T/out9" ||
+    fail "REDIRECT: prterun must print A and C only: $(cut -c1 "$T/out9" | uniq -c)"
+# PMIX_IOF_COPY: the tool gets B, prterun prints everything
 rm -f "$T/f.1" "$T/f.2"
 run_to 60 "$PRTERUN" $RR -n 1 "$ATT" phases "$T/f" $K >"$T/out7" 2>"$T/err7" &
 prterun=$!
 wait_for "$T/out7" "A$(printf '%062d' 99)"
 ns=$(run_to 10 "$PPS" $RR | awk '/phases/ {print $1; exit}')
-run_to 30 "$ATT" pull "$ns" "$T/x" until=$K >"$T/p7" 2>&1 && fail "prterun's output redirected"
-expect_in "$T/p7" "pull: PMIX_ERR_NOT_SUPPORTED"
 run_to 30 "$ATT" pull "$ns" "$T/tap" copy until=$K >"$T/p7" 2>&1 &
 p7=$!
 wait_for "$T/p7" "pulled"

@@ -8,10 +8,12 @@
 #   setup-fork launcher variables: inherited ones stripped from children, the app's kept
 #   server-back prterun started with PMIX_LAUNCHER_RNDZ_URI attaches back; bad URIs
 #   self-spawn a tool without a server starts a program itself (directives, output, end)
-#   prterun-il, prterun-initiator, prun-il   indirect launch by examples/pdbg, both methods
+#   prterun-il, prterun-initiator, prun-il, prun-initiator   indirect launch by
+#              examples/pdbg, both methods, prterun and prun as the launcher
 #   no-release the launcher's bounded hold; keepalive  kill -9 of the initiator; nohup
 #   direct     direct launch through a DVM, a tool spawned through it (PMIX_SPAWN_TOOL), attach
 #   old-handshake  PMIX_LAUNCHER_PAUSE_FOR_TOOL, PMIx_tool_connect_to_server, PMIX_LAUNCH_DIRECTIVE
+#   old-timeout    its bound (PX_LAUNCHER_HOLD_SECS): no tool, no directives, a bad value
 . "$(dirname "$0")/lib.sh"
 TOOL=$B/test/clients/pxt_tool
 H=$(hostname)
@@ -194,6 +196,49 @@ case_prun_il() {
     expect_in "$T/n" "prun: no running DVM was found"
 }
 
+# prun as the launcher of the initiator-parsed method: started alone (no executable), it
+# says PMIX_LAUNCHER_READY and passes our spawn requests on to its DVM; the job's events
+# (JOB_END with the exit code, PMIX_READY_FOR_DEBUG) and output come back to us through
+# prun's server, our release of the held job goes up to the DVM; kill -9 of the
+# initiator: prun goes, and the DVM ends the job it passed on
+case_prun_initiator() {
+    start_dvm
+    local n
+    for n in 1 16 64; do
+        pdbg_ok "$T/o$n" "$n" --launcher "$PRUN $RR" -n "$n" -- "$APP" hello
+        expect_in "$T/o$n" "pdbg: launcher ready"
+        grep -q "pdbg: launch complete prte-" "$T/o$n" || fail "a job of the DVM: $(cat "$T/o$n")"
+    done
+    # the output is the job's as it reaches our own pull (tagged with the job's ranks),
+    # not prun's; the processes held in init until our release
+    run_to 120 "$PDBG" --timeout 60 --tag --stop --launcher "$PRUN $RR" -n 2 -- "$APP" hello \
+        >"$T/t" 2>&1 || fail "pdbg --tag --stop: $(cat "$T/t")"
+    local ns
+    ns=$(sed -n 's/^pdbg: launch complete //p' "$T/t")
+    expect_in "$T/t" "pdbg: job $ns ready for debug"
+    expect_in "$T/t" "pdbg: released job $ns: PMIX_SUCCESS"
+    expect_in "$T/t" "[$ns,0]<stdout>: hello rank 0 of 2"
+    expect_in "$T/t" "[$ns,1]<stdout>: hello rank 1 of 2"
+    grep -q "^hello" "$T/t" && fail "untagged output (not through prun's server): $(cat "$T/t")"
+    run_to 60 "$PDBG" --timeout 30 --launcher "$PRUN $RR" -n 1 -- "$APP" exit 4 >"$T/x" 2>&1
+    [ $? = 4 ] || fail "exit code 4 expected: $(cat "$T/x")"
+    expect_in "$T/x" "ended: exit code 4"
+    # PMIX_NOHUP of a relaying prun: refused (its jobs would end with it), not ignored
+    run_to 60 "$PDBG" --timeout 30 --nohup --launcher "$PRUN $RR" -n 1 -- "$APP" hello \
+        >"$T/h" 2>&1 && fail "PMIX_NOHUP of a relaying prun must fail: $(cat "$T/h")"
+    expect_in "$T/h" "asked PMIX_NOHUP of it,"
+    grep -q "^hello" "$T/h" && fail "nothing may run: $(cat "$T/h")"
+    "$PDBG" --timeout 60 --launcher "$PRUN $RR" -n 4 -- "$APP" sleep 60 >"$T/k" 2>&1 &
+    local pid=$!
+    wait_app_pids sleep 4
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    wait_pps 'sleep 60' 0
+    poll_until only_dvm_left || fail "left after kill -9 of the initiator: $(leftovers)"
+    stop_dvm
+    sweep_stale
+}
+
 # an initiator that never releases its launcher: the launcher gives up after the bound
 # it was given (PMIX_SPAWN_TIMEOUT; 60 s by default) with a clear message, runs nothing
 case_no_release() {
@@ -313,13 +358,44 @@ case_old_handshake() {
     return 0
 }
 
+# the older handshake's bound (PX_LAUNCHER_HOLD_SECS, 60 s by default): prterun paused
+# for a tool that never connects, or connects, hears PMIX_LAUNCHER_READY and never sends
+# its directives, gives up with a clear message and exit 1, runs nothing, leaves nothing
+# (no process, no rendezvous file); a bound that is not a number of seconds is refused
+case_old_timeout() {
+    PX_LAUNCHER_HOLD_SECS=2 PMIX_LAUNCHER_PAUSE_FOR_TOOL=nobody:0 \
+        PMIX_LAUNCHER_RENDEZVOUS_FILE=$T/rf run_to 30 "$PRTERUN" $RR -n 1 "$APP" hello \
+        >"$T/a" 2>&1
+    [ $? = 1 ] || fail "prterun must give up with exit 1: $(cat "$T/a")"
+    expect_in "$T/a" "asked this launcher to wait for the tool nobody:0 to"
+    expect_in "$T/a" "none came within 2 s; nothing was launched"
+    grep -q "^hello" "$T/a" && fail "nothing may run: $(cat "$T/a")"
+    [ ! -e "$T/rf" ] || fail "the rendezvous file must go with prterun"
+    PX_LAUNCHER_HOLD_SECS=2 run_to 60 "$PDBG" --old --no-release --timeout 30 -- "$PRTERUN" $RR \
+        -n 1 "$APP" hello >"$T/b" 2>&1 && fail "pdbg must fail: $(cat "$T/b")"
+    expect_in "$T/b" "pdbg: launcher ready"
+    expect_in "$T/b" "pdbg: directives not sent"
+    expect_in "$T/b" "none came within 2 s; nothing was launched"
+    expect_in "$T/b" "pdbg: launcher exited with status 1"
+    grep -q "^hello" "$T/b" && fail "nothing may run: $(cat "$T/b")"
+    PX_LAUNCHER_HOLD_SECS=soon PMIX_LAUNCHER_PAUSE_FOR_TOOL=nobody:0 run_to 30 "$PRTERUN" $RR \
+        -n 1 "$APP" hello >"$T/c" 2>&1
+    [ $? = 1 ] || fail "a bad PX_LAUNCHER_HOLD_SECS must fail with exit 1: $(cat "$T/c")"
+    expect_in "$T/c" 'PX_LAUNCHER_HOLD_SECS holds "soon", which is not a number of seconds'
+    grep -q "^hello" "$T/c" && fail "nothing may run: $(cat "$T/c")"
+    poll_until no_leftovers || fail "left behind: $(leftovers)"
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "files left in TMPDIR: $(ls -A "$TMPDIR")"
+}
+
 case "${1:-}" in
 listener) case_listener ;;
 old-handshake) case_old_handshake ;;
+old-timeout) case_old_timeout ;;
 direct) case_direct ;;
 prterun-il) case_prterun_il ;;
 prterun-initiator) case_prterun_initiator ;;
 prun-il) case_prun_il ;;
+prun-initiator) case_prun_initiator ;;
 no-release) case_no_release ;;
 keepalive) case_keepalive ;;
 nohup) case_nohup ;;
