@@ -25,9 +25,16 @@
  *   In both: --tag pulls the job's output from our server (PMIx_IOF_pull in the spawn's
  *   callback, PMIX_IOF_TAG_OUTPUT: "[nspace,rank]<stdout>: "); --stop holds the job's
  *   processes in PMIx_Init (PMIX_DEBUG_STOP_IN_INIT), waits for its PMIX_READY_FOR_DEBUG
- *   and releases them (PMIX_DEBUGGER_RELEASE, custom range: the job).
- *   pdbg --attach NSPACE [--dvm-uri URI]
- *       attach to a running job: print its processes (PMIX_QUERY_PROC_TABLE).
+ *   and releases them (PMIX_DEBUGGER_RELEASE, custom range: the job), or, with --daemon,
+ *   leaves the release to the daemons.
+ *   --daemon PATH [--per-proc] (with --direct or --launcher): co-spawn the debugger
+ *       daemon PATH with the job, one per node of the job (per process with --per-proc):
+ *       an app marked PMIX_DEBUGGER_DAEMONS in the same PMIx_Spawn; the answer is the
+ *       job's namespace, the daemons' output comes to us with the job's.
+ *   pdbg --attach NSPACE [--dvm-uri URI] [--daemon PATH [--per-proc]]
+ *       attach to a running job: print its processes (PMIX_QUERY_PROC_TABLE); with
+ *       --daemon, place the debugger daemon PATH beside it (PMIX_DEBUG_TARGET, one per
+ *       node or per process) and wait until the daemons end.
  *   pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P] -- LAUNCHER [ARGS...]
  *       the older "wait for directives" handshake (OpenPMIx 3.x, what MPIR shims do): we
  *       fork/exec the launcher with PMIX_LAUNCHER_PAUSE_FOR_TOOL=<our id> and
@@ -59,7 +66,10 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static bool ready, launched, ended, lost, launcher_done, app_ready;
+static bool ready, launched, ended, lost, launcher_done, app_ready, daemons_ended;
+static bool cospawned;          /* --daemon with the job: a second job will end */
+static const char *daemon_path; /* --daemon */
+static bool per_proc;           /* --per-proc */
 static pmix_nspace_t launcher_ns, app_ns;
 static int exit_code = 1;
 
@@ -106,6 +116,10 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
             ended = true;
             exit_code = code;
             printf("pdbg: job %s ended: exit code %d\n", ns, code);
+        } else if (cospawned && app_ns[0] != '\0' && !PMIx_Check_nspace(ns, app_ns)) {
+            /* our co-spawned debugger daemons' job (--daemon) */
+            daemons_ended = true;
+            printf("pdbg: daemons %s ended: exit code %d\n", ns, code);
         }
     } else if (status == PMIX_ERR_LOST_CONNECTION) {
         /* our server went; one naming a process is a launcher that left our own server */
@@ -118,6 +132,21 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     pthread_mutex_unlock(&lock);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* Once the job has ended: until its co-spawned daemons' job has too (their last output
+ * comes before their end), at most secs. */
+static void wait_daemons(int secs)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += secs;
+    pthread_mutex_lock(&lock);
+    while (!daemons_ended && !lost && pthread_cond_timedwait(&cond, &lock, &until) == 0)
+        ;
+    if (!daemons_ended)
+        printf("pdbg: the daemons did not end within %d s\n", secs);
+    pthread_mutex_unlock(&lock);
 }
 
 /* Wait until *flag (or the job's end), at most secs (0: until the job ends). */
@@ -159,13 +188,18 @@ static void register_events(void)
         printf("pdbg: PMIx_Register_event_handler: %s\n", PMIx_Error_string(rc));
 }
 
-static pmix_app_t *make_app(char **argv, int np, char **env)
+static void fill_app(pmix_app_t *app, char **argv, int np, char **env)
 {
-    pmix_app_t *app = PMIx_App_create(1);
     app->cmd = strdup(argv[0]);
     app->argv = PMIx_Argv_copy(argv);
     app->env = env;
     app->maxprocs = np;
+}
+
+static pmix_app_t *make_app(char **argv, int np, char **env)
+{
+    pmix_app_t *app = PMIx_App_create(1);
+    fill_app(app, argv, np, env);
     return app;
 }
 
@@ -312,10 +346,41 @@ static int release_job(int secs)
         return -1;
     }
     printf("pdbg: job %s ready for debug\n", app_ns);
+    if (daemon_path != NULL) {
+        printf("pdbg: its debugger daemons release it\n"); /* as a real back end would */
+        return 0;
+    }
     return release("job ", app_ns, PMIX_RANK_WILDCARD);
 }
 
-static int spawn_app(char **argv, int np, bool tool)
+/* --daemon PATH: one debugger daemon per node of the job (per process with --per-proc),
+ * co-spawned with it or, with a target (--attach), placed beside that running job. */
+
+static void daemon_app(pmix_app_t *app, const char *target)
+{
+    char *dargv[] = {(char *)daemon_path, NULL};
+    fill_app(app, dargv, 0, NULL); /* 0 processes: as many as the placement gives */
+    void *il = PMIx_Info_list_start();
+    bool yes = true;
+    uint16_t one = 1;
+    PMIx_Info_list_add(il, PMIX_DEBUGGER_DAEMONS, &yes, PMIX_BOOL);
+    PMIx_Info_list_add(il, per_proc ? PMIX_DEBUG_DAEMONS_PER_PROC : PMIX_DEBUG_DAEMONS_PER_NODE,
+                       &one, PMIX_UINT16);
+    if (target != NULL) {
+        pmix_proc_t t;
+        PMIx_Load_procid(&t, target, PMIX_RANK_WILDCARD);
+        PMIx_Info_list_add(il, PMIX_DEBUG_TARGET, &t, PMIX_PROC);
+    }
+    pmix_data_array_t da;
+    PMIx_Info_list_convert(il, &da);
+    PMIx_Info_list_release(il);
+    app->info = da.array; /* PMIx_App_free frees it */
+    app->ninfo = da.size;
+}
+
+/* Spawn argv (np copies), with our daemons beside it when --daemon is given; or, with
+ * target set, only the daemons, placed beside that running job. */
+static int spawn_app(char **argv, int np, bool tool, const char *target)
 {
     void *jl = PMIx_Info_list_start();
     bool yes = true;
@@ -340,8 +405,16 @@ static int spawn_app(char **argv, int np, bool tool)
     pmix_data_array_t ja;
     PMIx_Info_list_convert(jl, &ja);
     PMIx_Info_list_release(jl);
-    pmix_app_t *app = make_app(argv, np, env);
-    pmix_status_t rc = PMIx_Spawn_nb(ja.array, ja.size, app, 1, spawned, NULL);
+    pmix_app_t *app = PMIx_App_create(2);
+    size_t napps = 0;
+    if (target == NULL)
+        fill_app(&app[napps++], argv, np, env);
+    if (daemon_path != NULL)
+        daemon_app(&app[napps++], target);
+    pthread_mutex_lock(&lock);
+    cospawned = daemon_path != NULL && target == NULL;
+    pthread_mutex_unlock(&lock);
+    pmix_status_t rc = PMIx_Spawn_nb(ja.array, ja.size, app, napps, spawned, NULL);
     if (rc == PMIX_SUCCESS) {
         pthread_mutex_lock(&lock); /* inputs stay ours until the answer */
         while (!spawn_done)
@@ -350,9 +423,10 @@ static int spawn_app(char **argv, int np, bool tool)
         pthread_mutex_unlock(&lock);
     }
     PMIX_DATA_ARRAY_DESTRUCT(&ja);
-    PMIx_App_free(app, 1);
+    PMIx_App_free(app, 2);
     if (rc != PMIX_SUCCESS) {
-        printf("pdbg: spawn of %s failed: %s\n", argv[0], PMIx_Error_string(rc));
+        printf("pdbg: spawn of %s failed: %s\n", target == NULL ? argv[0] : daemon_path,
+               PMIx_Error_string(rc));
         return -1;
     }
     return 0;
@@ -490,11 +564,12 @@ static void usage(void)
 {
     fprintf(stderr, "usage: pdbg [--timeout S] [--no-release] [--map-by P] [--nohup] [--no-forward]"
                     " -- LAUNCHER [ARGS...]\n"
-                    "       pdbg [--timeout S] [--tag] [--stop] --launcher CMD -n N -- APP"
+                    "       pdbg [--timeout S] [--tag] [--stop] [--daemon PATH [--per-proc]]"
+                    " --launcher CMD -n N -- APP [ARGS...]\n"
+                    "       pdbg --direct [--dvm-uri URI] [--tool] [--tag] [--stop]"
+                    " [--daemon PATH [--per-proc]] -n N -- APP"
                     " [ARGS...]\n"
-                    "       pdbg --direct [--dvm-uri URI] [--tool] [--tag] [--stop] -n N -- APP"
-                    " [ARGS...]\n"
-                    "       pdbg --attach NSPACE [--dvm-uri URI]\n"
+                    "       pdbg --attach NSPACE [--dvm-uri URI] [--daemon PATH [--per-proc]]\n"
                     "       pdbg --old [--via-spawn] [--no-release] [--timeout S] [--map-by P]"
                     " -- LAUNCHER"
                     " [ARGS...]\n");
@@ -535,6 +610,10 @@ int main(int argc, char **argv)
             old = true;
         } else if (!strcmp(a, "--via-spawn")) {
             via_spawn = true;
+        } else if (!strcmp(a, "--daemon") && v) {
+            daemon_path = v, i++;
+        } else if (!strcmp(a, "--per-proc")) {
+            per_proc = true;
         } else if (!strcmp(a, "--attach") && v) {
             attach_ns = v, i++;
         } else if (!strcmp(a, "--dvm-uri") && v) {
@@ -575,6 +654,12 @@ int main(int argc, char **argv)
     int keep[2] = {-1, -1}, status = 1;
     if (attach_ns != NULL) {
         status = attach(attach_ns);
+        if (status == 0 && daemon_path != NULL) {
+            /* our daemons beside it, until they end (app_ns: theirs) */
+            status = 1;
+            if (spawn_app(NULL, 0, false, attach_ns) == 0 && wait_for(&ended, 0))
+                status = exit_code;
+        }
         goto out;
     }
     if (old) {
@@ -582,9 +667,11 @@ int main(int argc, char **argv)
         goto out;
     }
     if (direct) {
-        if (spawn_app(rest, np, tool) == 0 && (!stop || release_job(secs) == 0) &&
+        if (spawn_app(rest, np, tool, NULL) == 0 && (!stop || release_job(secs) == 0) &&
             wait_for(&ended, 0))
             status = exit_code;
+        if (daemon_path != NULL && launched)
+            wait_daemons(secs);
         goto out;
     }
     if (launcher == NULL) {
@@ -617,8 +704,11 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("pdbg: launcher ready\n");
-    if (spawn_app(rest, np, false) == 0 && (!stop || release_job(secs) == 0) && wait_for(&ended, 0))
+    if (spawn_app(rest, np, false, NULL) == 0 && (!stop || release_job(secs) == 0) &&
+        wait_for(&ended, 0))
         status = exit_code;
+    if (daemon_path != NULL && launched)
+        wait_daemons(secs);
 out:
     if (status != 0 && launcher_ns[0] != '\0' && keep[1] >= 0) {
         /* we give up: the launcher ends with its keepalive pipe; its last words (on the

@@ -330,8 +330,24 @@ case_direct() {
     ns=$(sed -n 's/^pdbg: launch complete //p' "$T/bg")
     run_to 30 "$PDBG" --attach "$ns" >"$T/a" 2>&1 || fail "attach: $(cat "$T/a")"
     [ "$(grep -c "^pdbg: $ns rank [01] pid [0-9]* host " "$T/a")" = 2 ] || fail "proc table: $(cat "$T/a")"
+    # pdbg's debugger daemons (examples/debugger_daemon): placed beside the running job,
+    # one per process, each finding its target
+    run_to 60 "$PDBG" --attach "$ns" --daemon "$B/examples/debugger_daemon" --per-proc >"$T/ad" 2>&1 ||
+        fail "attach with daemons: $(cat "$T/ad")"
+    for r in 0 1; do
+        expect_in "$T/ad" "dbgd $r/2 host $(hostname) lrank $r/2 target $ns local 2 total 2 mine $r pids "
+    done
+    expect_in "$T/ad" "pdbg: job $(sed -n 's/^pdbg: launch complete //p' "$T/ad") ended: exit code 0"
     touch "$T/go"
     wait $bg || fail "the direct launch: $(cat "$T/bg")"
+    # co-spawned with a job held in init: one daemon on the node finds all 3 targets and
+    # releases them; pdbg hears the job's ready event and waits for the daemons' end too
+    pdbg_ok "$T/cd" 3 --direct --stop --daemon "$B/examples/debugger_daemon" -n 3 -- "$APP" hello
+    ns=$(sed -n 's/^pdbg: launch complete //p' "$T/cd")
+    expect_in "$T/cd" "pdbg: job $ns ready for debug"
+    expect_in "$T/cd" "pdbg: its debugger daemons release it"
+    expect_in "$T/cd" "dbgd 0/1 host $(hostname) lrank 0/1 target $ns local 3 total 3 mine 0,1,2 pids "
+    grep -q "^pdbg: daemons [^ ]* ended: exit code 0$" "$T/cd" || fail "the daemons' end: $(cat "$T/cd")"
     stop_dvm
 }
 
