@@ -16,39 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <pmix.h>
+
+#include "bench_common.h"
 
 #define ROUNDS 3
 
 static pmix_proc_t me;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void check(pmix_status_t rc, const char *what)
 {
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "bench_fence rank %u: %s: %s\n", me.rank, what, PMIx_Error_string(rc));
-        exit(1);
+        px_bench_fail("%s: %s", what, PMIx_Error_string(rc));
     }
-}
-
-static void fail(const char *what)
-{
-    fprintf(stderr, "bench_fence rank %u: %s\n", me.rank, what);
-    exit(1);
-}
-
-static double median3(const double *v)
-{
-    double a = v[0], b = v[1], c = v[2];
-    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
 }
 
 /* One timed fence: with data (put, commit, collect) unless size is 0. */
@@ -78,11 +59,11 @@ static void check_peer(uint32_t n, const char *key, size_t size)
     pmix_value_t *v = NULL;
     check(PMIx_Get(&peer, key, NULL, 0, &v), "PMIx_Get of the neighbour's value");
     if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size != size) {
-        fail("the neighbour's value has the wrong type or size");
+        px_bench_fail("the neighbour's value has the wrong type or size");
     }
     for (size_t i = 0; i < size; i++) {
         if ((unsigned char)v->data.bo.bytes[i] != (unsigned char)(peer.rank & 0xff)) {
-            fail("the neighbour's value has the wrong contents");
+            px_bench_fail("the neighbour's value has the wrong contents");
         }
     }
     PMIx_Value_free(v, 1);
@@ -98,7 +79,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fence: ITERS must be a positive integer\n");
         return 2;
     }
+    px_bench_client_start("bench_fence", 0);
     check(PMIx_Init(&me, NULL, 0), "PMIx_Init");
+    px_bench_client_start("bench_fence", me.rank);
     pmix_proc_t job;
     PMIx_Load_procid(&job, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
@@ -122,25 +105,25 @@ int main(int argc, char **argv)
         snprintf(key, sizeof(key), "bf.%lu", size);
         char *bytes = malloc(size > 0 ? size : 1);
         if (bytes == NULL) {
-            fail("out of memory");
+            px_bench_fail("out of memory");
         }
         memset(bytes, (int)(me.rank & 0xff), size);
         fence_once(&job, key, bytes, size); /* untimed: the first of this size */
         double t[ROUNDS];
         for (int round = 0; round < ROUNDS; round++) {
             check(PMIx_Fence(&job, 1, NULL, 0), "barrier before a round");
-            double t0 = now();
+            double t0 = px_bench_now();
             for (int i = 0; i < iters; i++) {
                 fence_once(&job, key, bytes, size);
             }
-            t[round] = (now() - t0) / iters;
+            t[round] = (px_bench_now() - t0) / iters;
         }
         if (size > 0) {
             check_peer(n, key, size);
         }
         free(bytes);
         if (me.rank == 0) {
-            printf("N=%u size=%lu fence_us=%.1f\n", n, size, median3(t) * 1e6);
+            printf("N=%u size=%lu fence_us=%.1f\n", n, size, px_bench_median(t, ROUNDS) * 1e6);
             fflush(stdout);
         }
     }

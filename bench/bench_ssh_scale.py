@@ -45,6 +45,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_nodes import forkexec_n  # noqa: E402 (the same baseline as bench_nodes.py's)
+
 ROOT = ["--allow-run-as-root"] if os.geteuid() == 0 else []
 HZ = os.sysconf("SC_CLK_TCK")
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -157,16 +160,6 @@ def kill_group(pid):
         except OSError:
             pass
 
-
-def forkexec_n(n, env):
-    """fork/exec of n /bin/true at once, then waitpid of all: seconds."""
-    acts = [(os.POSIX_SPAWN_OPEN, fd, "/dev/null", os.O_RDWR, 0) for fd in (0, 1, 2)]
-    t0 = time.monotonic()
-    pids = [os.posix_spawn("/bin/true", ["/bin/true"], env, file_actions=acts)
-            for _ in range(n)]
-    for p in pids:
-        os.waitpid(p, 0)
-    return time.monotonic() - t0
 
 
 def cpu_ns(pid):
