@@ -38,7 +38,6 @@ import re
 import select
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
