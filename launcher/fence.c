@@ -20,6 +20,8 @@
 #include "daemon/px_dproto.h"
 #include "launcher/dvm_int.h"
 #include "launcher/px_daemons.h"
+#include "net/px_msg.h"
+#include "help/px_help.h"
 
 /* One fence in progress, by its participants' signature. */
 struct px_cfence {
@@ -64,6 +66,17 @@ static void cfence_release(px_dvm_t *dvm, px_cfence_t *f, pmix_status_t status)
     pmix_data_buffer_t rel;
     px_bfrops_buf_init(&rel);
     bool packed = px_dp_fence_rel_pack(&rel, f->sig, status, bytes, len) == PMIX_SUCCESS;
+    if (packed && rel.bytes_used > PX_MSG_MAX_PAYLOAD) {
+        /* more data than one message carries: every participant's fence fails, none
+         * waits for a release that cannot be sent */
+        px_show_help("help-prte.txt", "fence-too-big", f->ngot, len, PX_MSG_MAX_PAYLOAD >> 20);
+        status = PMIX_ERR_OUT_OF_RESOURCE;
+        bytes = NULL;
+        len = 0;
+        px_bfrops_buf_free(&rel);
+        px_bfrops_buf_init(&rel);
+        packed = px_dp_fence_rel_pack(&rel, f->sig, status, NULL, 0) == PMIX_SUCCESS;
+    }
     for (size_t id = 1; id < f->ndaemons; id++) {
         if (f->got[id] &&
             (!packed || px_daemons_send(dvm->daemons, (unsigned)id, PX_DP_FENCE_REL, &rel) != 0)) {

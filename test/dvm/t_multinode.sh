@@ -25,6 +25,16 @@ start_dvm --host "$HERE:2,fake1:2,fake2:2"
 NODES=("$HERE" fake1 fake2)
 P() { run_to 60 "$PRUN" $RR "$@"; }
 
+# a fence whose collected data is more than one release message carries (3 x 25 MB over
+# 64 MiB): every participant's fence fails at once (PMIX_ERR_OUT_OF_RESOURCE) with the
+# DVM's message; none waits for ever (bench/bench_fence: put SIZE bytes, fence, collect)
+FENCE=$B/bench/bench_fence
+[ -x "$FENCE" ] || fail "$FENCE was not built"
+P -n 3 --map-by node "$FENCE" 1 25000000 >"$T/big" 2>&1
+rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] || fail "a 75 MB fence: exit $rc: $(cat "$T/big")"
+expect_in "$T/big" "PMIx_Fence (collect): PMIX_ERR_OUT_OF_RESOURCE"
+
 # check_map OUT N HOSTOF LROF : every rank's xnode line names the host and local rank
 # the policy gives (HOSTOF / LROF: shell arithmetic on r), node rank = local rank, and
 # every rank exchanged with all N ranks
