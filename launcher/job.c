@@ -1127,7 +1127,9 @@ static bool job_is_ompi(const px_dp_launch_t *l)
         char **env = calloc(nown + nours + 1, sizeof(*env));
         px_personality_t p = PX_PERS_NONE;
         if (env != NULL) {
-            memcpy(env, app->env, nown * sizeof(*env));
+            if (nown > 0) {
+                memcpy(env, app->env, nown * sizeof(*env));
+            }
             memcpy(env + nown, environ, nours * sizeof(*env));
             if (px_personality_of(l, a, env, &p) != 0) {
                 p = PX_PERS_NONE;
