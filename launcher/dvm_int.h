@@ -138,10 +138,10 @@ struct px_job {
      * applies (one rank, the wildcard, a list of processes; checked) or NULL; read while
      * the job is mapped and set up (the request's info is alive then) */
     const pmix_value_t *(*stops)[PX_STOP_KINDS]; /* owned array of borrowed, napps */
-    size_t stop_targets;                 /* processes with a stop point */
-    size_t stop_reached;                 /* of those, how many reached it */
-    char *breakpoint;                    /* owned: the first PMIX_BREAKPOINT reported */
-    bool sent_stop;                      /* SIGSTOP went to it (job control) */
+    size_t stop_targets;                         /* processes with a stop point */
+    size_t stop_reached;                         /* of those, how many reached it */
+    char *breakpoint;                            /* owned: the first PMIX_BREAKPOINT reported */
+    bool sent_stop;                              /* SIGSTOP went to it (job control) */
 
     /* output held while the spawn reply is pending (requester jobs) */
     px_dlv_t *held, *held_tail;
