@@ -245,6 +245,35 @@ int px_personality_of(const px_dp_launch_t *l, uint32_t a, char *const *env, px_
     return 0;
 }
 
+bool px_personality_job_has(const px_dp_launch_t *l, px_personality_t want)
+{
+    extern char **environ;
+    size_t nours = 0;
+    while (environ[nours] != NULL) {
+        nours++;
+    }
+    for (uint32_t a = 0; a < l->napps; a++) {
+        const pmix_app_t *app = &l->apps[a];
+        size_t nown = app->env != NULL ? PMIx_Argv_count(app->env) : 0;
+        char **env = calloc(nown + nours + 1, sizeof(*env));
+        px_personality_t p = PX_PERS_NONE;
+        if (env != NULL) {
+            if (nown > 0) {
+                memcpy(env, app->env, nown * sizeof(*env));
+            }
+            memcpy(env + nown, environ, nours * sizeof(*env));
+            if (px_personality_of(l, a, env, &p) != 0) {
+                p = PX_PERS_NONE;
+            }
+        }
+        free(env);
+        if (p == want) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- the environment ---- */
 
 const char *px_personality_libdir(void)

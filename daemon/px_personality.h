@@ -46,6 +46,11 @@ px_personality_t px_personality_detect(const char *path);
  * errno EINVAL for a name there is no personality of. */
 int px_personality_of(const px_dp_launch_t *l, uint32_t a, char *const *env, px_personality_t *out);
 
+/* Whether an app of l has personality want, as px_personality_of finds it, with each
+ * executable looked up in the app's environment first, then this process's: the
+ * controller's view of a job (the nodes normally share the file system). */
+bool px_personality_job_has(const px_dp_launch_t *l, px_personality_t want);
+
 /* Add to *env (a NULL-ended "VAR=value" array, reallocated) what process r of l needs
  * from its personality. Variables the environment already sets (the DVM's or the app's
  * -x) are kept, except the per-process OMPI_COMM_WORLD_* ones and LD_LIBRARY_PATH, to

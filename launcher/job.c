@@ -1111,38 +1111,6 @@ static uint8_t bind_obj_wire(px_map_obj_t o)
     }
 }
 
-/* Whether an app of l has the ompi personality (daemon/personality.c), its executable
- * looked up as the node agent will (the app's environment first, then ours; the nodes
- * normally share the file system). */
-static bool job_is_ompi(const px_dp_launch_t *l)
-{
-    extern char **environ;
-    size_t nours = 0;
-    while (environ[nours] != NULL) {
-        nours++;
-    }
-    for (uint32_t a = 0; a < l->napps; a++) {
-        const pmix_app_t *app = &l->apps[a];
-        size_t nown = app->env != NULL ? PMIx_Argv_count(app->env) : 0;
-        char **env = calloc(nown + nours + 1, sizeof(*env));
-        px_personality_t p = PX_PERS_NONE;
-        if (env != NULL) {
-            if (nown > 0) {
-                memcpy(env, app->env, nown * sizeof(*env));
-            }
-            memcpy(env + nown, environ, nours * sizeof(*env));
-            if (px_personality_of(l, a, env, &p) != 0) {
-                p = PX_PERS_NONE;
-            }
-        }
-        free(env);
-        if (p == PX_PERS_OMPI) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The LAUNCH message of the job (docs/PROTOCOL.md): the nodes it uses with their
  * daemons, each rank's place and binding, the apps, the directives, the registration
  * data and the application setup's answer. */
@@ -1200,7 +1168,7 @@ static pmix_status_t launch_msg(px_job_t *j, const pmix_info_t *setup, size_t ns
     }
     if (rc == PMIX_SUCCESS) {
         rc = px_dp_launch_pack(buf, &l);
-        j->ompi = job_is_ompi(&l);
+        j->ompi = px_personality_job_has(&l, PX_PERS_OMPI);
     }
     for (size_t r = 0; l.procs != NULL && r < j->nprocs; r++) {
         free(l.procs[r].cpuset);

@@ -396,6 +396,29 @@ Test(personality, ompi_env_by_detection)
     free_launch(&t);
 }
 
+/* The controller's view of a job: detected through the app's PATH (then ours), or named */
+Test(personality, job_has)
+{
+    launch_t t;
+    char bin[256];
+    install_ompi_app();
+    snprintf(bin, sizeof(bin), "%s/bin", dir);
+    make_launch(&t, "ompi_app", NULL, NULL);
+    cr_assert(!px_personality_job_has(&t.l, PX_PERS_OMPI), "not on our PATH, no app env");
+    t.app.env = base_env(bin);
+    cr_assert(px_personality_job_has(&t.l, PX_PERS_OMPI), "found through the app's PATH");
+    cr_assert(!px_personality_job_has(&t.l, PX_PERS_NONE));
+    PMIx_Argv_free(t.app.env);
+    t.app.env = NULL;
+    free_launch(&t);
+    make_launch(&t, "/bin/true", "ompi", NULL);
+    cr_assert(px_personality_job_has(&t.l, PX_PERS_OMPI), "named by the job");
+    free_launch(&t);
+    make_launch(&t, "/bin/true", NULL, "prte");
+    cr_assert(!px_personality_job_has(&t.l, PX_PERS_OMPI));
+    free_launch(&t);
+}
+
 Test(personality, relative_path_from_the_app_dir)
 {
     launch_t t;
